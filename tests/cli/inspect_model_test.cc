@@ -1,0 +1,134 @@
+// `polygraph inspect model`: text layout, --json counts, errors and exit statuses.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/builder.h"
+#include "onnx/model_io.h"
+#include "support/cli_runner.h"
+#include "support/test_paths.h"
+
+namespace pg {
+namespace {
+
+// x -> Conv(w) -> Relu -> If(then: Identity, else: Neg) ; known counts for --json checks.
+std::string write_known_model(const std::string& dir) {
+    auto m = ir::new_model(17, "known");
+    m->opset_imports.push_back({"com.example", 1});
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, ir::Shape{ir::Dim::symbolic("N"), ir::Dim::known(3),
+                                                              ir::Dim::known(8), ir::Dim::known(8)});
+    ir::Value* w = b.constant("w", Tensor::zeros(DataType::kFloat32, {4, 3, 3, 3}));
+    ir::Value* c = b.op("Conv", {x, w}, ir::attrs(ir::Attribute::make_ints("kernel_shape", {3, 3})), "conv");
+    ir::Value* r = b.op("Relu", {c}, {}, "relu");
+    ir::Value* cond = b.constant("cond", Tensor::from_values<uint8_t>(DataType::kBool, {}, {1}));
+    ir::Node* iff = b.op_multi("If", {cond}, 1, {}, "if");
+    for (const char* branch : {"then_branch", "else_branch"}) {
+        auto sub = std::make_unique<ir::Graph>(m->graph.get());
+        sub->name = branch;
+        ir::GraphBuilder sb(*sub);
+        sb.output(sb.op(branch[0] == 't' ? "Identity" : "Neg", {r}));
+        sub->set_owner_node(iff);
+        ir::Attribute a;
+        a.name = branch;
+        a.type = ir::AttrType::kGraph;
+        a.graphs.push_back(std::move(sub));
+        iff->attributes.push_back(std::move(a));
+    }
+    b.output(iff->output(0), DataType::kFloat32, {1, 4, 6, 6});
+    const std::string path = dir + "/known.onnx";
+    onnx::save_model(*m, path);
+    return path;
+}
+
+TEST(InspectModel, JsonCountsMatchTheModel) {
+    const std::string path = write_known_model(test::make_temp_dir());
+    auto r = test::run_polygraph({"inspect", "model", path, "--json"});
+    ASSERT_EQ(r.status, 0) << r.all();
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["num_nodes"], 3);
+    EXPECT_EQ(j["num_nodes_total"], 5);
+    EXPECT_EQ(j["op_counts"]["Conv"], 1);
+    EXPECT_EQ(j["op_counts"]["If"], 1);
+    EXPECT_EQ(j["num_initializers"], 2);
+    EXPECT_EQ(j["initializer_bytes"], 4 * 3 * 3 * 3 * 4 + 1);
+    EXPECT_EQ(j["opsets"]["ai.onnx"], 17);
+    EXPECT_EQ(j["opsets"]["com.example"], 1);
+    EXPECT_EQ(j["inputs"][0]["name"], "x");
+    EXPECT_EQ(j["inputs"][0]["dtype"], "float32");
+    EXPECT_EQ(j["inputs"][0]["shape"][0], "N");
+    EXPECT_EQ(j["inputs"][0]["shape"][1], 3);
+    EXPECT_EQ(j["outputs"][0]["shape"][3], 6);
+    EXPECT_EQ(j["ir_version"], 8);
+}
+
+TEST(InspectModel, TextShowsPolygraphyLayout) {
+    const std::string path = write_known_model(test::make_temp_dir());
+    auto r = test::run_polygraph({"inspect", "model", path, "--show", "layers", "attrs"});
+    ASSERT_EQ(r.status, 0) << r.all();
+    EXPECT_NE(r.out.find("[I] ==== ONNX Model ====\n    Name: known | ONNX Opset: 17 | Other Opsets: {'com.example': 1}"),
+              std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("---- 1 Graph Input(s) ----\n    {x [dtype=float32, shape=('N', 3, 8, 8)]}"), std::string::npos);
+    EXPECT_NE(r.out.find("Node 0    | conv [Op: Conv]\n        {x [dtype=float32, shape=('N', 3, 8, 8)],\n"
+                         "         Initializer | w [dtype=float32, shape=(4, 3, 3, 3)]}\n         -> {conv_out}"),
+              std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("conv.kernel_shape = [3, 3]"), std::string::npos);
+    EXPECT_NE(r.out.find("---- 1 Subgraph Output(s) ----"), std::string::npos);
+}
+
+TEST(InspectModel, DefaultHidesNodes) {
+    const std::string path = write_known_model(test::make_temp_dir());
+    auto r = test::run_polygraph({"inspect", "model", path});
+    ASSERT_EQ(r.status, 0) << r.all();
+    EXPECT_NE(r.out.find("---- 2 Initializer(s) ----\n    \n    ---- 3 Node(s) ----"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("Node 0"), std::string::npos);
+}
+
+TEST(InspectModel, MissingFileIsExitThree) {
+    auto r = test::run_polygraph({"inspect", "model", "/nonexistent/model.onnx"});
+    EXPECT_EQ(r.status, 3);
+    EXPECT_NE(r.err.find("/nonexistent/model.onnx"), std::string::npos) << r.err;
+}
+
+TEST(InspectModel, BadFlagIsExitTwo) {
+    auto r = test::run_polygraph({"inspect", "model", "x.onnx", "--no-such-flag"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--no-such-flag"), std::string::npos);
+}
+
+TEST(InspectModel, HelpExplainsFlags) {
+    auto r = test::run_polygraph({"inspect", "model", "--help"});
+    EXPECT_EQ(r.status, 0);
+    EXPECT_NE(r.out.find("--show"), std::string::npos);
+    EXPECT_NE(r.out.find("--json"), std::string::npos);
+}
+
+TEST(InspectModel, PolygraphyIdentityExampleMatchesCapturedOutput) {
+    const std::string shared = test::shared_dir();
+    if (shared.empty()) GTEST_SKIP() << "../shared not present";
+    auto r = test::run_polygraph({"inspect", "model",
+                                  shared + "/data/polygraphy-models/examples/inspect/03_inspecting_an_onnx_model/identity.onnx",
+                                  "--show", "layers"});
+    ASSERT_EQ(r.status, 0) << r.all();
+    const std::string expected =
+        "[I] ==== ONNX Model ====\n"
+        "    Name: test_identity | ONNX Opset: 8\n"
+        "    \n"
+        "    ---- 1 Graph Input(s) ----\n"
+        "    {x [dtype=float32, shape=(1, 1, 2, 2)]}\n"
+        "    \n"
+        "    ---- 1 Graph Output(s) ----\n"
+        "    {y [dtype=float32, shape=(1, 1, 2, 2)]}\n"
+        "    \n"
+        "    ---- 0 Initializer(s) ----\n"
+        "    {}\n"
+        "    \n"
+        "    ---- 1 Node(s) ----\n"
+        "    Node 0    |  [Op: Identity]\n"
+        "        {x [dtype=float32, shape=(1, 1, 2, 2)]}\n"
+        "         -> {y [dtype=float32, shape=(1, 1, 2, 2)]}\n";
+    EXPECT_NE(r.out.find(expected), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace pg
