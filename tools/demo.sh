@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# `make demo`: the main job on example models that the project generates itself.
+set -euo pipefail
+BUILD_DIR=${1:-build}
+PG="$BUILD_DIR/polygraph"
+EX="$BUILD_DIR/examples"
+mkdir -p "$EX"
+"$BUILD_DIR/pg_make_examples" "$EX"
+
+step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
+
+step "$PG" inspect model "$EX/small_cnn.onnx"
+step "$PG" inspect model "$EX/needs_constraints.onnx" --show layers attrs
+step "$PG" inspect model "$EX/small_cnn.onnx" --json
+if "$PG" surgeon --help >/dev/null 2>&1 && "$PG" surgeon sanitize --help >/dev/null 2>&1; then
+    step "$PG" surgeon sanitize "$EX/small_cnn.onnx" --cleanup --toposort -o "$EX/small_cnn_clean.onnx"
+    step "$PG" inspect model "$EX/small_cnn_clean.onnx"
+fi
+printf '\nDemo finished. Models are in %s\n' "$EX"
