@@ -169,6 +169,16 @@ Value* Graph::add_node_output(Node* node, const std::string& value_name) {
     return v;
 }
 
+void Graph::detach_node_output(Node* node, size_t i) {
+    if (node->graph_ != this || i >= node->outputs_.size())
+        throw Error(ErrorKind::kInternal, "detach_node_output: no output slot on " + node->describe());
+    Value* v = node->outputs_[i];
+    if (!v) return;
+    v->producer_ = nullptr;
+    v->producer_index_ = -1;
+    node->outputs_[i] = nullptr;
+}
+
 void Graph::remove_node(Node* node) {
     int pos = index_of(node);
     if (pos < 0) throw Error(ErrorKind::kInternal, "remove_node: node not in this graph");

@@ -162,6 +162,10 @@ public:
                              const std::vector<std::string>& output_names);
     // Gives a node an extra output value.  before: n -> (a)  add_output(n, "b")  after: n -> (a, b)
     Value* add_node_output(Node* node, const std::string& value_name);
+    // Turns output slot i of `node` into an omitted output ("") and keeps its value in the graph
+    // without a producer (to become a graph input, or to be removed). Slot positions are kept.
+    //   before: Split(x) -> (a, b)   detach_node_output(split, 1)   after: Split(x) -> (a, ""); b
+    void detach_node_output(Node* node, size_t i);
     // Removes a node. Its inputs lose their uses; its outputs must be unused and not graph
     // outputs (kInternal otherwise), and are deleted with it.
     //   before: x -> Relu -> y (unused)   remove_node(relu)   after: x
