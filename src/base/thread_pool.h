@@ -1,0 +1,33 @@
+// A fixed pool of worker threads for data-parallel loops inside kernels. parallel_for splits
+// [0, n) into chunks and runs them on the pool and the calling thread; it returns when all are
+// done and rethrows the first exception a chunk threw.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+namespace pg {
+
+class ThreadPool {
+public:
+    // `threads` = total threads including the caller (<= 1 means run inline).
+    explicit ThreadPool(int threads);
+    ~ThreadPool();
+    ThreadPool(const ThreadPool&) = delete;
+    ThreadPool& operator=(const ThreadPool&) = delete;
+
+    int num_threads() const { return threads_; }
+    // Calls fn(begin, end) on disjoint ranges covering [0, n); ranges have at least `grain` items.
+    void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+
+private:
+    struct Impl;
+    int threads_;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Number of cores available to this process.
+int hardware_threads();
+
+}  // namespace pg

@@ -1,0 +1,63 @@
+#include "ops/attrs.h"
+
+#include "base/error.h"
+
+namespace pg::ops {
+
+const ir::Attribute* Attrs::typed(const std::string& name, ir::AttrType type) const {
+    const ir::Attribute* a = node_.find_attribute(name);
+    if (!a) return nullptr;
+    if (a->type != type)
+        throw Error(ErrorKind::kInvalidInput, "attribute '" + name + "' must be of type " +
+                                                  ir::attr_type_name(type) + ", found " +
+                                                  ir::attr_type_name(a->type));
+    return a;
+}
+
+int64_t Attrs::get_int(const std::string& name, int64_t fallback) const {
+    const auto* a = typed(name, ir::AttrType::kInt);
+    return a ? a->i : fallback;
+}
+
+float Attrs::get_float(const std::string& name, float fallback) const {
+    const auto* a = typed(name, ir::AttrType::kFloat);
+    return a ? a->f : fallback;
+}
+
+std::string Attrs::get_string(const std::string& name, const std::string& fallback) const {
+    const auto* a = typed(name, ir::AttrType::kString);
+    return a ? a->s : fallback;
+}
+
+std::vector<int64_t> Attrs::get_ints(const std::string& name, std::vector<int64_t> fallback) const {
+    const auto* a = typed(name, ir::AttrType::kInts);
+    return a ? a->ints : fallback;
+}
+
+std::vector<float> Attrs::get_floats(const std::string& name, std::vector<float> fallback) const {
+    const auto* a = typed(name, ir::AttrType::kFloats);
+    return a ? a->floats : fallback;
+}
+
+std::vector<std::string> Attrs::get_strings(const std::string& name, std::vector<std::string> fallback) const {
+    const auto* a = typed(name, ir::AttrType::kStrings);
+    return a ? a->strings : fallback;
+}
+
+const Tensor* Attrs::get_tensor(const std::string& name) const {
+    const auto* a = typed(name, ir::AttrType::kTensor);
+    return a && !a->tensors.empty() ? &a->tensors[0].tensor : nullptr;
+}
+
+const ir::Graph* Attrs::get_graph(const std::string& name) const {
+    const auto* a = typed(name, ir::AttrType::kGraph);
+    return a && !a->graphs.empty() ? a->graphs[0].get() : nullptr;
+}
+
+int64_t Attrs::require_int(const std::string& name) const {
+    const auto* a = typed(name, ir::AttrType::kInt);
+    if (!a) throw Error(ErrorKind::kInvalidInput, "required attribute '" + name + "' is missing");
+    return a->i;
+}
+
+}  // namespace pg::ops

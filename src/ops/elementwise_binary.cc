@@ -1,0 +1,190 @@
+// Binary elementwise ops with broadcasting: arithmetic, comparisons, logical and bitwise ops.
+// Each op is a scalar function applied through for_each_broadcast2; float16/bfloat16 inputs
+// are computed in float32 (half_via_float).
+#include <cmath>
+#include <type_traits>
+
+#include "ir/graph.h"
+#include "ops/broadcast.h"
+#include "ops/dispatch.h"
+#include "ops/half.h"
+#include "ops/op_table.h"
+
+namespace pg::ops {
+
+namespace {
+
+// Applies op(a, b) -> Out over broadcast inputs of type T.
+template <typename T, typename Out, typename Op>
+Tensor apply_binary(const Tensor& a, const Tensor& b, DataType out_type, Op op) {
+    const Dims out_dims = broadcast_shape(a.dims(), b.dims());
+    Tensor out = Tensor::zeros(out_type, out_dims);
+    Out* dst = reinterpret_cast<Out*>(out.mutable_bytes());
+    const T* pa = a.data<T>();
+    const T* pb = b.data<T>();
+    for_each_broadcast2(out_dims, broadcast_strides(a.dims(), out_dims), broadcast_strides(b.dims(), out_dims),
+                        [&](int64_t o, int64_t ia, int64_t ib) { dst[o] = static_cast<Out>(op(pa[ia], pb[ib])); });
+    return out;
+}
+
+void check_same_type(const Tensor& a, const Tensor& b, const char* op) {
+    if (a.dtype() != b.dtype())
+        fail(std::string(op) + ": inputs have different types (" + dtype_name(a.dtype()) + " and " +
+             dtype_name(b.dtype()) + ")");
+}
+
+// An arithmetic op: same type in and out.
+template <typename Op>
+MakeKernel arithmetic(const char* name, Op op) {
+    return [name, op](const Attrs&, int64_t) {
+        return half_via_float([name, op](KernelContext& ctx) {
+            const Tensor& a = ctx.input(0);
+            const Tensor& b = ctx.input(1);
+            check_same_type(a, b, name);
+            dispatch_numeric(a.dtype(), name, [&]<typename T>() {
+                ctx.set_output(0, apply_binary<T, T>(a, b, a.dtype(), [&](T x, T y) { return op(x, y); }));
+            });
+        });
+    };
+}
+
+// A comparison: numeric inputs, bool output.
+template <typename Op>
+MakeKernel comparison(const char* name, Op op) {
+    return [name, op](const Attrs&, int64_t) {
+        return half_via_float([name, op](KernelContext& ctx) {
+            const Tensor& a = ctx.input(0);
+            const Tensor& b = ctx.input(1);
+            check_same_type(a, b, name);
+            dispatch_numeric_bool(a.dtype(), name, [&]<typename T>() {
+                ctx.set_output(0, apply_binary<T, uint8_t>(a, b, DataType::kBool, [&](T x, T y) { return op(x, y); }));
+            });
+        });
+    };
+}
+
+// A logical op on bool tensors.
+template <typename Op>
+MakeKernel logical(const char* name, Op op) {
+    return [name, op](const Attrs&, int64_t) {
+        return KernelFn([name, op](KernelContext& ctx) {
+            const Tensor& a = ctx.input(0);
+            const Tensor& b = ctx.input(1);
+            if (a.dtype() != DataType::kBool || b.dtype() != DataType::kBool) fail(std::string(name) + ": inputs must be bool");
+            ctx.set_output(0, apply_binary<uint8_t, uint8_t>(a, b, DataType::kBool, [&](uint8_t x, uint8_t y) { return op(x != 0, y != 0); }));
+        });
+    };
+}
+
+// A bitwise op on integer tensors.
+template <typename Op>
+MakeKernel bitwise(const char* name, Op op) {
+    return [name, op](const Attrs&, int64_t) {
+        return KernelFn([name, op](KernelContext& ctx) {
+            const Tensor& a = ctx.input(0);
+            const Tensor& b = ctx.input(1);
+            check_same_type(a, b, name);
+            dispatch_integer(a.dtype(), name, [&]<typename T>() {
+                ctx.set_output(0, apply_binary<T, T>(a, b, a.dtype(), [&](T x, T y) { return op(x, y); }));
+            });
+        });
+    };
+}
+
+template <typename T>
+T div_op(T x, T y) {
+    if constexpr (std::is_integral_v<T>) {
+        if (y == 0) fail("Div: integer division by zero");
+        return static_cast<T>(x / y);
+    } else {
+        return x / y;
+    }
+}
+
+// Pow allows different base and exponent types (opset >= 12); the result has the base's type.
+KernelFn make_pow(const Attrs&, int64_t) {
+    return half_via_float([](KernelContext& ctx) {
+        const Tensor& a = ctx.input(0);
+        const Tensor& b = ctx.input(1);
+        dispatch_numeric(a.dtype(), "Pow", [&]<typename T>() {
+            dispatch_numeric(b.dtype(), "Pow", [&]<typename E>() {
+                const Dims out_dims = broadcast_shape(a.dims(), b.dims());
+                Tensor out = Tensor::zeros(a.dtype(), out_dims);
+                T* dst = reinterpret_cast<T*>(out.mutable_bytes());
+                const T* pa = a.data<T>();
+                const E* pb = b.data<E>();
+                for_each_broadcast2(out_dims, broadcast_strides(a.dims(), out_dims),
+                                    broadcast_strides(b.dims(), out_dims), [&](int64_t o, int64_t ia, int64_t ib) {
+                                        dst[o] = static_cast<T>(std::pow(static_cast<double>(pa[ia]), static_cast<double>(pb[ib])));
+                                    });
+                ctx.set_output(0, std::move(out));
+            });
+        });
+    });
+}
+
+// Mod: fmod=0 is Python's integer modulo (sign of the divisor); fmod=1 is C's fmod.
+KernelFn make_mod(const Attrs& attrs, int64_t) {
+    const bool use_fmod = attrs.get_int("fmod", 0) != 0;
+    return half_via_float([use_fmod](KernelContext& ctx) {
+        const Tensor& a = ctx.input(0);
+        const Tensor& b = ctx.input(1);
+        check_same_type(a, b, "Mod");
+        dispatch_numeric(a.dtype(), "Mod", [&]<typename T>() {
+            ctx.set_output(0, apply_binary<T, T>(a, b, a.dtype(), [&](T x, T y) -> T {
+                if constexpr (std::is_integral_v<T>) {
+                    if (y == 0) fail("Mod: integer division by zero");
+                    T r = static_cast<T>(x % y);
+                    if constexpr (std::is_signed_v<T>)
+                        if (!use_fmod && r != 0 && ((r < 0) != (y < 0))) r = static_cast<T>(r + y);
+                    return r;
+                } else {
+                    T r = std::fmod(x, y);
+                    if (!use_fmod && r != 0 && ((r < 0) != (y < 0))) r += y;
+                    return r;
+                }
+            }));
+        });
+    });
+}
+
+KernelFn make_bitshift(const Attrs& attrs, int64_t) {
+    const bool left = attrs.get_string("direction", "") == "LEFT";
+    return [left](KernelContext& ctx) {
+        const Tensor& a = ctx.input(0);
+        const Tensor& b = ctx.input(1);
+        check_same_type(a, b, "BitShift");
+        dispatch_integer(a.dtype(), "BitShift", [&]<typename T>() {
+            ctx.set_output(0, apply_binary<T, T>(a, b, a.dtype(), [&](T x, T y) -> T {
+                if (static_cast<uint64_t>(y) >= sizeof(T) * 8) return 0;
+                return left ? static_cast<T>(x << y) : static_cast<T>(x >> y);
+            }));
+        });
+    };
+}
+
+}  // namespace
+
+void register_elementwise_binary_ops(OpTable& t) {
+    using C = NumericContract;
+    t.add("Add", 1, C::kRounding, arithmetic("Add", [](auto x, auto y) { return x + y; }));
+    t.add("Sub", 1, C::kRounding, arithmetic("Sub", [](auto x, auto y) { return x - y; }));
+    t.add("Mul", 1, C::kRounding, arithmetic("Mul", [](auto x, auto y) { return x * y; }));
+    t.add("Div", 1, C::kRounding, arithmetic("Div", [](auto x, auto y) { return div_op(x, y); }));
+    t.add("Pow", 1, C::kApproximate, make_pow);
+    t.add("Mod", 10, C::kRounding, make_mod);
+    t.add("BitShift", 11, C::kExact, make_bitshift);
+    t.add("Equal", 1, C::kExact, comparison("Equal", [](auto x, auto y) { return x == y; }));
+    t.add("Less", 1, C::kExact, comparison("Less", [](auto x, auto y) { return x < y; }));
+    t.add("Greater", 1, C::kExact, comparison("Greater", [](auto x, auto y) { return x > y; }));
+    t.add("LessOrEqual", 12, C::kExact, comparison("LessOrEqual", [](auto x, auto y) { return x <= y; }));
+    t.add("GreaterOrEqual", 12, C::kExact, comparison("GreaterOrEqual", [](auto x, auto y) { return x >= y; }));
+    t.add("And", 1, C::kExact, logical("And", [](bool x, bool y) { return x && y; }));
+    t.add("Or", 1, C::kExact, logical("Or", [](bool x, bool y) { return x || y; }));
+    t.add("Xor", 1, C::kExact, logical("Xor", [](bool x, bool y) { return x != y; }));
+    t.add("BitwiseAnd", 18, C::kExact, bitwise("BitwiseAnd", [](auto x, auto y) { return x & y; }));
+    t.add("BitwiseOr", 18, C::kExact, bitwise("BitwiseOr", [](auto x, auto y) { return x | y; }));
+    t.add("BitwiseXor", 18, C::kExact, bitwise("BitwiseXor", [](auto x, auto y) { return x ^ y; }));
+}
+
+}  // namespace pg::ops

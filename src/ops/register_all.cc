@@ -1,0 +1,34 @@
+// Every op family, registered in one readable list. To add a family: write ops/<family>.cc with
+// register_<family>_ops(OpTable&), declare it here and call it below.
+#include "ops/op_table.h"
+
+namespace pg::ops {
+
+void register_elementwise_binary_ops(OpTable& t);
+void register_elementwise_unary_ops(OpTable& t);
+void register_activation_ops(OpTable& t);
+void register_cast_ops(OpTable& t);
+void register_tensor_shape_ops(OpTable& t);
+void register_tensor_index_ops(OpTable& t);
+void register_reduce_ops(OpTable& t);
+void register_matmul_ops(OpTable& t);
+void register_conv_ops(OpTable& t);
+void register_pool_ops(OpTable& t);
+void register_normalization_ops(OpTable& t);
+// Add a family: declare it above and call it below.
+
+void register_all_ops(OpTable& t) {
+    register_elementwise_binary_ops(t);
+    register_elementwise_unary_ops(t);
+    register_activation_ops(t);
+    register_cast_ops(t);
+    register_tensor_shape_ops(t);
+    register_tensor_index_ops(t);
+    register_reduce_ops(t);
+    register_matmul_ops(t);
+    register_conv_ops(t);
+    register_pool_ops(t);
+    register_normalization_ops(t);
+}
+
+}  // namespace pg::ops

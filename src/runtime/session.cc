@@ -1,0 +1,232 @@
+#include "runtime/session.h"
+
+#include <set>
+#include <unordered_map>
+
+#include "base/error.h"
+#include "base/thread_pool.h"
+#include "ir/clone.h"
+#include "ir/topo.h"
+#include "ops/op_table.h"
+#include "runtime/feeds.h"
+#include "runtime/plan.h"
+
+namespace pg::runtime {
+
+namespace {
+
+using OpsetFn = std::function<int64_t(const std::string& domain)>;
+
+struct Frame {
+    const GraphPlan* plan;
+    const Frame* parent;
+    std::vector<ops::RtValue> slots;
+
+    const ops::RtValue* lookup(const ir::Value* v) const {
+        for (const Frame* f = this; f; f = f->parent) {
+            auto it = f->plan->slot.find(v);
+            if (it != f->plan->slot.end()) return &f->slots[static_cast<size_t>(it->second)];
+        }
+        return nullptr;
+    }
+};
+
+}  // namespace
+
+struct Session::Impl {
+    const ir::Model& model;
+    ThreadPool pool;
+    std::unordered_map<const ir::Graph*, std::unique_ptr<GraphPlan>> plans;
+    std::vector<std::unique_ptr<ir::Graph>> function_bodies;
+    std::set<std::string> missing;
+
+    Impl(const ir::Model& m, int threads) : model(m), pool(threads > 0 ? threads : hardware_threads()) {}
+
+    void plan_graph(const ir::Graph& g, const OpsetFn& opset);
+    void plan_step(const ir::Graph& g, const ir::Node& n, GraphPlan& p, const OpsetFn& opset);
+    ops::KernelFn function_kernel(const ir::Node& n, const ir::Function& f);
+    void compute_releases(const ir::Graph& g, GraphPlan& p);
+    std::vector<ops::RtValue> execute(const ir::Graph& g, std::vector<ops::RtValue> inputs, const Frame* parent,
+                                      NodeHook* hook);
+    void run_step(const NodeStep& s, Frame& f, NodeHook* hook);
+};
+
+namespace {
+
+class FrameRunner : public ops::SubgraphRunner {
+public:
+    FrameRunner(Session::Impl& impl, const Frame& frame) : impl_(impl), frame_(frame) {}
+    std::vector<ops::RtValue> run(const ir::Graph& g, std::vector<ops::RtValue> inputs) override {
+        return impl_.execute(g, std::move(inputs), g.parent() ? &frame_ : nullptr, nullptr);
+    }
+
+private:
+    Session::Impl& impl_;
+    const Frame& frame_;
+};
+
+const ir::Function* find_function(const ir::Model& m, const ir::Node& n) {
+    for (const auto& f : m.functions)
+        if (f.name == n.op_type && f.domain == n.domain && f.overload == n.overload) return &f;
+    return nullptr;
+}
+
+// Replaces attribute references (ref_attr_name) in a cloned function body by the caller's values.
+void bind_attribute_refs(ir::Graph& body, const ir::Node& call, const ir::Function& f) {
+    for (const auto& node : body.nodes()) {
+        std::vector<ir::Attribute> bound;
+        for (auto& a : node->attributes) {
+            if (a.ref_attr_name.empty()) {
+                bound.push_back(std::move(a));
+                continue;
+            }
+            const ir::Attribute* src = call.find_attribute(a.ref_attr_name);
+            if (!src)
+                for (const auto& d : f.attribute_defaults)
+                    if (d.name == a.ref_attr_name) src = &d;
+            if (!src) continue;  // unset optional attribute: the op's own default applies
+            ir::Attribute c = ir::clone_attribute(*src, &body);
+            c.name = a.name;
+            bound.push_back(std::move(c));
+        }
+        node->attributes = std::move(bound);
+        for (ir::Graph* sub : node->subgraphs()) bind_attribute_refs(*sub, call, f);
+    }
+}
+
+}  // namespace
+
+ops::KernelFn Session::Impl::function_kernel(const ir::Node& n, const ir::Function& f) {
+    auto body = ir::clone_graph(*f.body, nullptr);
+    bind_attribute_refs(*body, n, f);
+    plan_graph(*body, [&f](const std::string& domain) {
+        for (const auto& o : f.opset_imports)
+            if (o.domain == domain || (ir::is_default_domain(o.domain) && ir::is_default_domain(domain))) return o.version;
+        return int64_t{0};
+    });
+    const ir::Graph* g = body.get();
+    function_bodies.push_back(std::move(body));
+    return [g](ops::KernelContext& ctx) {
+        std::vector<ops::RtValue> in;
+        for (size_t i = 0; i < g->inputs().size(); ++i)
+            in.push_back(i < ctx.num_inputs() && ctx.value(i) ? *ctx.value(i) : ops::RtValue());
+        auto out = ctx.subgraphs().run(*g, std::move(in));
+        for (size_t i = 0; i < out.size(); ++i) ctx.set_output(i, std::move(out[i]));
+    };
+}
+
+void Session::Impl::plan_step(const ir::Graph& g, const ir::Node& n, GraphPlan& p, const OpsetFn& opset) {
+    NodeStep s;
+    s.node = &n;
+    const int64_t version = opset(n.domain);
+    s.context = "while running node '" + n.name + "' (" + n.op_type + ", opset " + std::to_string(version) + ")";
+    if (const ir::Function* f = find_function(model, n)) {
+        s.kernel = with_context("while planning function '" + f->name + "'", [&] { return function_kernel(n, *f); });
+    } else if (const ops::OpDef* def = ops::op_table().find(n.domain, n.op_type, version)) {
+        s.kernel = with_context(s.context, [&] { return def->make(ops::Attrs(n), version); });
+    } else {
+        missing.insert((n.domain.empty() ? "" : n.domain + "::") + n.op_type + " (opset " + std::to_string(version) + ")");
+    }
+    for (const ir::Value* in : n.inputs()) {
+        auto it = in ? p.slot.find(in) : p.slot.end();
+        s.inputs.push_back(it == p.slot.end() ? -1 : it->second);
+        s.outer.push_back(in && it == p.slot.end() ? in : nullptr);
+    }
+    for (const ir::Value* out : n.outputs()) s.outputs.push_back(out ? p.slot.at(out) : -1);
+    for (ir::Graph* sub : n.subgraphs()) plan_graph(*sub, opset);
+    p.steps.push_back(std::move(s));
+}
+
+void Session::Impl::compute_releases(const ir::Graph& g, GraphPlan& p) {
+    std::unordered_map<const ir::Node*, int> step_of;
+    for (size_t i = 0; i < p.steps.size(); ++i) step_of[p.steps[i].node] = static_cast<int>(i);
+    std::set<int> keep(p.output_slots.begin(), p.output_slots.end());
+    for (const auto& [value, slot] : p.slot) {
+        if (keep.count(slot)) continue;
+        int last = -1;
+        for (const ir::Use& u : value->uses())
+            if (const ir::Node* top = ir::ancestor_in(g, u.node)) last = std::max(last, step_of.at(top));
+        if (value->producer() && last < 0) last = step_of.at(value->producer());  // unused output
+        if (last >= 0) p.steps[static_cast<size_t>(last)].release.push_back(slot);
+    }
+}
+
+void Session::Impl::plan_graph(const ir::Graph& g, const OpsetFn& opset) {
+    auto p = std::make_unique<GraphPlan>();
+    p->graph = &g;
+    auto add_slot = [&](const ir::Value* v) {
+        if (!p->slot.count(v)) p->slot[v] = p->num_slots++;
+        return p->slot[v];
+    };
+    for (const ir::Value* v : g.inputs()) p->input_slots.push_back(add_slot(v));
+    for (const ir::Value* v : g.initializers()) p->initializer_slots.emplace_back(add_slot(v), v);
+    for (const auto& n : g.nodes())
+        for (const ir::Value* out : n->outputs())
+            if (out) add_slot(out);
+    ir::TopoResult order = ir::topological_order(g);
+    if (!order.acyclic()) ir::check_acyclic(g);
+    for (const ir::Node* n : order.order) plan_step(g, *n, *p, opset);
+    for (const ir::Value* v : g.outputs()) {
+        auto it = p->slot.find(v);
+        p->output_slots.push_back(it == p->slot.end() ? -1 : it->second);
+    }
+    compute_releases(g, *p);
+    plans[&g] = std::move(p);
+}
+
+void Session::Impl::run_step(const NodeStep& s, Frame& f, NodeHook* hook) {
+    std::vector<const ops::RtValue*> inputs;
+    inputs.reserve(s.inputs.size());
+    for (size_t i = 0; i < s.inputs.size(); ++i) {
+        if (s.inputs[i] >= 0) inputs.push_back(&f.slots[static_cast<size_t>(s.inputs[i])]);
+        else inputs.push_back(s.outer[i] && f.parent ? f.parent->lookup(s.outer[i]) : nullptr);
+    }
+    FrameRunner runner(*this, f);
+    ops::KernelContext ctx(*s.node, inputs, s.outputs.size(), &pool, &runner);
+    with_context(s.context, [&] { s.kernel(ctx); });
+    if (hook) hook->on_node(*s.node, inputs, ctx.outputs());
+    for (size_t k = 0; k < s.outputs.size(); ++k)
+        if (s.outputs[k] >= 0) f.slots[static_cast<size_t>(s.outputs[k])] = std::move(ctx.outputs()[k]);
+    for (int slot : s.release) f.slots[static_cast<size_t>(slot)] = ops::RtValue();
+}
+
+std::vector<ops::RtValue> Session::Impl::execute(const ir::Graph& g, std::vector<ops::RtValue> inputs,
+                                                 const Frame* parent, NodeHook* hook) {
+    const GraphPlan& p = *plans.at(&g);
+    Frame f{&p, parent, std::vector<ops::RtValue>(static_cast<size_t>(p.num_slots))};
+    for (const auto& [slot, v] : p.initializer_slots) f.slots[static_cast<size_t>(slot)] = ops::RtValue::of(v->initializer()->tensor);
+    for (size_t i = 0; i < p.input_slots.size() && i < inputs.size(); ++i)
+        if (!inputs[i].is_none()) f.slots[static_cast<size_t>(p.input_slots[i])] = std::move(inputs[i]);
+    for (const NodeStep& s : p.steps) run_step(s, f, hook);
+    std::vector<ops::RtValue> out;
+    for (size_t i = 0; i < p.output_slots.size(); ++i) {
+        const int slot = p.output_slots[i];
+        out.push_back(slot >= 0 ? f.slots[static_cast<size_t>(slot)] : *f.lookup(g.outputs()[i]));
+    }
+    return out;
+}
+
+Session::Session(const ir::Model& model, SessionOptions options)
+    : model_(model), impl_(std::make_unique<Impl>(model, options.threads)) {
+    if (!model.graph) throw Error(ErrorKind::kInvalidInput, "the model has no graph");
+    impl_->plan_graph(*model.graph, [&model](const std::string& d) { return model.opset_version(d); });
+    if (!impl_->missing.empty()) {
+        std::string list;
+        for (const auto& m : impl_->missing) list += "\n    " + m;
+        throw Error(ErrorKind::kUnsupported,
+                    std::to_string(impl_->missing.size()) + " operator(s) have no reference kernel:" + list);
+    }
+}
+
+Session::~Session() = default;
+
+Results Session::run(const Feeds& feeds, NodeHook* hook) {
+    const ir::Graph& g = *model_.graph;
+    std::vector<ops::RtValue> inputs = bind_feeds(g, feeds);
+    std::vector<ops::RtValue> outs = impl_->execute(g, std::move(inputs), nullptr, hook);
+    Results r;
+    for (size_t i = 0; i < outs.size(); ++i) r.emplace_back(g.outputs()[i]->name(), std::move(outs[i]));
+    return r;
+}
+
+}  // namespace pg::runtime

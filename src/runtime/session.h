@@ -1,0 +1,53 @@
+// Runs a model with the reference kernels. Construction plans every graph (topological order,
+// kernels with parsed attributes, when each value can be freed) and reports every op it cannot
+// run at once. run() executes the plan; a NodeHook sees each top-level node's inputs and outputs
+// as they are produced (layer-wise comparison and precision emulation build on it).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/model.h"
+#include "ops/rt_value.h"
+
+namespace pg::runtime {
+
+struct SessionOptions {
+    int threads = 0;              // 0 = every core
+    bool poison_outputs = false;  // tests: fill graph outputs left unwritten with NaN checks
+};
+
+// Observes node execution in the main graph.
+class NodeHook {
+public:
+    virtual ~NodeHook() = default;
+    virtual void on_node(const ir::Node& node, const std::vector<const ops::RtValue*>& inputs,
+                         const std::vector<ops::RtValue>& outputs) = 0;
+};
+
+using Feeds = std::map<std::string, ops::RtValue>;
+using Results = std::vector<std::pair<std::string, ops::RtValue>>;
+
+class Session {
+public:
+    // Plans `model`, which must outlive the session. Throws kUnsupported listing every op that
+    // has no kernel, kInvalidInput for structural problems.
+    explicit Session(const ir::Model& model, SessionOptions options = {});
+    ~Session();
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
+
+    // Runs the main graph. Every graph input without an initializer must be fed.
+    Results run(const Feeds& feeds, NodeHook* hook = nullptr);
+    const ir::Model& model() const { return model_; }
+
+    struct Impl;  // the plans and the executor (session.cc)
+
+private:
+    const ir::Model& model_;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pg::runtime
