@@ -1,0 +1,66 @@
+// Binary elementwise kernels: broadcasting, integer semantics, float16, errors.
+#include <gtest/gtest.h>
+
+#include "base/error.h"
+#include "base/float16.h"
+#include "support/op_runner.h"
+
+namespace pg {
+namespace {
+
+using test::f32;
+using test::i64;
+using test::run_op;
+
+TEST(OpsBinary, AddBroadcastsChannels) {
+    auto out = run_op("Add", {f32({2, 3}, {1, 2, 3, 4, 5, 6}), f32({3}, {10, 20, 30})});
+    EXPECT_EQ(out[0].dims(), (std::vector<int64_t>{2, 3}));
+    EXPECT_EQ(test::values_f32(out[0]), (std::vector<float>{11, 22, 33, 14, 25, 36}));
+}
+
+TEST(OpsBinary, BroadcastBothSides) {
+    auto out = run_op("Mul", {f32({2, 1}, {1, 2}), f32({1, 3}, {1, 10, 100})});
+    EXPECT_EQ(test::values_f32(out[0]), (std::vector<float>{1, 10, 100, 2, 20, 200}));
+}
+
+TEST(OpsBinary, IncompatibleShapesAreInvalidInput) {
+    try {
+        run_op("Add", {f32({2}, {1, 2}), f32({3}, {1, 2, 3})});
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput);
+        EXPECT_NE(std::string(e.what()).find("cannot be broadcast"), std::string::npos);
+    }
+}
+
+TEST(OpsBinary, ModFollowsPythonSignUnlessFmod) {
+    auto py = run_op("Mod", {i64({2}, {-7, 7}), i64({2}, {3, -3})});
+    EXPECT_EQ(py[0].data<int64_t>()[0], 2);
+    EXPECT_EQ(py[0].data<int64_t>()[1], -2);
+    auto c = run_op("Mod", {f32({1}, {-7}), f32({1}, {3})}, ir::attrs(ir::Attribute::make_int("fmod", 1)));
+    EXPECT_EQ(test::values_f32(c[0])[0], -1.0f);
+}
+
+TEST(OpsBinary, IntegerDivisionByZeroIsAnError) {
+    EXPECT_THROW(run_op("Div", {i64({1}, {1}), i64({1}, {0})}), Error);
+}
+
+TEST(OpsBinary, Float16ComputesInFloatAndRounds) {
+    auto h = [](float v) { return float16::from_float(v).bits; };
+    Tensor a = Tensor::from_values<uint16_t>(DataType::kFloat16, {2}, {h(65504), h(1)});
+    Tensor b = Tensor::from_values<uint16_t>(DataType::kFloat16, {2}, {h(65504), h(2)});
+    auto out = run_op("Add", {a, b});
+    ASSERT_EQ(out[0].dtype(), DataType::kFloat16);
+    EXPECT_EQ(out[0].data<uint16_t>()[0], 0x7C00);  // overflows to +inf
+    EXPECT_EQ(half_bits_to_float(out[0].data<uint16_t>()[1]), 3.0f);
+}
+
+TEST(OpsBinary, ComparisonGivesBool) {
+    auto out = run_op("Less", {f32({3}, {1, 2, 3}), f32({1}, {2})});
+    ASSERT_EQ(out[0].dtype(), DataType::kBool);
+    EXPECT_EQ(out[0].data<uint8_t>()[0], 1);
+    EXPECT_EQ(out[0].data<uint8_t>()[1], 0);
+}
+
+}  // namespace
+}  // namespace pg
