@@ -25,7 +25,8 @@ std::string errno_text() { return std::strerror(errno); }
 }  // namespace
 
 std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below anyway.
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) throw Error(ErrorKind::kIo, "cannot open '" + path + "': " + errno_text());
     struct stat st {};
     if (::fstat(fd, &st) != 0) {

@@ -181,10 +181,20 @@ void import_subgraphs(NodeProto& np, ir::Node* n, ExternalDataReader& ext) {
     }
 }
 
+// A graph input listed twice is tolerated when both entries agree; otherwise it is two values
+// with one name.
+void check_same_input(const ValueInfoProto& vi, const ir::Value& first) {
+    const ir::TypeInfo type = vi.has_type() ? import_type(vi.type(), vi.name()) : ir::TypeInfo{};
+    if (!(type == first.type()))
+        throw Error(ErrorKind::kInvalidInput,
+                    "graph input '" + vi.name() + "' is listed more than once, with different types");
+    log_warning("graph input '{}' is listed more than once", vi.name());
+}
+
 void import_graph_values(GraphProto& gp, ir::Graph& g, ExternalDataReader& ext) {
     for (const auto& vi : gp.input()) {
         if (ir::Value* dup = g.find_value(vi.name())) {  // listed twice: keep both entries
-            log_warning("graph input '{}' is listed more than once", vi.name());
+            check_same_input(vi, *dup);
             g.add_input(dup);
             continue;
         }

@@ -114,6 +114,8 @@ Tensor decode_tensor(onnxpb::TensorProto& tp, ExternalDataReader& ext, ir::Exter
         check_count(tp, "string_data", tp.string_data_size(), numel);
         return Tensor::from_strings(std::move(dims), {tp.string_data().begin(), tp.string_data().end()});
     }
+    if (dt == DataType::kUndefined)
+        throw Error(ErrorKind::kInvalidInput, tensor_label(tp) + " has no data type (UNDEFINED)");
     if (!dtype_is_known(dt))
         throw Error(ErrorKind::kUnsupported, tensor_label(tp) + " has unknown data type " +
                                                  std::to_string(tp.data_type()));
@@ -160,7 +162,9 @@ Tensor ExternalDataReader::read(const onnxpb::TensorProto& tp, ir::ExternalRef* 
         throw Error(ErrorKind::kInvalidInput, label + " refers to '" + location + "' but no folder is known to read it from");
     const std::string path = resolve_inside(base_dir_, location, label);
     auto& file = files_[path];
-    if (!file) file = MappedFile::open(path);
+    if (!file)
+        file = with_context("while reading " + label + " from '" + location + "'",
+                            [&] { return MappedFile::open(path); });
     const uint64_t size = file->size();
     if (offset > size || (length && *length > size - offset))
         throw Error(ErrorKind::kInvalidInput,
