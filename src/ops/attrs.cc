@@ -39,7 +39,8 @@ std::vector<float> Attrs::get_floats(const std::string& name, std::vector<float>
     return a ? a->floats : fallback;
 }
 
-std::vector<std::string> Attrs::get_strings(const std::string& name, std::vector<std::string> fallback) const {
+std::vector<std::string> Attrs::get_strings(const std::string& name,
+                                            std::vector<std::string> fallback) const {
     const auto* a = typed(name, ir::AttrType::kStrings);
     return a ? a->strings : fallback;
 }

@@ -23,7 +23,8 @@ Dims broadcast_shape(const Dims& a, const Dims& b) {
         const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
         const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
         if (da != db && da != 1 && db != 1)
-            throw Error(ErrorKind::kInvalidInput, "shapes " + text(a) + " and " + text(b) + " cannot be broadcast");
+            throw Error(ErrorKind::kInvalidInput,
+                        "shapes " + text(a) + " and " + text(b) + " cannot be broadcast");
         out[i] = da == 1 ? db : da;
     }
     return out;

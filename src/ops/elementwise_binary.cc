@@ -22,8 +22,9 @@ Tensor apply_binary(const Tensor& a, const Tensor& b, DataType out_type, Op op) 
     Out* dst = reinterpret_cast<Out*>(out.mutable_bytes());
     const T* pa = a.data<T>();
     const T* pb = b.data<T>();
-    for_each_broadcast2(out_dims, broadcast_strides(a.dims(), out_dims), broadcast_strides(b.dims(), out_dims),
-                        [&](int64_t o, int64_t ia, int64_t ib) { dst[o] = static_cast<Out>(op(pa[ia], pb[ib])); });
+    for_each_broadcast2(
+        out_dims, broadcast_strides(a.dims(), out_dims), broadcast_strides(b.dims(), out_dims),
+        [&](int64_t o, int64_t ia, int64_t ib) { dst[o] = static_cast<Out>(op(pa[ia], pb[ib])); });
     return out;
 }
 
@@ -42,7 +43,8 @@ MakeKernel arithmetic(const char* name, Op op) {
             const Tensor& b = ctx.input(1);
             check_same_type(a, b, name);
             dispatch_numeric(a.dtype(), name, [&]<typename T>() {
-                ctx.set_output(0, apply_binary<T, T>(a, b, a.dtype(), [&](T x, T y) { return op(x, y); }));
+                ctx.set_output(
+                    0, apply_binary<T, T>(a, b, a.dtype(), [&](T x, T y) { return op(x, y); }));
             });
         });
     };
@@ -57,7 +59,8 @@ MakeKernel comparison(const char* name, Op op) {
             const Tensor& b = ctx.input(1);
             check_same_type(a, b, name);
             dispatch_numeric_bool(a.dtype(), name, [&]<typename T>() {
-                ctx.set_output(0, apply_binary<T, uint8_t>(a, b, DataType::kBool, [&](T x, T y) { return op(x, y); }));
+                ctx.set_output(0, apply_binary<T, uint8_t>(a, b, DataType::kBool,
+                                                           [&](T x, T y) { return op(x, y); }));
             });
         });
     };
@@ -70,8 +73,12 @@ MakeKernel logical(const char* name, Op op) {
         return KernelFn([name, op](KernelContext& ctx) {
             const Tensor& a = ctx.input(0);
             const Tensor& b = ctx.input(1);
-            if (a.dtype() != DataType::kBool || b.dtype() != DataType::kBool) fail(std::string(name) + ": inputs must be bool");
-            ctx.set_output(0, apply_binary<uint8_t, uint8_t>(a, b, DataType::kBool, [&](uint8_t x, uint8_t y) { return op(x != 0, y != 0); }));
+            if (a.dtype() != DataType::kBool || b.dtype() != DataType::kBool)
+                fail(std::string(name) + ": inputs must be bool");
+            ctx.set_output(
+                0, apply_binary<uint8_t, uint8_t>(a, b, DataType::kBool, [&](uint8_t x, uint8_t y) {
+                    return op(x != 0, y != 0);
+                }));
         });
     };
 }
@@ -85,7 +92,8 @@ MakeKernel bitwise(const char* name, Op op) {
             const Tensor& b = ctx.input(1);
             check_same_type(a, b, name);
             dispatch_integer(a.dtype(), name, [&]<typename T>() {
-                ctx.set_output(0, apply_binary<T, T>(a, b, a.dtype(), [&](T x, T y) { return op(x, y); }));
+                ctx.set_output(
+                    0, apply_binary<T, T>(a, b, a.dtype(), [&](T x, T y) { return op(x, y); }));
             });
         });
     };
@@ -113,10 +121,12 @@ KernelFn make_pow(const Attrs&, int64_t) {
                 T* dst = reinterpret_cast<T*>(out.mutable_bytes());
                 const T* pa = a.data<T>();
                 const E* pb = b.data<E>();
-                for_each_broadcast2(out_dims, broadcast_strides(a.dims(), out_dims),
-                                    broadcast_strides(b.dims(), out_dims), [&](int64_t o, int64_t ia, int64_t ib) {
-                                        dst[o] = static_cast<T>(std::pow(static_cast<double>(pa[ia]), static_cast<double>(pb[ib])));
-                                    });
+                for_each_broadcast2(
+                    out_dims, broadcast_strides(a.dims(), out_dims),
+                    broadcast_strides(b.dims(), out_dims), [&](int64_t o, int64_t ia, int64_t ib) {
+                        dst[o] = static_cast<T>(
+                            std::pow(static_cast<double>(pa[ia]), static_cast<double>(pb[ib])));
+                    });
                 ctx.set_output(0, std::move(out));
             });
         });
@@ -132,18 +142,19 @@ KernelFn make_mod(const Attrs& attrs, int64_t) {
         check_same_type(a, b, "Mod");
         dispatch_numeric(a.dtype(), "Mod", [&]<typename T>() {
             ctx.set_output(0, apply_binary<T, T>(a, b, a.dtype(), [&](T x, T y) -> T {
-                if constexpr (std::is_integral_v<T>) {
-                    if (y == 0) fail("Mod: integer division by zero");
-                    T r = static_cast<T>(x % y);
-                    if constexpr (std::is_signed_v<T>)
-                        if (!use_fmod && r != 0 && ((r < 0) != (y < 0))) r = static_cast<T>(r + y);
-                    return r;
-                } else {
-                    T r = std::fmod(x, y);
-                    if (!use_fmod && r != 0 && ((r < 0) != (y < 0))) r += y;
-                    return r;
-                }
-            }));
+                               if constexpr (std::is_integral_v<T>) {
+                                   if (y == 0) fail("Mod: integer division by zero");
+                                   T r = static_cast<T>(x % y);
+                                   if constexpr (std::is_signed_v<T>)
+                                       if (!use_fmod && r != 0 && ((r < 0) != (y < 0)))
+                                           r = static_cast<T>(r + y);
+                                   return r;
+                               } else {
+                                   T r = std::fmod(x, y);
+                                   if (!use_fmod && r != 0 && ((r < 0) != (y < 0))) r += y;
+                                   return r;
+                               }
+                           }));
         });
     });
 }
@@ -156,9 +167,9 @@ KernelFn make_bitshift(const Attrs& attrs, int64_t) {
         check_same_type(a, b, "BitShift");
         dispatch_integer(a.dtype(), "BitShift", [&]<typename T>() {
             ctx.set_output(0, apply_binary<T, T>(a, b, a.dtype(), [&](T x, T y) -> T {
-                if (static_cast<uint64_t>(y) >= sizeof(T) * 8) return 0;
-                return left ? static_cast<T>(x << y) : static_cast<T>(x >> y);
-            }));
+                               if (static_cast<uint64_t>(y) >= sizeof(T) * 8) return 0;
+                               return left ? static_cast<T>(x << y) : static_cast<T>(x >> y);
+                           }));
         });
     };
 }
@@ -177,8 +188,10 @@ void register_elementwise_binary_ops(OpTable& t) {
     t.add("Equal", 1, C::kExact, comparison("Equal", [](auto x, auto y) { return x == y; }));
     t.add("Less", 1, C::kExact, comparison("Less", [](auto x, auto y) { return x < y; }));
     t.add("Greater", 1, C::kExact, comparison("Greater", [](auto x, auto y) { return x > y; }));
-    t.add("LessOrEqual", 12, C::kExact, comparison("LessOrEqual", [](auto x, auto y) { return x <= y; }));
-    t.add("GreaterOrEqual", 12, C::kExact, comparison("GreaterOrEqual", [](auto x, auto y) { return x >= y; }));
+    t.add("LessOrEqual", 12, C::kExact,
+          comparison("LessOrEqual", [](auto x, auto y) { return x <= y; }));
+    t.add("GreaterOrEqual", 12, C::kExact,
+          comparison("GreaterOrEqual", [](auto x, auto y) { return x >= y; }));
     t.add("And", 1, C::kExact, logical("And", [](bool x, bool y) { return x && y; }));
     t.add("Or", 1, C::kExact, logical("Or", [](bool x, bool y) { return x || y; }));
     t.add("Xor", 1, C::kExact, logical("Xor", [](bool x, bool y) { return x != y; }));

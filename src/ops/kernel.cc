@@ -5,7 +5,8 @@ namespace pg::ops {
 const Tensor& KernelContext::input(size_t i) const {
     if (i >= inputs_.size() || !inputs_[i] || inputs_[i]->is_none())
         fail("required input " + std::to_string(i) + " is missing");
-    if (!inputs_[i]->is_tensor()) fail("input " + std::to_string(i) + " must be a tensor, got a sequence");
+    if (!inputs_[i]->is_tensor())
+        fail("input " + std::to_string(i) + " must be a tensor, got a sequence");
     return inputs_[i]->tensor();
 }
 
@@ -19,7 +20,11 @@ SubgraphRunner& KernelContext::subgraphs() const {
     return *runner_;
 }
 
-void fail(const std::string& what) { throw Error(ErrorKind::kInvalidInput, what); }
-void unsupported(const std::string& what) { throw Error(ErrorKind::kUnsupported, what); }
+void fail(const std::string& what) {
+    throw Error(ErrorKind::kInvalidInput, what);
+}
+void unsupported(const std::string& what) {
+    throw Error(ErrorKind::kUnsupported, what);
+}
 
 }  // namespace pg::ops

@@ -25,22 +25,28 @@ namespace pg::ops {
 // Runs a subgraph of the current node. Outer-scope values the subgraph reads come from the
 // frame of the calling node.
 class SubgraphRunner {
-public:
+  public:
     virtual ~SubgraphRunner() = default;
     // `inputs` bind the subgraph's formal inputs in order; returns its outputs in order.
     virtual std::vector<RtValue> run(const ir::Graph& g, std::vector<RtValue> inputs) = 0;
 };
 
 class KernelContext {
-public:
+  public:
     KernelContext(const ir::Node& node, std::vector<const RtValue*> inputs, size_t num_outputs,
                   ThreadPool* pool, SubgraphRunner* runner)
-        : node_(node), inputs_(std::move(inputs)), outputs_(num_outputs), pool_(pool), runner_(runner) {}
+        : node_(node),
+          inputs_(std::move(inputs)),
+          outputs_(num_outputs),
+          pool_(pool),
+          runner_(runner) {}
 
     const ir::Node& node() const { return node_; }
     size_t num_inputs() const { return inputs_.size(); }
     // True when input i is given (not omitted) and not an empty optional.
-    bool has_input(size_t i) const { return i < inputs_.size() && inputs_[i] && !inputs_[i]->is_none(); }
+    bool has_input(size_t i) const {
+        return i < inputs_.size() && inputs_[i] && !inputs_[i]->is_none();
+    }
     // Input i as a tensor; kInvalidInput if missing or not a tensor.
     const Tensor& input(size_t i) const;
     // Input i as it is (may be a sequence or none); nullptr when omitted.
@@ -54,7 +60,7 @@ public:
     ThreadPool* pool() const { return pool_; }
     SubgraphRunner& subgraphs() const;
 
-private:
+  private:
     const ir::Node& node_;
     std::vector<const RtValue*> inputs_;
     std::vector<RtValue> outputs_;

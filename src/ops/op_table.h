@@ -36,7 +36,7 @@ struct OpDef {
 };
 
 class OpTable {
-public:
+  public:
     void add(OpDef def);
     // Shorthand for the default domain.
     void add(const std::string& name, int64_t since, NumericContract c, MakeKernel make) {
@@ -47,7 +47,7 @@ public:
     // Every registered "domain::name" (domain omitted for ONNX ops), sorted.
     std::vector<std::string> names() const;
 
-private:
+  private:
     std::map<std::pair<std::string, std::string>, std::vector<OpDef>> defs_;
 };
 

@@ -15,6 +15,8 @@ void register_matmul_ops(OpTable& t);
 void register_conv_ops(OpTable& t);
 void register_pool_ops(OpTable& t);
 void register_normalization_ops(OpTable& t);
+void register_control_flow_ops(OpTable& t);
+void register_sequence_ops(OpTable& t);
 // Add a family: declare it above and call it below.
 
 void register_all_ops(OpTable& t) {
@@ -29,6 +31,8 @@ void register_all_ops(OpTable& t) {
     register_conv_ops(t);
     register_pool_ops(t);
     register_normalization_ops(t);
+    register_control_flow_ops(t);
+    register_sequence_ops(t);
 }
 
 }  // namespace pg::ops

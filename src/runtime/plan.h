@@ -12,11 +12,11 @@ namespace pg::runtime {
 struct NodeStep {
     const ir::Node* node = nullptr;
     ops::KernelFn kernel;
-    std::vector<int> inputs;             // local slot, or -1 (omitted / outer value)
-    std::vector<const ir::Value*> outer; // per input: the outer-scope value when inputs[i] == -1
-    std::vector<int> outputs;            // local slot, or -1 (omitted)
-    std::vector<int> release;            // slots whose last use is this step
-    std::string context;                 // "while running node 'x' (Op, opset N)"
+    std::vector<int> inputs;              // local slot, or -1 (omitted / outer value)
+    std::vector<const ir::Value*> outer;  // per input: the outer-scope value when inputs[i] == -1
+    std::vector<int> outputs;             // local slot, or -1 (omitted)
+    std::vector<int> release;             // slots whose last use is this step
+    std::string context;                  // "while running node 'x' (Op, opset N)"
 };
 
 struct GraphPlan {

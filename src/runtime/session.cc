@@ -40,27 +40,28 @@ struct Session::Impl {
     std::vector<std::unique_ptr<ir::Graph>> function_bodies;
     std::set<std::string> missing;
 
-    Impl(const ir::Model& m, int threads) : model(m), pool(threads > 0 ? threads : hardware_threads()) {}
+    Impl(const ir::Model& m, int threads)
+        : model(m), pool(threads > 0 ? threads : hardware_threads()) {}
 
     void plan_graph(const ir::Graph& g, const OpsetFn& opset);
     void plan_step(const ir::Graph& g, const ir::Node& n, GraphPlan& p, const OpsetFn& opset);
     ops::KernelFn function_kernel(const ir::Node& n, const ir::Function& f);
     void compute_releases(const ir::Graph& g, GraphPlan& p);
-    std::vector<ops::RtValue> execute(const ir::Graph& g, std::vector<ops::RtValue> inputs, const Frame* parent,
-                                      NodeHook* hook);
+    std::vector<ops::RtValue> execute(const ir::Graph& g, std::vector<ops::RtValue> inputs,
+                                      const Frame* parent, NodeHook* hook);
     void run_step(const NodeStep& s, Frame& f, NodeHook* hook);
 };
 
 namespace {
 
 class FrameRunner : public ops::SubgraphRunner {
-public:
+  public:
     FrameRunner(Session::Impl& impl, const Frame& frame) : impl_(impl), frame_(frame) {}
     std::vector<ops::RtValue> run(const ir::Graph& g, std::vector<ops::RtValue> inputs) override {
         return impl_.execute(g, std::move(inputs), g.parent() ? &frame_ : nullptr, nullptr);
     }
 
-private:
+  private:
     Session::Impl& impl_;
     const Frame& frame_;
 };
@@ -101,7 +102,9 @@ ops::KernelFn Session::Impl::function_kernel(const ir::Node& n, const ir::Functi
     bind_attribute_refs(*body, n, f);
     plan_graph(*body, [&f](const std::string& domain) {
         for (const auto& o : f.opset_imports)
-            if (o.domain == domain || (ir::is_default_domain(o.domain) && ir::is_default_domain(domain))) return o.version;
+            if (o.domain == domain ||
+                (ir::is_default_domain(o.domain) && ir::is_default_domain(domain)))
+                return o.version;
         return int64_t{0};
     });
     const ir::Graph* g = body.get();
@@ -115,17 +118,21 @@ ops::KernelFn Session::Impl::function_kernel(const ir::Node& n, const ir::Functi
     };
 }
 
-void Session::Impl::plan_step(const ir::Graph& g, const ir::Node& n, GraphPlan& p, const OpsetFn& opset) {
+void Session::Impl::plan_step(const ir::Graph& g, const ir::Node& n, GraphPlan& p,
+                              const OpsetFn& opset) {
     NodeStep s;
     s.node = &n;
     const int64_t version = opset(n.domain);
-    s.context = "while running node '" + n.name + "' (" + n.op_type + ", opset " + std::to_string(version) + ")";
+    s.context = "while running node '" + n.name + "' (" + n.op_type + ", opset " +
+                std::to_string(version) + ")";
     if (const ir::Function* f = find_function(model, n)) {
-        s.kernel = with_context("while planning function '" + f->name + "'", [&] { return function_kernel(n, *f); });
+        s.kernel = with_context("while planning function '" + f->name + "'",
+                                [&] { return function_kernel(n, *f); });
     } else if (const ops::OpDef* def = ops::op_table().find(n.domain, n.op_type, version)) {
         s.kernel = with_context(s.context, [&] { return def->make(ops::Attrs(n), version); });
     } else {
-        missing.insert((n.domain.empty() ? "" : n.domain + "::") + n.op_type + " (opset " + std::to_string(version) + ")");
+        missing.insert((n.domain.empty() ? "" : n.domain + "::") + n.op_type + " (opset " +
+                       std::to_string(version) + ")");
     }
     for (const ir::Value* in : n.inputs()) {
         auto it = in ? p.slot.find(in) : p.slot.end();
@@ -145,7 +152,8 @@ void Session::Impl::compute_releases(const ir::Graph& g, GraphPlan& p) {
         if (keep.count(slot)) continue;
         int last = -1;
         for (const ir::Use& u : value->uses())
-            if (const ir::Node* top = ir::ancestor_in(g, u.node)) last = std::max(last, step_of.at(top));
+            if (const ir::Node* top = ir::ancestor_in(g, u.node))
+                last = std::max(last, step_of.at(top));
         if (value->producer() && last < 0) last = step_of.at(value->producer());  // unused output
         if (last >= 0) p.steps[static_cast<size_t>(last)].release.push_back(slot);
     }
@@ -178,25 +186,31 @@ void Session::Impl::run_step(const NodeStep& s, Frame& f, NodeHook* hook) {
     std::vector<const ops::RtValue*> inputs;
     inputs.reserve(s.inputs.size());
     for (size_t i = 0; i < s.inputs.size(); ++i) {
-        if (s.inputs[i] >= 0) inputs.push_back(&f.slots[static_cast<size_t>(s.inputs[i])]);
-        else inputs.push_back(s.outer[i] && f.parent ? f.parent->lookup(s.outer[i]) : nullptr);
+        if (s.inputs[i] >= 0)
+            inputs.push_back(&f.slots[static_cast<size_t>(s.inputs[i])]);
+        else
+            inputs.push_back(s.outer[i] && f.parent ? f.parent->lookup(s.outer[i]) : nullptr);
     }
     FrameRunner runner(*this, f);
     ops::KernelContext ctx(*s.node, inputs, s.outputs.size(), &pool, &runner);
     with_context(s.context, [&] { s.kernel(ctx); });
     if (hook) hook->on_node(*s.node, inputs, ctx.outputs());
     for (size_t k = 0; k < s.outputs.size(); ++k)
-        if (s.outputs[k] >= 0) f.slots[static_cast<size_t>(s.outputs[k])] = std::move(ctx.outputs()[k]);
+        if (s.outputs[k] >= 0)
+            f.slots[static_cast<size_t>(s.outputs[k])] = std::move(ctx.outputs()[k]);
     for (int slot : s.release) f.slots[static_cast<size_t>(slot)] = ops::RtValue();
 }
 
-std::vector<ops::RtValue> Session::Impl::execute(const ir::Graph& g, std::vector<ops::RtValue> inputs,
+std::vector<ops::RtValue> Session::Impl::execute(const ir::Graph& g,
+                                                 std::vector<ops::RtValue> inputs,
                                                  const Frame* parent, NodeHook* hook) {
     const GraphPlan& p = *plans.at(&g);
     Frame f{&p, parent, std::vector<ops::RtValue>(static_cast<size_t>(p.num_slots))};
-    for (const auto& [slot, v] : p.initializer_slots) f.slots[static_cast<size_t>(slot)] = ops::RtValue::of(v->initializer()->tensor);
+    for (const auto& [slot, v] : p.initializer_slots)
+        f.slots[static_cast<size_t>(slot)] = ops::RtValue::of(v->initializer()->tensor);
     for (size_t i = 0; i < p.input_slots.size() && i < inputs.size(); ++i)
-        if (!inputs[i].is_none()) f.slots[static_cast<size_t>(p.input_slots[i])] = std::move(inputs[i]);
+        if (!inputs[i].is_none())
+            f.slots[static_cast<size_t>(p.input_slots[i])] = std::move(inputs[i]);
     for (const NodeStep& s : p.steps) run_step(s, f, hook);
     std::vector<ops::RtValue> out;
     for (size_t i = 0; i < p.output_slots.size(); ++i) {
@@ -209,12 +223,13 @@ std::vector<ops::RtValue> Session::Impl::execute(const ir::Graph& g, std::vector
 Session::Session(const ir::Model& model, SessionOptions options)
     : model_(model), impl_(std::make_unique<Impl>(model, options.threads)) {
     if (!model.graph) throw Error(ErrorKind::kInvalidInput, "the model has no graph");
-    impl_->plan_graph(*model.graph, [&model](const std::string& d) { return model.opset_version(d); });
+    impl_->plan_graph(*model.graph,
+                      [&model](const std::string& d) { return model.opset_version(d); });
     if (!impl_->missing.empty()) {
         std::string list;
         for (const auto& m : impl_->missing) list += "\n    " + m;
-        throw Error(ErrorKind::kUnsupported,
-                    std::to_string(impl_->missing.size()) + " operator(s) have no reference kernel:" + list);
+        throw Error(ErrorKind::kUnsupported, std::to_string(impl_->missing.size()) +
+                                                 " operator(s) have no reference kernel:" + list);
     }
 }
 
@@ -225,7 +240,8 @@ Results Session::run(const Feeds& feeds, NodeHook* hook) {
     std::vector<ops::RtValue> inputs = bind_feeds(g, feeds);
     std::vector<ops::RtValue> outs = impl_->execute(g, std::move(inputs), nullptr, hook);
     Results r;
-    for (size_t i = 0; i < outs.size(); ++i) r.emplace_back(g.outputs()[i]->name(), std::move(outs[i]));
+    for (size_t i = 0; i < outs.size(); ++i)
+        r.emplace_back(g.outputs()[i]->name(), std::move(outs[i]));
     return r;
 }
 

@@ -21,7 +21,7 @@ struct SessionOptions {
 
 // Observes node execution in the main graph.
 class NodeHook {
-public:
+  public:
     virtual ~NodeHook() = default;
     virtual void on_node(const ir::Node& node, const std::vector<const ops::RtValue*>& inputs,
                          const std::vector<ops::RtValue>& outputs) = 0;
@@ -31,7 +31,7 @@ using Feeds = std::map<std::string, ops::RtValue>;
 using Results = std::vector<std::pair<std::string, ops::RtValue>>;
 
 class Session {
-public:
+  public:
     // Plans `model`, which must outlive the session. Throws kUnsupported listing every op that
     // has no kernel, kInvalidInput for structural problems.
     explicit Session(const ir::Model& model, SessionOptions options = {});
@@ -45,7 +45,7 @@ public:
 
     struct Impl;  // the plans and the executor (session.cc)
 
-private:
+  private:
     const ir::Model& model_;
     std::unique_ptr<Impl> impl_;
 };

@@ -1,0 +1,32 @@
+// Small tensor helpers shared by kernels: axis normalization, reading scalars and index lists,
+// and byte-level stacking / slicing along an axis (any fixed-size type and strings).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace pg::ops {
+
+// `axis` in [-rank, rank) mapped to [0, rank); kInvalidInput otherwise. `what` names the op.
+int64_t normalize_axis(int64_t axis, int64_t rank, const char* what);
+// The values of an int32/int64 tensor as int64.
+std::vector<int64_t> to_int64_vector(const Tensor& t, const char* what);
+// A scalar (or one-element) tensor's value as double; kInvalidInput if it holds != 1 element.
+double scalar_value(const Tensor& t, const char* what);
+// Scalar bool / int tensors.
+Tensor make_scalar_bool(bool v);
+Tensor make_scalar_int64(int64_t v);
+// Stacks same-shaped tensors along a new axis `axis` (0 <= axis <= rank).
+Tensor stack_tensors(const std::vector<Tensor>& items, int64_t axis);
+// Concatenates tensors along an existing axis.
+Tensor concat_tensors(const std::vector<Tensor>& items, int64_t axis);
+// The slice `index` of `t` along `axis`, with that axis removed.
+Tensor select_along(const Tensor& t, int64_t axis, int64_t index);
+// Elements [start, start + length) of `t` along `axis` (the axis is kept).
+Tensor narrow_along(const Tensor& t, int64_t axis, int64_t start, int64_t length);
+// Same dtype and dims, new owned buffer with the same bytes (or strings).
+Tensor copy_tensor(const Tensor& t);
+
+}  // namespace pg::ops
