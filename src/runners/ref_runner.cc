@@ -3,6 +3,8 @@
 #include <chrono>
 
 #include "base/error.h"
+#include "ir/clone.h"
+#include "passes/promote_float64.h"
 
 namespace pg::runners {
 
@@ -21,14 +23,42 @@ std::vector<TensorMeta> graph_input_metadata(const ir::Graph& g) {
     return out;
 }
 
-RefRunner::RefRunner(const ir::Model& model, runtime::SessionOptions options)
-    : model_(model), session_(model, options), name_(make_runner_name("ref-runner")) {}
+namespace {
 
-std::vector<TensorMeta> RefRunner::input_metadata() const { return graph_input_metadata(*model_.graph); }
+std::unique_ptr<ir::Model> promoted_copy(const ir::Model& model) {
+    auto copy = ir::clone_model(model);
+    passes::promote_to_float64(*copy);
+    return copy;
+}
+
+Tensor widen_feed(const Tensor& t) {
+    if (t.dtype() != DataType::kFloat32) return t;
+    Tensor out = Tensor::zeros(DataType::kFloat64, t.dims());
+    double* dst = reinterpret_cast<double*>(out.mutable_bytes());
+    for (uint64_t i = 0; i < t.numel(); ++i) dst[i] = t.data<float>()[i];
+    return out;
+}
+
+}  // namespace
+
+RefRunner::RefRunner(const ir::Model& model, RefRunnerOptions options)
+    : promoted_(options.fp64 ? promoted_copy(model) : nullptr),
+      model_(promoted_ ? *promoted_ : model),
+      session_(model_, options.session),
+      fp64_(options.fp64),
+      name_(make_runner_name("ref-runner")) {}
+
+std::vector<TensorMeta> RefRunner::input_metadata() const {
+    auto meta = graph_input_metadata(*model_.graph);
+    if (fp64_)  // callers feed what the original model takes
+        for (auto& m : meta)
+            if (m.dtype == DataType::kFloat64) m.dtype = DataType::kFloat32;
+    return meta;
+}
 
 NamedTensors RefRunner::infer(const std::map<std::string, Tensor>& feeds) {
     runtime::Feeds rt;
-    for (const auto& [name, t] : feeds) rt[name] = ops::RtValue::of(t);
+    for (const auto& [name, t] : feeds) rt[name] = ops::RtValue::of(fp64_ ? widen_feed(t) : t);
     const auto start = std::chrono::steady_clock::now();
     auto results = session_.run(rt);
     last_time_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

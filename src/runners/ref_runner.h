@@ -3,14 +3,23 @@
 
 #include "ir/model.h"
 #include "runners/runner.h"
+#include <memory>
+
 #include "runtime/session.h"
 
 namespace pg::runners {
 
+struct RefRunnerOptions {
+    runtime::SessionOptions session;
+    // Compute a float32 model in float64 end to end (--ref-precision fp64). float32 feeds are
+    // widened; outputs stay float64.
+    bool fp64 = false;
+};
+
 class RefRunner : public Runner {
 public:
-    // `model` must outlive the runner.
-    RefRunner(const ir::Model& model, runtime::SessionOptions options);
+    // `model` must outlive the runner (with fp64, the runner works on its own copy).
+    RefRunner(const ir::Model& model, RefRunnerOptions options);
     const std::string& name() const override { return name_; }
     std::vector<TensorMeta> input_metadata() const override;
     NamedTensors infer(const std::map<std::string, Tensor>& feeds) override;
@@ -18,8 +27,10 @@ public:
     runtime::Session& session() { return session_; }
 
 private:
+    std::unique_ptr<ir::Model> promoted_;  // set with fp64
     const ir::Model& model_;
     runtime::Session session_;
+    bool fp64_;
     std::string name_;
     double last_time_ = 0;
 };

@@ -1,0 +1,81 @@
+#include "passes/promote_float64.h"
+
+#include <cstring>
+
+#include "ir/model.h"
+
+namespace pg::passes {
+
+namespace {
+
+Tensor widen(const Tensor& t) {
+    Tensor out = Tensor::zeros(DataType::kFloat64, t.dims());
+    double* dst = reinterpret_cast<double*>(out.mutable_bytes());
+    for (uint64_t i = 0; i < t.numel(); ++i) dst[i] = t.data<float>()[i];
+    return out;
+}
+
+bool is_f32_tensor(const Tensor& t) { return t.dtype() == DataType::kFloat32 && t.has_data(); }
+
+void promote_type(ir::TypeInfo& t, PromoteFloat64Report& r) {
+    if ((t.kind == ir::TypeKind::kTensor || t.kind == ir::TypeKind::kSparseTensor) && t.elem_type == DataType::kFloat32) {
+        t.elem_type = DataType::kFloat64;
+        ++r.values;
+    }
+    for (auto& c : t.children) promote_type(c, r);
+}
+
+// Attributes naming a dtype: Cast.to, EyeLike/RandomX.dtype, ...
+bool is_dtype_attribute(const ir::Node& n, const ir::Attribute& a) {
+    return a.type == ir::AttrType::kInt && (a.name == "to" || a.name == "dtype") && a.i == 1;
+}
+
+void promote_attribute(const ir::Node& n, ir::Attribute& a, PromoteFloat64Report& r) {
+    if (is_dtype_attribute(n, a)) {
+        a.i = static_cast<int64_t>(DataType::kFloat64);
+        ++r.attributes;
+    }
+    for (auto& t : a.tensors)
+        if (is_f32_tensor(t.tensor)) {
+            t.tensor = widen(t.tensor);
+            ++r.attributes;
+        }
+    if (n.op_type == "Constant" && (a.name == "value_float" || a.name == "value_floats")) {
+        const bool scalar = a.name == "value_float";
+        std::vector<double> v = scalar ? std::vector<double>{a.f} : std::vector<double>(a.floats.begin(), a.floats.end());
+        std::vector<int64_t> dims = scalar ? std::vector<int64_t>{} : std::vector<int64_t>{static_cast<int64_t>(v.size())};
+        a = ir::Attribute::make_tensor("value", Tensor::from_values(DataType::kFloat64, dims, v));
+        ++r.attributes;
+    }
+}
+
+void promote_graph(ir::Graph& g, PromoteFloat64Report& r) {
+    for (const auto& v : g.values()) {
+        if (!v->has_type()) continue;
+        ir::TypeInfo t = v->type();
+        promote_type(t, r);
+        v->set_type(std::move(t));
+    }
+    for (ir::Value* v : g.initializers()) {
+        ir::NamedTensor* nt = v->mutable_initializer();
+        if (is_f32_tensor(nt->tensor)) {
+            nt->tensor = widen(nt->tensor);
+            ++r.initializers;
+        }
+    }
+    for (const auto& n : g.nodes()) {
+        for (auto& a : n->attributes) promote_attribute(*n, a, r);
+        for (ir::Graph* sub : n->subgraphs()) promote_graph(*sub, r);
+    }
+}
+
+}  // namespace
+
+PromoteFloat64Report promote_to_float64(ir::Model& m) {
+    PromoteFloat64Report r;
+    if (m.graph) promote_graph(*m.graph, r);
+    for (auto& f : m.functions) promote_graph(*f.body, r);
+    return r;
+}
+
+}  // namespace pg::passes
