@@ -1,0 +1,60 @@
+// Dense GEMM kernels shared by MatMul, Gemm and Conv: C = alpha * op(A) * op(B) + beta * C.
+// gemm_plain is the reference (the oracle: straightforward loops, accumulating in T, so float32
+// accumulates in float32); gemm_fast is the float32 fast path (packed panels, a 6x16 register
+// tile, AVX2+FMA chosen at run time when the CPU has it, rows/columns split over the pool).
+// Tests diff gemm_fast against gemm_reference on random shapes (tests/unit/ops_matmul_test.cc).
+// To add a fast path for another type, add an overload here and diff it the same way.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+namespace pg {
+class ThreadPool;
+}
+
+namespace pg::ops {
+
+// One GEMM: op(A) is m x k, op(B) is k x n, C is m x n (row-major with leading dimensions).
+template <typename T>
+struct GemmArgs {
+    int64_t m = 0, n = 0, k = 0;
+    const T* a = nullptr;
+    int64_t lda = 0;
+    bool trans_a = false;  // A is stored k x m
+    const T* b = nullptr;
+    int64_t ldb = 0;
+    bool trans_b = false;  // B is stored n x k
+    T* c = nullptr;
+    int64_t ldc = 0;
+    T alpha = T(1);
+    T beta = T(0);  // 0: C is written without being read (may hold NaN)
+};
+
+// The reference GEMM for any numeric T.
+template <typename T>
+void gemm_plain(const GemmArgs<T>& g) {
+    for (int64_t i = 0; i < g.m; ++i) {
+        for (int64_t j = 0; j < g.n; ++j) {
+            T acc = T(0);
+            for (int64_t p = 0; p < g.k; ++p) {
+                const T av = g.trans_a ? g.a[p * g.lda + i] : g.a[i * g.lda + p];
+                const T bv = g.trans_b ? g.b[j * g.ldb + p] : g.b[p * g.ldb + j];
+                acc = static_cast<T>(acc + av * bv);
+            }
+            T& out = g.c[i * g.ldc + j];
+            out = g.beta == T(0) ? static_cast<T>(g.alpha * acc)
+                                 : static_cast<T>(g.alpha * acc + g.beta * out);
+        }
+    }
+}
+
+// float32 reference (gemm_plain<float>), the oracle of gemm_fast.
+void gemm_reference(const GemmArgs<float>& g);
+// float32 fast path; `pool` may be nullptr (single-threaded).
+void gemm_fast(const GemmArgs<float>& g, ThreadPool* pool);
+
+// Runs fn(begin, end) over [0, n) on `pool` (inline when pool is nullptr or n is 1).
+void run_parallel(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn);
+
+}  // namespace pg::ops
