@@ -1,0 +1,152 @@
+#include "ops/tensor_shape_take.h"
+
+#include <cstring>
+
+#include "base/float16.h"
+#include "ops/dispatch.h"
+
+namespace pg::ops {
+
+namespace {
+
+constexpr int64_t kOffsetMask = (int64_t{1} << 44) - 1;
+constexpr int64_t kGrain = 1 << 15;
+
+// Sub-byte types: element i of packed storage (low bits first).
+uint8_t get_bits(const uint8_t* p, int64_t i, int bits) {
+    const int64_t pos = i * bits;
+    return static_cast<uint8_t>((p[pos / 8] >> (pos % 8)) & ((1 << bits) - 1));
+}
+
+void put_bits(uint8_t* p, int64_t i, int bits, uint8_t v) {
+    const int64_t pos = i * bits;
+    p[pos / 8] = static_cast<uint8_t>(p[pos / 8] | (v << (pos % 8)));
+}
+
+Tensor take_strings(const std::vector<const Tensor*>& src, Dims dims,
+                    const std::vector<int64_t>& refs) {
+    std::vector<std::string> out(refs.size());
+    for (size_t i = 0; i < refs.size(); ++i)
+        out[i] = src[static_cast<size_t>(refs[i] >> 44)]->strings()[refs[i] & kOffsetMask];
+    return Tensor::from_strings(std::move(dims), std::move(out));
+}
+
+Tensor take_bits(const std::vector<const Tensor*>& src, Dims dims, const std::vector<int64_t>& refs,
+                 int bits) {
+    Tensor out = Tensor::zeros(src[0]->dtype(), std::move(dims));
+    uint8_t* dst = out.mutable_bytes();
+    for (size_t i = 0; i < refs.size(); ++i) {
+        const Tensor* s = src[static_cast<size_t>(refs[i] >> 44)];
+        put_bits(dst, static_cast<int64_t>(i), bits,
+                 get_bits(s->bytes(), refs[i] & kOffsetMask, bits));
+    }
+    return out;
+}
+
+}  // namespace
+
+Tensor take(const std::vector<const Tensor*>& sources, Dims dims, const std::vector<int64_t>& refs,
+            ThreadPool* pool, const char* op) {
+    const DataType dt = sources.at(0)->dtype();
+    for (const Tensor* s : sources)
+        if (s->dtype() != dt)
+            fail(std::string(op) + ": inputs have different types (" + dtype_name(dt) + " and " +
+                 dtype_name(s->dtype()) + ")");
+    if (static_cast<int64_t>(refs.size()) != count_of(dims))
+        throw Error(ErrorKind::kInternal, std::string(op) + ": ref map size mismatch");
+    if (dt == DataType::kString) return take_strings(sources, std::move(dims), refs);
+    const int bits = dtype_bits(dt);
+    if (bits > 0 && bits < 8) return take_bits(sources, std::move(dims), refs, bits);
+    Tensor out = Tensor::zeros(dt, std::move(dims));
+    dispatch_by_size(dt, op, [&]<typename T>() {
+        T* dst = reinterpret_cast<T*>(out.mutable_bytes());
+        std::vector<const T*> src;
+        for (const Tensor* s : sources) src.push_back(s->data<T>());
+        parallel_ranges(pool, static_cast<int64_t>(refs.size()), [&](int64_t b, int64_t e) {
+            for (int64_t i = b; i < e; ++i) {
+                const int64_t r = refs[static_cast<size_t>(i)];
+                dst[i] = src[static_cast<size_t>(r >> 44)][r & kOffsetMask];
+            }
+        });
+    });
+    return out;
+}
+
+Tensor with_dims(const Tensor& t, Dims dims) {
+    if (count_of(dims) != static_cast<int64_t>(t.numel()))
+        throw Error(ErrorKind::kInternal, "with_dims: element count differs");
+    if (t.is_string()) return Tensor::from_strings(std::move(dims), t.strings());
+    return Tensor::from_bytes(t.dtype(), std::move(dims),
+                              std::string(reinterpret_cast<const char*>(t.bytes()), t.nbytes()));
+}
+
+Tensor scalar_of(DataType dt, double v) {
+    Tensor out = Tensor::zeros(dt, {});
+    if (dt == DataType::kString || v == 0) return out;  // all-zero bits are 0 in every type
+    uint8_t* p = out.mutable_bytes();
+    auto put = [&](auto x) { std::memcpy(p, &x, sizeof(x)); };
+    switch (dt) {
+        case DataType::kFloat16:
+            put(float_to_half_bits(static_cast<float>(v)));
+            break;
+        case DataType::kBFloat16:
+            put(float_to_bfloat16_bits(static_cast<float>(v)));
+            break;
+        case DataType::kBool:
+            put(static_cast<uint8_t>(v != 0));
+            break;
+        default:
+            dispatch_numeric(dt, "scalar", [&]<typename T>() { put(static_cast<T>(v)); });
+    }
+    return out;
+}
+
+int64_t count_of(const Dims& dims) {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return n;
+}
+
+Dims strides_of(const Dims& dims) {
+    Dims s(dims.size(), 1);
+    for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
+    return s;
+}
+
+std::vector<int64_t> strided_refs(const Dims& dims, const Dims& strides, int64_t base) {
+    const int64_t n = count_of(dims);
+    std::vector<int64_t> refs(static_cast<size_t>(n));
+    if (n == 0) return refs;
+    const size_t rank = dims.size();
+    if (rank == 0) return {base};
+    const int64_t inner = dims[rank - 1], step = strides[rank - 1];
+    std::vector<int64_t> c(rank, 0);
+    int64_t off = base;
+    for (int64_t o = 0; o < n; o += inner) {
+        for (int64_t k = 0; k < inner; ++k) refs[static_cast<size_t>(o + k)] = off + k * step;
+        for (size_t ax = rank - 1; ax-- > 0;) {
+            off += strides[ax];
+            if (++c[ax] < dims[ax]) break;
+            off -= strides[ax] * dims[ax];
+            c[ax] = 0;
+        }
+    }
+    return refs;
+}
+
+int64_t wrap_index(int64_t i, int64_t n, const char* op) {
+    if (i < -n || i >= n)
+        fail(std::string(op) + ": index " + std::to_string(i) + " is out of range [" +
+             std::to_string(-n) + ", " + std::to_string(n) + ")");
+    return i < 0 ? i + n : i;
+}
+
+void parallel_ranges(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
+    if (!pool || pool->num_threads() <= 1 || n < 2 * kGrain) {
+        if (n > 0) fn(0, n);
+        return;
+    }
+    pool->parallel_for(n, kGrain, fn);
+}
+
+}  // namespace pg::ops
