@@ -17,6 +17,7 @@ void register_pool_ops(OpTable& t);
 void register_normalization_ops(OpTable& t);
 void register_control_flow_ops(OpTable& t);
 void register_sequence_ops(OpTable& t);
+void register_rnn_ops(OpTable& t);
 // Add a family: declare it above and call it below.
 
 void register_all_ops(OpTable& t) {
@@ -33,6 +34,7 @@ void register_all_ops(OpTable& t) {
     register_normalization_ops(t);
     register_control_flow_ops(t);
     register_sequence_ops(t);
+    register_rnn_ops(t);
 }
 
 }  // namespace pg::ops
