@@ -1,10 +1,146 @@
-// Convolutions: Conv, ConvTranspose.
+// Convolutions: Conv, ConvTranspose. Geometry and kernels live in conv_kernels.{h,cc}; float32
+// Conv runs the im2col + GEMM fast path, other types the plain reference. float16/bfloat16 are
+// computed in float32 (half_via_float).
+#include <type_traits>
+
+#include "ir/graph.h"
+#include "ops/conv_kernels.h"
+#include "ops/dispatch.h"
+#include "ops/half.h"
 #include "ops/op_table.h"
 
 namespace pg::ops {
 
+namespace {
+
+using Dims = std::vector<int64_t>;
+
+struct ConvInputs {
+    const Tensor* x;
+    const Tensor* w;
+    const Tensor* b;  // nullptr when omitted
+};
+
+ConvInputs conv_inputs(KernelContext& ctx, const char* op) {
+    ConvInputs in{&ctx.input(0), &ctx.input(1), ctx.has_input(2) ? &ctx.input(2) : nullptr};
+    if (in.x->rank() < 3 || in.w->rank() != in.x->rank())
+        fail(std::string(op) + ": X must have rank >= 3 and W the same rank");
+    if (in.w->dtype() != in.x->dtype() || (in.b && in.b->dtype() != in.x->dtype()))
+        fail(std::string(op) + ": inputs have different types");
+    return in;
+}
+
+Dims output_dims(const ConvShape& s) {
+    Dims out{s.n, s.m};
+    for (int i = 3 - s.w.nd; i < 3; ++i) out.push_back(s.w.out[i]);
+    return out;
+}
+
+// Runs conv (fast for float32) or conv-transpose on the typed buffers.
+void run_conv(const ConvShape& s, const ConvInputs& in, bool transpose, KernelContext& ctx) {
+    Tensor y = Tensor::zeros(in.x->dtype(), output_dims(s));
+    dispatch_float(in.x->dtype(), transpose ? "ConvTranspose" : "Conv", [&]<typename T>() {
+        const T* b = in.b ? in.b->data<T>() : nullptr;
+        T* py = reinterpret_cast<T*>(y.mutable_bytes());
+        if (transpose)
+            conv_transpose_reference<T>(s, in.x->data<T>(), in.w->data<T>(), b, py);
+        else if constexpr (std::is_same_v<T, float>)
+            conv_fast(s, in.x->data<T>(), in.w->data<T>(), b, py, ctx.pool());
+        else
+            conv_reference<T>(s, in.x->data<T>(), in.w->data<T>(), b, py);
+    });
+    ctx.set_output(0, std::move(y));
+}
+
+Dims kernel_dims(const WindowAttrs& wa, const Tensor& w, const char* op) {
+    const Dims from_w(w.dims().begin() + 2, w.dims().end());
+    if (!wa.kernel_shape.empty() && wa.kernel_shape != from_w)
+        fail(std::string(op) + ": kernel_shape differs from the weights' shape");
+    return from_w;
+}
+
+KernelFn make_conv(const Attrs& at, int64_t) {
+    WindowAttrs wa = read_window_attrs(at);
+    wa.ceil_mode = false;
+    const int64_t group = at.get_int("group", 1);
+    return half_via_float([wa, group](KernelContext& ctx) {
+        const ConvInputs in = conv_inputs(ctx, "Conv");
+        ConvShape s;
+        s.n = in.x->dims()[0], s.c = in.x->dims()[1], s.m = in.w->dims()[0], s.group = group;
+        if (group < 1 || s.c != in.w->dims()[1] * group || s.m % group != 0)
+            fail("Conv: channels do not match the weights and group");
+        if (in.b && in.b->numel() != static_cast<uint64_t>(s.m))
+            fail("Conv: B must have M elements");
+        const Dims spatial(in.x->dims().begin() + 2, in.x->dims().end());
+        s.w = make_window(wa, spatial, kernel_dims(wa, *in.w, "Conv"), "Conv");
+        run_conv(s, in, false, ctx);
+    });
+}
+
+// Python-style floor division (total padding can be negative).
+int64_t floor_half(int64_t v) {
+    return v >= 0 ? v / 2 : -((-v + 1) / 2);
+}
+
+// ConvTranspose output size and pads per axis: from output_shape or SAME (pads derived from the
+// total padding), else from explicit pads.
+void transpose_geometry(const WindowAttrs& wa, const Dims& out_pad, Dims out_shape, Window& w) {
+    const int nd = w.nd, off = 3 - nd;
+    if (out_shape.size() == static_cast<size_t>(nd + 2))
+        out_shape.erase(out_shape.begin(), out_shape.begin() + 2);
+    if (!out_shape.empty() && out_shape.size() != static_cast<size_t>(nd))
+        fail("ConvTranspose: output_shape has the wrong length");
+    if (!out_pad.empty() && out_pad.size() != static_cast<size_t>(nd))
+        fail("ConvTranspose: output_padding has the wrong length");
+    const bool same = wa.auto_pad == "SAME_UPPER" || wa.auto_pad == "SAME_LOWER";
+    for (int i = 0; i < nd; ++i) {
+        const int j = off + i;
+        const int64_t op = out_pad.empty() ? 0 : out_pad[i];
+        const int64_t full = w.stride[j] * (w.in[j] - 1) + op + (w.kernel[j] - 1) * w.dil[j] + 1;
+        if (!out_shape.empty() || same) {
+            w.out[j] = out_shape.empty() ? w.in[j] * w.stride[j] : out_shape[i];
+            const int64_t total = full - w.out[j];
+            const bool upper = wa.auto_pad == "SAME_UPPER";
+            w.pad_begin[j] = upper ? floor_half(total) : total - floor_half(total);
+            w.pad_end[j] = total - w.pad_begin[j];
+        } else {
+            if (!wa.pads.empty()) w.pad_begin[j] = wa.pads[i], w.pad_end[j] = wa.pads[i + nd];
+            w.out[j] = full - w.pad_begin[j] - w.pad_end[j];
+        }
+        if (w.out[j] < 1) fail("ConvTranspose: output size is not positive");
+    }
+}
+
+KernelFn make_conv_transpose(const Attrs& at, int64_t) {
+    WindowAttrs wa = read_window_attrs(at);
+    const int64_t group = at.get_int("group", 1);
+    const Dims out_pad = at.get_ints("output_padding"), out_shape = at.get_ints("output_shape");
+    return half_via_float([=](KernelContext& ctx) {
+        const ConvInputs in = conv_inputs(ctx, "ConvTranspose");
+        ConvShape s;
+        s.n = in.x->dims()[0], s.c = in.x->dims()[1], s.m = in.w->dims()[1] * group,
+        s.group = group;
+        if (group < 1 || s.c != in.w->dims()[0] || s.c % group != 0)
+            fail("ConvTranspose: channels do not match the weights and group");
+        if (in.b && in.b->numel() != static_cast<uint64_t>(s.m))
+            fail("ConvTranspose: B must have M elements");
+        const Dims spatial(in.x->dims().begin() + 2, in.x->dims().end());
+        WindowAttrs geometry = wa;  // strides / dilations checked and read by make_window
+        geometry.auto_pad = "VALID", geometry.pads.clear(), geometry.ceil_mode = false;
+        Window w = make_window(geometry, spatial, kernel_dims(wa, *in.w, "ConvTranspose"),
+                               "ConvTranspose", false);
+        transpose_geometry(wa, out_pad, out_shape, w);
+        s.w = w;
+        run_conv(s, in, true, ctx);
+    });
+}
+
+}  // namespace
+
 void register_conv_ops(OpTable& t) {
-    (void)t;  // ops of this family are being written
+    using C = NumericContract;
+    t.add("Conv", 1, C::kApproximate, make_conv);
+    t.add("ConvTranspose", 1, C::kApproximate, make_conv_transpose);
 }
 
 }  // namespace pg::ops

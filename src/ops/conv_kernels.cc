@@ -1,0 +1,223 @@
+// Window geometry and convolution kernels (see conv_kernels.h). The references accumulate in T
+// (float32 for float32), in the order bias, then channels, then kernel positions.
+#include "ops/conv_kernels.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "ops/gemm_kernels.h"
+#include "ops/kernel.h"
+
+namespace pg::ops {
+
+WindowAttrs read_window_attrs(const Attrs& a) {
+    WindowAttrs w;
+    w.auto_pad = a.get_string("auto_pad", "NOTSET");
+    w.kernel_shape = a.get_ints("kernel_shape");
+    w.strides = a.get_ints("strides");
+    w.dilations = a.get_ints("dilations");
+    w.pads = a.get_ints("pads");
+    w.ceil_mode = a.get_int("ceil_mode", 0) != 0;
+    return w;
+}
+
+namespace {
+
+int64_t floor_div(int64_t a, int64_t b) {
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+// Output size along one axis with explicit pads.
+int64_t pooled_size(int64_t in, int64_t ek, int64_t s, int64_t pb, int64_t pe, bool ceil_mode) {
+    const int64_t span = in + pb + pe - ek;
+    if (!ceil_mode) return floor_div(span, s) + 1;
+    int64_t out = floor_div(span + s - 1, s) + 1;
+    if ((out - 1) * s >= in + pb) --out;  // the last window must start inside input or begin pad
+    return out;
+}
+
+}  // namespace
+
+Window make_window(const WindowAttrs& a, const std::vector<int64_t>& in,
+                   const std::vector<int64_t>& kernel, const char* op, bool check_output) {
+    const size_t nd = in.size();
+    if (nd < 1 || nd > 3) unsupported(std::string(op) + ": only 1 to 3 spatial axes are supported");
+    auto check_len = [&](const std::vector<int64_t>& v, size_t n, const char* name) {
+        if (!v.empty() && v.size() != n)
+            fail(std::string(op) + ": '" + name + "' has the wrong length");
+    };
+    check_len(kernel, nd, "kernel_shape"), check_len(a.strides, nd, "strides");
+    check_len(a.dilations, nd, "dilations"), check_len(a.pads, 2 * nd, "pads");
+    Window w;
+    w.nd = static_cast<int>(nd);
+    const size_t off = 3 - nd;
+    for (size_t i = 0; i < nd; ++i) {
+        const size_t j = off + i;
+        w.in[j] = in[i], w.kernel[j] = kernel[i];
+        w.stride[j] = a.strides.empty() ? 1 : a.strides[i];
+        w.dil[j] = a.dilations.empty() ? 1 : a.dilations[i];
+        if (w.stride[j] < 1 || w.dil[j] < 1 || w.kernel[j] < 1)
+            fail(std::string(op) + ": strides, dilations and kernel sizes must be positive");
+        const int64_t ek = (w.kernel[j] - 1) * w.dil[j] + 1;
+        if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
+            w.out[j] = (w.in[j] + w.stride[j] - 1) / w.stride[j];
+            const int64_t total = std::max<int64_t>(0, (w.out[j] - 1) * w.stride[j] + ek - w.in[j]);
+            w.pad_begin[j] = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+            w.pad_end[j] = total - w.pad_begin[j];
+            continue;
+        }
+        if (a.auto_pad == "NOTSET" && !a.pads.empty())
+            w.pad_begin[j] = a.pads[i], w.pad_end[j] = a.pads[i + nd];
+        else if (a.auto_pad != "NOTSET" && a.auto_pad != "VALID")
+            fail(std::string(op) + ": unknown auto_pad '" + a.auto_pad + "'");
+        w.out[j] = pooled_size(w.in[j], ek, w.stride[j], w.pad_begin[j], w.pad_end[j], a.ceil_mode);
+        if (check_output && w.out[j] < 1)
+            fail(std::string(op) + ": the window is larger than the padded input");
+    }
+    return w;
+}
+
+template <typename T>
+void conv_reference(const ConvShape& s, const T* x, const T* w, const T* bias, T* y) {
+    const Window& g = s.w;
+    const int64_t cg = s.c / s.group, mg = s.m / s.group, ks = g.kernel_size();
+    for (int64_t n = 0; n < s.n; ++n)
+        for (int64_t m = 0; m < s.m; ++m) {
+            const int64_t c0 = (m / mg) * cg;
+            T* yo = y + (n * s.m + m) * g.out_size();
+            for (int64_t o = 0; o < g.out_size(); ++o) {
+                const int64_t od = o / (g.out[1] * g.out[2]), oh = o / g.out[2] % g.out[1],
+                              ow = o % g.out[2];
+                T acc = bias ? bias[m] : T(0);
+                for (int64_t c = 0; c < cg; ++c) {
+                    const T* xc = x + (n * s.c + c0 + c) * g.in_size();
+                    const T* wc = w + (m * cg + c) * ks;
+                    for (int64_t k = 0; k < ks; ++k) {
+                        const int64_t kd = k / (g.kernel[1] * g.kernel[2]),
+                                      kh = k / g.kernel[2] % g.kernel[1], kw = k % g.kernel[2];
+                        const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dil[0];
+                        const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dil[1];
+                        const int64_t iw = ow * g.stride[2] - g.pad_begin[2] + kw * g.dil[2];
+                        if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1] || iw < 0 ||
+                            iw >= g.in[2])
+                            continue;
+                        acc += xc[(id * g.in[1] + ih) * g.in[2] + iw] * wc[k];
+                    }
+                }
+                yo[o] = acc;
+            }
+        }
+}
+
+template <typename T>
+void conv_transpose_reference(const ConvShape& s, const T* x, const T* w, const T* bias, T* y) {
+    const Window& g = s.w;
+    const int64_t cg = s.c / s.group, mg = s.m / s.group, ks = g.kernel_size();
+    for (int64_t n = 0; n < s.n; ++n)
+        for (int64_t m = 0; m < s.m; ++m)
+            std::fill_n(y + (n * s.m + m) * g.out_size(), g.out_size(), bias ? bias[m] : T(0));
+    for (int64_t n = 0; n < s.n; ++n)
+        for (int64_t c = 0; c < s.c; ++c) {
+            const int64_t grp = c / cg;
+            const T* xc = x + (n * s.c + c) * g.in_size();
+            for (int64_t i = 0; i < g.in_size(); ++i) {
+                const int64_t id = i / (g.in[1] * g.in[2]), ih = i / g.in[2] % g.in[1],
+                              iw = i % g.in[2];
+                for (int64_t mm = 0; mm < mg; ++mm) {
+                    const T* wk = w + (c * mg + mm) * ks;
+                    T* yo = y + (n * s.m + grp * mg + mm) * g.out_size();
+                    for (int64_t k = 0; k < ks; ++k) {
+                        const int64_t kd = k / (g.kernel[1] * g.kernel[2]),
+                                      kh = k / g.kernel[2] % g.kernel[1], kw = k % g.kernel[2];
+                        const int64_t od = id * g.stride[0] - g.pad_begin[0] + kd * g.dil[0];
+                        const int64_t oh = ih * g.stride[1] - g.pad_begin[1] + kh * g.dil[1];
+                        const int64_t ow = iw * g.stride[2] - g.pad_begin[2] + kw * g.dil[2];
+                        if (od < 0 || od >= g.out[0] || oh < 0 || oh >= g.out[1] || ow < 0 ||
+                            ow >= g.out[2])
+                            continue;
+                        yo[(od * g.out[1] + oh) * g.out[2] + ow] += xc[i] * wk[k];
+                    }
+                }
+            }
+        }
+}
+
+template void conv_reference<float>(const ConvShape&, const float*, const float*, const float*,
+                                    float*);
+template void conv_reference<double>(const ConvShape&, const double*, const double*, const double*,
+                                     double*);
+template void conv_transpose_reference<float>(const ConvShape&, const float*, const float*,
+                                              const float*, float*);
+template void conv_transpose_reference<double>(const ConvShape&, const double*, const double*,
+                                               const double*, double*);
+
+namespace {
+
+// col[(c, k), o] = x[c, window position of o at kernel offset k] (0 in the padding).
+void im2col(const Window& g, int64_t channels, const float* x, float* col) {
+    const int64_t ks = g.kernel_size(), os = g.out_size();
+    for (int64_t c = 0; c < channels; ++c)
+        for (int64_t k = 0; k < ks; ++k) {
+            const int64_t kd = k / (g.kernel[1] * g.kernel[2]), kh = k / g.kernel[2] % g.kernel[1],
+                          kw = k % g.kernel[2];
+            const float* xc = x + c * g.in_size();
+            float* row = col + (c * ks + k) * os;
+            for (int64_t od = 0; od < g.out[0]; ++od) {
+                const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dil[0];
+                for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+                    const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dil[1];
+                    float* dst = row + (od * g.out[1] + oh) * g.out[2];
+                    const bool inside = id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1];
+                    const float* src = xc + (id * g.in[1] + ih) * g.in[2];
+                    for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+                        const int64_t iw = ow * g.stride[2] - g.pad_begin[2] + kw * g.dil[2];
+                        dst[ow] = inside && iw >= 0 && iw < g.in[2] ? src[iw] : 0.0f;
+                    }
+                }
+            }
+        }
+}
+
+bool is_pointwise(const Window& g) {
+    for (int i = 0; i < 3; ++i)
+        if (g.kernel[i] != 1 || g.stride[i] != 1 || g.pad_begin[i] != 0 || g.out[i] != g.in[i])
+            return false;
+    return true;
+}
+
+// One (image, group): y_g (mg x os) = bias + w_g (mg x cg*ks) * col (cg*ks x os).
+void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const float* w,
+              const float* bias, float* y, std::vector<float>& col, ThreadPool* pool) {
+    const Window& g = s.w;
+    const int64_t cg = s.c / s.group, mg = s.m / s.group, kk = cg * g.kernel_size(),
+                  os = g.out_size();
+    const float* xg = x + (n * s.c + grp * cg) * g.in_size();
+    const float* b = xg;
+    if (!is_pointwise(g)) {
+        col.resize(static_cast<size_t>(kk * os));
+        im2col(g, cg, xg, col.data());
+        b = col.data();
+    }
+    float* yg = y + (n * s.m + grp * mg) * os;
+    for (int64_t m = 0; m < mg; ++m) std::fill_n(yg + m * os, os, bias ? bias[grp * mg + m] : 0.0f);
+    GemmArgs<float> a;
+    a.m = mg, a.n = os, a.k = kk, a.a = w + grp * mg * kk, a.lda = kk, a.b = b, a.ldb = os;
+    a.c = yg, a.ldc = os, a.beta = 1.0f;
+    gemm_fast(a, pool);
+}
+
+}  // namespace
+
+void conv_fast(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
+               ThreadPool* pool) {
+    const int64_t jobs = s.n * s.group;
+    const int64_t work = (s.m / s.group) * s.w.out_size() * (s.c / s.group) * s.w.kernel_size();
+    const bool split_jobs = jobs > 1 && work < (1 << 20);
+    run_parallel(split_jobs ? pool : nullptr, jobs, [&](int64_t b, int64_t e) {
+        std::vector<float> col;
+        for (int64_t j = b; j < e; ++j)
+            conv_one(s, j / s.group, j % s.group, x, w, bias, y, col, split_jobs ? nullptr : pool);
+    });
+}
+
+}  // namespace pg::ops

@@ -1,0 +1,60 @@
+// Convolution and pooling geometry plus the convolution kernels. Every window is handled as 3-D:
+// 1-D and 2-D ops get leading spatial axes of size 1 (more than 3 spatial axes is kUnsupported).
+// conv_reference / conv_transpose_reference are the plain oracles; conv_fast (float32:
+// im2col + gemm_fast) is diffed against conv_reference in tests/unit/ops_conv_test.cc.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ops/attrs.h"
+
+namespace pg {
+class ThreadPool;
+}
+
+namespace pg::ops {
+
+// A sliding window over up to 3 spatial axes (axis 0 = outermost, padded with size 1).
+struct Window {
+    int nd = 0;  // spatial rank of the op (1..3)
+    int64_t in[3] = {1, 1, 1}, kernel[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+    int64_t stride[3] = {1, 1, 1}, dil[3] = {1, 1, 1}, pad_begin[3] = {}, pad_end[3] = {};
+    int64_t in_size() const { return in[0] * in[1] * in[2]; }
+    int64_t out_size() const { return out[0] * out[1] * out[2]; }
+    int64_t kernel_size() const { return kernel[0] * kernel[1] * kernel[2]; }
+};
+
+// The window attributes shared by Conv and the pooling ops, read with ONNX defaults.
+struct WindowAttrs {
+    std::string auto_pad = "NOTSET";
+    std::vector<int64_t> kernel_shape, strides, dilations, pads;
+    bool ceil_mode = false;
+};
+WindowAttrs read_window_attrs(const Attrs& a);
+
+// The window for spatial input dims `in` and kernel dims `kernel` (from kernel_shape or the
+// weights), output size by ONNX's rules (floor, or ceil_mode with the last window starting
+// inside the input or its begin padding). `check_output`: fail when an output size is < 1
+// (ConvTranspose passes false and computes its own output size).
+Window make_window(const WindowAttrs& a, const std::vector<int64_t>& in,
+                   const std::vector<int64_t>& kernel, const char* op, bool check_output = true);
+
+// Conv / ConvTranspose shape: batch n, input channels c, output channels m, groups.
+struct ConvShape {
+    int64_t n = 1, c = 1, m = 1, group = 1;
+    Window w;  // for ConvTranspose, w.in is the input (small) and w.out the output (large) size
+};
+
+// y[n, m, out] = bias[m] + sum over (c in group, kernel) of x * w. bias may be nullptr.
+template <typename T>
+void conv_reference(const ConvShape& s, const T* x, const T* w, const T* bias, T* y);
+// float32 fast path: im2col + gemm_fast, over the pool.
+void conv_fast(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
+               ThreadPool* pool);
+// ConvTranspose: w is (c, m / group, kernel...); every input scatters into the output.
+template <typename T>
+void conv_transpose_reference(const ConvShape& s, const T* x, const T* w, const T* bias, T* y);
+
+}  // namespace pg::ops
