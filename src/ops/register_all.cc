@@ -18,6 +18,7 @@ void register_normalization_ops(OpTable& t);
 void register_control_flow_ops(OpTable& t);
 void register_sequence_ops(OpTable& t);
 void register_rnn_ops(OpTable& t);
+void register_resize_ops(OpTable& t);
 // Add a family: declare it above and call it below.
 
 void register_all_ops(OpTable& t) {
@@ -35,6 +36,7 @@ void register_all_ops(OpTable& t) {
     register_control_flow_ops(t);
     register_sequence_ops(t);
     register_rnn_ops(t);
+    register_resize_ops(t);
 }
 
 }  // namespace pg::ops
