@@ -1,0 +1,207 @@
+// Pooling kernels (see pool_kernels.h).
+#include "ops/pool_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ops/gemm_kernels.h"
+#include "ops/kernel.h"
+
+namespace pg::ops {
+
+namespace {
+
+// Calls f(spatial index) for each tap of output position o that lies inside the input and
+// returns the number of taps inside the padded input.
+template <typename F>
+int64_t visit_window(const Window& g, int64_t o, F&& f) {
+    const int64_t pos[3] = {o / (g.out[1] * g.out[2]), o / g.out[2] % g.out[1], o % g.out[2]};
+    int64_t start[3], padded = 1;
+    int64_t lo[3], hi[3];  // tap ranges inside the padded input
+    for (int a = 0; a < 3; ++a) {
+        start[a] = pos[a] * g.stride[a] - g.pad_begin[a];
+        lo[a] = 0, hi[a] = 0;
+        for (int64_t k = 0; k < g.kernel[a]; ++k) {
+            const int64_t i = start[a] + k * g.dil[a];
+            if (i < g.in[a] + g.pad_end[a]) hi[a] = k + 1;
+        }
+        padded *= hi[a] - lo[a];
+    }
+    for (int64_t kd = 0; kd < hi[0]; ++kd) {
+        const int64_t id = start[0] + kd * g.dil[0];
+        if (id < 0 || id >= g.in[0]) continue;
+        for (int64_t kh = 0; kh < hi[1]; ++kh) {
+            const int64_t ih = start[1] + kh * g.dil[1];
+            if (ih < 0 || ih >= g.in[1]) continue;
+            for (int64_t kw = 0; kw < hi[2]; ++kw) {
+                const int64_t iw = start[2] + kw * g.dil[2];
+                if (iw >= 0 && iw < g.in[2]) f((id * g.in[1] + ih) * g.in[2] + iw);
+            }
+        }
+    }
+    return padded;
+}
+
+// Runs fn(plane) for each plane on the pool.
+template <typename F>
+void for_planes(int64_t planes, ThreadPool* pool, F&& fn) {
+    run_parallel(pool, planes, [&](int64_t b, int64_t e) {
+        for (int64_t p = b; p < e; ++p) fn(p);
+    });
+}
+
+// A spatial row-major index as a column-major one (the spatial axes reversed).
+int64_t to_col_major(const Window& g, int64_t i) {
+    const int64_t d = i / (g.in[1] * g.in[2]), h = i / g.in[2] % g.in[1], w = i % g.in[2];
+    if (g.nd == 1) return w;
+    if (g.nd == 2) return h + w * g.in[1];
+    return d + g.in[0] * (h + g.in[1] * w);
+}
+
+}  // namespace
+
+template <typename T>
+void max_pool(const Window& g, int64_t planes, const T* x, T* y, int64_t* indices, bool col_major,
+              ThreadPool* pool) {
+    for_planes(planes, pool, [&](int64_t p) {
+        const T* xp = x + p * g.in_size();
+        for (int64_t o = 0; o < g.out_size(); ++o) {
+            T best = std::numeric_limits<T>::lowest();
+            if constexpr (std::numeric_limits<T>::has_infinity)
+                best = -std::numeric_limits<T>::infinity();
+            int64_t arg = -1;
+            visit_window(g, o, [&](int64_t i) {
+                if (arg < 0 || xp[i] > best) best = xp[i], arg = i;
+            });
+            y[p * g.out_size() + o] = best;
+            if (indices)
+                indices[p * g.out_size() + o] =
+                    p * g.in_size() + (col_major ? to_col_major(g, arg) : arg);
+        }
+    });
+}
+
+template <typename T>
+void avg_pool(const Window& g, int64_t planes, const T* x, T* y, bool include_pad,
+              ThreadPool* pool) {
+    for_planes(planes, pool, [&](int64_t p) {
+        const T* xp = x + p * g.in_size();
+        for (int64_t o = 0; o < g.out_size(); ++o) {
+            T sum = T(0);
+            int64_t count = 0;
+            const int64_t padded = visit_window(g, o, [&](int64_t i) { sum += xp[i], ++count; });
+            const int64_t div = include_pad ? padded : count;
+            y[p * g.out_size() + o] =
+                div > 0 ? sum / static_cast<T>(div) : std::numeric_limits<T>::quiet_NaN();
+        }
+    });
+}
+
+template <typename T>
+void lp_pool(const Window& g, int64_t planes, const T* x, T* y, double pw, ThreadPool* pool) {
+    for_planes(planes, pool, [&](int64_t p) {
+        const T* xp = x + p * g.in_size();
+        for (int64_t o = 0; o < g.out_size(); ++o) {
+            T sum = T(0);
+            visit_window(g, o,
+                         [&](int64_t i) { sum += static_cast<T>(std::pow(std::fabs(xp[i]), pw)); });
+            y[p * g.out_size() + o] = static_cast<T>(std::pow(sum, 1.0 / pw));
+        }
+    });
+}
+
+template <typename T>
+void global_pool_planes(const T* x, T* y, int64_t planes, int64_t n, int kind, double pw) {
+    for (int64_t p = 0; p < planes; ++p) {
+        const T* xp = x + p * n;
+        T acc = kind == 0 ? -std::numeric_limits<T>::infinity() : T(0);
+        for (int64_t i = 0; i < n; ++i) {
+            if (kind == 0)
+                acc = std::max(acc, xp[i]);
+            else if (kind == 1)
+                acc += xp[i];
+            else
+                acc += static_cast<T>(std::pow(std::fabs(xp[i]), pw));
+        }
+        y[p] = kind == 0   ? acc
+               : kind == 1 ? acc / static_cast<T>(n)
+                           : static_cast<T>(std::pow(acc, 1.0 / pw));
+    }
+}
+
+std::vector<int64_t> unpooled_dims(const WindowAttrs& wa, const std::vector<int64_t>& x_dims) {
+    const size_t nd = x_dims.size() - 2;
+    if (wa.kernel_shape.size() != nd)
+        fail("MaxUnpool: kernel_shape is required, one per spatial axis");
+    std::vector<int64_t> out(x_dims.begin(), x_dims.begin() + 2);
+    for (size_t i = 0; i < nd; ++i) {
+        const int64_t s = wa.strides.empty() ? 1 : wa.strides.at(i);
+        const int64_t pads = wa.pads.empty() ? 0 : wa.pads.at(i) + wa.pads.at(i + nd);
+        out.push_back((x_dims[i + 2] - 1) * s + wa.kernel_shape[i] - pads);
+    }
+    return out;
+}
+
+template <typename T>
+void max_roi_pool(const Tensor& x, const T* rois, int64_t num_rois,
+                  const std::vector<int64_t>& pooled, double scale, T* y) {
+    const int64_t n = x.dims()[0], c = x.dims()[1], h = x.dims()[2], w = x.dims()[3];
+    const T* px = x.data<T>();
+    for (int64_t r = 0; r < num_rois; ++r) {
+        const T* roi = rois + r * 5;
+        const auto b = static_cast<int64_t>(roi[0]);
+        if (b < 0 || b >= n) fail("MaxRoiPool: roi batch index out of range");
+        const auto x1 = static_cast<int64_t>(std::round(roi[1] * scale)),
+                   y1 = static_cast<int64_t>(std::round(roi[2] * scale));
+        const auto x2 = static_cast<int64_t>(std::round(roi[3] * scale)),
+                   y2 = static_cast<int64_t>(std::round(roi[4] * scale));
+        const double bin_h =
+            static_cast<double>(std::max<int64_t>(y2 - y1 + 1, 1)) / static_cast<double>(pooled[0]);
+        const double bin_w =
+            static_cast<double>(std::max<int64_t>(x2 - x1 + 1, 1)) / static_cast<double>(pooled[1]);
+        for (int64_t ch = 0; ch < c; ++ch) {
+            const T* plane = px + (b * c + ch) * h * w;
+            for (int64_t ph = 0; ph < pooled[0]; ++ph)
+                for (int64_t pw = 0; pw < pooled[1]; ++pw) {
+                    const int64_t hs = std::clamp<int64_t>(
+                        static_cast<int64_t>(std::floor(ph * bin_h)) + y1, 0, h);
+                    const int64_t he = std::clamp<int64_t>(
+                        static_cast<int64_t>(std::ceil((ph + 1) * bin_h)) + y1, 0, h);
+                    const int64_t ws = std::clamp<int64_t>(
+                        static_cast<int64_t>(std::floor(pw * bin_w)) + x1, 0, w);
+                    const int64_t we = std::clamp<int64_t>(
+                        static_cast<int64_t>(std::ceil((pw + 1) * bin_w)) + x1, 0, w);
+                    T best = he <= hs || we <= ws ? T(0) : -std::numeric_limits<T>::infinity();
+                    for (int64_t i = hs; i < he; ++i)
+                        for (int64_t j = ws; j < we; ++j) best = std::max(best, plane[i * w + j]);
+                    y[((r * c + ch) * pooled[0] + ph) * pooled[1] + pw] = best;
+                }
+        }
+    }
+}
+
+#define PG_POOL_FLOAT(T)                                                                         \
+    template void avg_pool<T>(const Window&, int64_t, const T*, T*, bool, ThreadPool*);          \
+    template void lp_pool<T>(const Window&, int64_t, const T*, T*, double, ThreadPool*);         \
+    template void global_pool_planes<T>(const T*, T*, int64_t, int64_t, int, double);            \
+    template void max_roi_pool<T>(const Tensor&, const T*, int64_t, const std::vector<int64_t>&, \
+                                  double, T*);
+PG_POOL_FLOAT(float)
+PG_POOL_FLOAT(double)
+#undef PG_POOL_FLOAT
+#define PG_MAX_POOL(T) \
+    template void max_pool<T>(const Window&, int64_t, const T*, T*, int64_t*, bool, ThreadPool*);
+PG_MAX_POOL(float)
+PG_MAX_POOL(double)
+PG_MAX_POOL(int8_t)
+PG_MAX_POOL(int16_t)
+PG_MAX_POOL(int32_t)
+PG_MAX_POOL(int64_t)
+PG_MAX_POOL(uint8_t)
+PG_MAX_POOL(uint16_t)
+PG_MAX_POOL(uint32_t)
+PG_MAX_POOL(uint64_t)
+#undef PG_MAX_POOL
+
+}  // namespace pg::ops
