@@ -19,6 +19,7 @@ void register_control_flow_ops(OpTable& t);
 void register_sequence_ops(OpTable& t);
 void register_rnn_ops(OpTable& t);
 void register_resize_ops(OpTable& t);
+void register_quantize_ops(OpTable& t);
 // Add a family: declare it above and call it below.
 
 void register_all_ops(OpTable& t) {
@@ -37,6 +38,7 @@ void register_all_ops(OpTable& t) {
     register_sequence_ops(t);
     register_rnn_ops(t);
     register_resize_ops(t);
+    register_quantize_ops(t);
 }
 
 }  // namespace pg::ops
