@@ -1,10 +1,287 @@
-// Activations and softmax-like ops: Relu, LeakyRelu, PRelu, Sigmoid, Tanh, Elu, Selu, Celu, HardSigmoid, HardSwish, Softplus, Softsign, Gelu, Mish, ThresholdedRelu, Clip, Softmax, LogSoftmax, Hardmax.
+// Activations and softmax-like ops: Relu, LeakyRelu, PRelu, Sigmoid, Tanh, Elu, Selu, Celu,
+// HardSigmoid, HardSwish, Softplus, Softsign, Gelu, Mish, ThresholdedRelu, Clip, Softmax,
+// LogSoftmax, Hardmax. Pointwise ops are scalar functions mapped in parallel; float16 / bfloat16
+// are computed in float32 (half_via_float). Softmax-like ops before opset 13 coerce the input to
+// 2-D at `axis` and normalize whole rows; from opset 13 they normalize along the single axis.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <type_traits>
+
+#include "base/thread_pool.h"
+#include "ops/broadcast.h"
+#include "ops/dispatch.h"
+#include "ops/half.h"
 #include "ops/op_table.h"
 
 namespace pg::ops {
 
+namespace {
+
+constexpr int64_t kGrain = 16384;
+
+template <typename T, typename F>
+Tensor map_same(KernelContext& ctx, const Tensor& x, F f) {
+    Tensor out = Tensor::zeros(x.dtype(), x.dims());
+    T* dst = reinterpret_cast<T*>(out.mutable_bytes());
+    const T* src = x.data<T>();
+    auto body = [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) dst[i] = static_cast<T>(f(src[i]));
+    };
+    const auto n = static_cast<int64_t>(x.numel());
+    if (ctx.pool() && n > kGrain)
+        ctx.pool()->parallel_for(n, kGrain, body);
+    else
+        body(0, n);
+    return out;
+}
+
+// A pointwise op on float tensors (numeric tensors when `numeric`).
+template <bool numeric = false, typename Op>
+KernelFn pointwise(const char* name, Op op) {
+    return half_via_float([=](KernelContext& ctx) {
+        const Tensor& x = ctx.input(0);
+        auto run = [&]<typename T>() {
+            ctx.set_output(0, map_same<T>(ctx, x, [&](T v) { return op(v); }));
+        };
+        if constexpr (numeric)
+            dispatch_numeric(x.dtype(), name, run);
+        else
+            dispatch_float(x.dtype(), name, run);
+    });
+}
+
+template <typename T>
+T sigmoid(T x) {
+    if (x >= 0) return T(1) / (T(1) + std::exp(-x));
+    const T e = std::exp(x);
+    return e / (T(1) + e);
+}
+
+template <typename T>
+T softplus(T x) {
+    return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+}
+
+KernelFn make_relu(const Attrs&, int64_t) {
+    return pointwise<true>("Relu", [](auto x) { return x < decltype(x)(0) ? decltype(x)(0) : x; });
+}
+KernelFn make_leaky_relu(const Attrs& a, int64_t) {
+    const float alpha = a.get_float("alpha", 0.01f);
+    return pointwise("LeakyRelu", [=](auto x) { return x < 0 ? decltype(x)(alpha) * x : x; });
+}
+KernelFn make_sigmoid(const Attrs&, int64_t) {
+    return pointwise("Sigmoid", [](auto x) { return sigmoid(x); });
+}
+KernelFn make_tanh(const Attrs&, int64_t) {
+    return pointwise("Tanh", [](auto x) { return std::tanh(x); });
+}
+KernelFn make_elu(const Attrs& a, int64_t) {
+    const float alpha = a.get_float("alpha", 1.0f);
+    return pointwise("Elu", [=](auto x) { return x > 0 ? x : decltype(x)(alpha) * std::expm1(x); });
+}
+KernelFn make_selu(const Attrs& a, int64_t) {
+    const float alpha = a.get_float("alpha", 1.67326319217681884765625f);
+    const float gamma = a.get_float("gamma", 1.05070102214813232421875f);
+    return pointwise("Selu", [=](auto x) {
+        using T = decltype(x);
+        return T(gamma) * (x > 0 ? x : T(alpha) * std::expm1(x));
+    });
+}
+KernelFn make_celu(const Attrs& a, int64_t) {
+    const float alpha = a.get_float("alpha", 1.0f);
+    return pointwise("Celu", [=](auto x) {
+        using T = decltype(x);
+        return x > 0 ? x : T(alpha) * std::expm1(x / T(alpha));
+    });
+}
+KernelFn make_hard_sigmoid(const Attrs& a, int64_t) {
+    const float alpha = a.get_float("alpha", 0.2f), beta = a.get_float("beta", 0.5f);
+    return pointwise("HardSigmoid", [=](auto x) {
+        using T = decltype(x);
+        return std::max(T(0), std::min(T(1), T(alpha) * x + T(beta)));
+    });
+}
+KernelFn make_hard_swish(const Attrs&, int64_t) {
+    return pointwise("HardSwish", [](auto x) {
+        using T = decltype(x);
+        return x * std::max(T(0), std::min(T(1), x / T(6) + T(0.5)));
+    });
+}
+KernelFn make_softplus(const Attrs&, int64_t) {
+    return pointwise("Softplus", [](auto x) { return softplus(x); });
+}
+KernelFn make_softsign(const Attrs&, int64_t) {
+    return pointwise("Softsign", [](auto x) { return x / (decltype(x)(1) + std::fabs(x)); });
+}
+KernelFn make_mish(const Attrs&, int64_t) {
+    return pointwise("Mish", [](auto x) { return x * std::tanh(softplus(x)); });
+}
+KernelFn make_thresholded_relu(const Attrs& a, int64_t) {
+    const float alpha = a.get_float("alpha", 1.0f);
+    return pointwise("ThresholdedRelu",
+                     [=](auto x) { return x > decltype(x)(alpha) ? x : decltype(x)(0); });
+}
+
+KernelFn make_gelu(const Attrs& a, int64_t) {
+    const std::string approx = a.get_string("approximate", "none");
+    if (approx == "tanh")
+        return pointwise("Gelu", [](auto x) {
+            using T = decltype(x);
+            const T k = static_cast<T>(std::sqrt(2.0 / std::numbers::pi));
+            return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
+        });
+    if (approx != "none") fail("Gelu: unknown approximate '" + approx + "'");
+    return pointwise("Gelu", [](auto x) {
+        using T = decltype(x);
+        return T(0.5) * x * (T(1) + std::erf(x / static_cast<T>(std::numbers::sqrt2)));
+    });
+}
+
+// The slope's shape as broadcast against x. PRelu before opset 7 applies a 1-D slope of size C
+// per channel (axis 1); later versions use numpy broadcasting.
+Dims slope_dims(const Tensor& x, const Tensor& s, int64_t opset) {
+    if (opset < 7 && s.rank() == 1 && x.rank() >= 2 && s.dims()[0] == x.dims()[1] &&
+        s.dims()[0] != 1) {
+        Dims d(static_cast<size_t>(x.rank() - 1), 1);
+        d[0] = s.dims()[0];
+        return d;
+    }
+    return s.dims();
+}
+
+// PRelu: y = x < 0 ? slope * x : x, slope broadcast to x.
+KernelFn make_prelu(const Attrs&, int64_t opset) {
+    return half_via_float([opset](KernelContext& ctx) {
+        const Tensor& x = ctx.input(0);
+        const Tensor& s = ctx.input(1);
+        if (x.dtype() != s.dtype()) fail("PRelu: X and slope have different types");
+        const Dims sd = slope_dims(x, s, opset);
+        dispatch_numeric(x.dtype(), "PRelu", [&]<typename T>() {
+            const Dims out_dims = broadcast_shape(x.dims(), sd);
+            Tensor out = Tensor::zeros(x.dtype(), out_dims);
+            T* dst = reinterpret_cast<T*>(out.mutable_bytes());
+            const T* px = x.data<T>();
+            const T* ps = s.data<T>();
+            for_each_broadcast2(out_dims, broadcast_strides(x.dims(), out_dims),
+                                broadcast_strides(sd, out_dims),
+                                [&](int64_t o, int64_t i, int64_t k) {
+                                    dst[o] = px[i] < T(0) ? static_cast<T>(ps[k] * px[i]) : px[i];
+                                });
+            ctx.set_output(0, std::move(out));
+        });
+    });
+}
+
+// Clip-1/6 take min and max as attributes; Clip-11+ as optional scalar inputs.
+KernelFn make_clip(const Attrs& a, int64_t opset) {
+    const bool from_attrs = opset < 11;
+    const float amin = a.get_float("min", std::numeric_limits<float>::lowest());
+    const float amax = a.get_float("max", std::numeric_limits<float>::max());
+    return half_via_float([=](KernelContext& ctx) {
+        const Tensor& x = ctx.input(0);
+        dispatch_numeric(x.dtype(), "Clip", [&]<typename T>() {
+            T lo = std::numeric_limits<T>::lowest(), hi = std::numeric_limits<T>::max();
+            if (from_attrs) {
+                lo = static_cast<T>(amin);
+                hi = static_cast<T>(amax);
+            }
+            for (size_t k = 1; k <= 2 && !from_attrs; ++k) {
+                if (!ctx.has_input(k)) continue;
+                const Tensor& b = ctx.input(k);
+                if (b.dtype() != x.dtype() || b.numel() != 1)
+                    fail("Clip: min and max must be scalars of the input's type");
+                (k == 1 ? lo : hi) = b.data<T>()[0];
+            }
+            ctx.set_output(0, map_same<T>(ctx, x, [&](T v) {
+                               const T r = v < lo ? lo : v;
+                               return r > hi ? hi : r;
+                           }));
+        });
+    });
+}
+
+enum class Norm { kSoftmax, kLogSoftmax, kHardmax };
+
+// Normalizes `n` elements spaced `stride` apart starting at src / dst.
+template <typename T>
+void normalize(const T* src, T* dst, int64_t n, int64_t stride, Norm kind) {
+    int64_t arg = 0;
+    for (int64_t j = 1; j < n; ++j)
+        if (src[j * stride] > src[arg * stride]) arg = j;
+    if (kind == Norm::kHardmax) {
+        for (int64_t j = 0; j < n; ++j) dst[j * stride] = j == arg ? T(1) : T(0);
+        return;
+    }
+    const T m = n > 0 ? src[arg * stride] : T(0);
+    double sum = 0;
+    for (int64_t j = 0; j < n; ++j) sum += std::exp(static_cast<double>(src[j * stride] - m));
+    for (int64_t j = 0; j < n; ++j) {
+        const T d = src[j * stride] - m;
+        dst[j * stride] = kind == Norm::kSoftmax
+                              ? static_cast<T>(std::exp(static_cast<double>(d)) / sum)
+                              : static_cast<T>(d - static_cast<T>(std::log(sum)));
+    }
+}
+
+KernelFn make_norm(Norm kind, const char* name, const Attrs& a, int64_t opset) {
+    const bool coerce_2d = opset < 13;
+    const int64_t axis_attr = a.get_int("axis", coerce_2d ? 1 : -1);
+    return half_via_float([=](KernelContext& ctx) {
+        const Tensor& x = ctx.input(0);
+        const int64_t rank = x.rank();
+        const int64_t axis = axis_attr < 0 ? axis_attr + rank : axis_attr;
+        if (axis < 0 || axis > rank || (!coerce_2d && axis == rank && rank > 0))
+            fail(std::string(name) + ": axis " + std::to_string(axis_attr) + " out of range");
+        int64_t outer = 1, n = 1, inner = 1;
+        for (int64_t d = 0; d < rank; ++d) {
+            if (d < axis)
+                outer *= x.dims()[d];
+            else if (d == axis || coerce_2d)
+                n *= x.dims()[d];
+            else
+                inner *= x.dims()[d];
+        }
+        dispatch_float(x.dtype(), name, [&]<typename T>() {
+            Tensor out = Tensor::zeros(x.dtype(), x.dims());
+            T* dst = reinterpret_cast<T*>(out.mutable_bytes());
+            const T* src = x.data<T>();
+            for (int64_t o = 0; o < outer; ++o)
+                for (int64_t i = 0; i < inner; ++i)
+                    normalize(src + o * n * inner + i, dst + o * n * inner + i, n, inner, kind);
+            ctx.set_output(0, std::move(out));
+        });
+    });
+}
+
+MakeKernel norm(Norm kind, const char* name) {
+    return [=](const Attrs& a, int64_t opset) { return make_norm(kind, name, a, opset); };
+}
+
+}  // namespace
+
 void register_activation_ops(OpTable& t) {
-    (void)t;  // ops of this family are being written
+    using C = NumericContract;
+    t.add("Relu", 1, C::kExact, make_relu);
+    t.add("LeakyRelu", 1, C::kRounding, make_leaky_relu);
+    t.add("PRelu", 1, C::kRounding, make_prelu);
+    t.add("ThresholdedRelu", 10, C::kExact, make_thresholded_relu);
+    t.add("Sigmoid", 1, C::kApproximate, make_sigmoid);
+    t.add("Tanh", 1, C::kApproximate, make_tanh);
+    t.add("Elu", 1, C::kApproximate, make_elu);
+    t.add("Selu", 1, C::kApproximate, make_selu);
+    t.add("Celu", 12, C::kApproximate, make_celu);
+    t.add("HardSigmoid", 1, C::kRounding, make_hard_sigmoid);
+    t.add("HardSwish", 14, C::kRounding, make_hard_swish);
+    t.add("Softplus", 1, C::kApproximate, make_softplus);
+    t.add("Softsign", 1, C::kRounding, make_softsign);
+    t.add("Gelu", 20, C::kApproximate, make_gelu);
+    t.add("Mish", 18, C::kApproximate, make_mish);
+    t.add("Clip", 1, C::kExact, make_clip);
+    t.add("Softmax", 1, C::kApproximate, norm(Norm::kSoftmax, "Softmax"));
+    t.add("LogSoftmax", 1, C::kApproximate, norm(Norm::kLogSoftmax, "LogSoftmax"));
+    t.add("Hardmax", 1, C::kExact, norm(Norm::kHardmax, "Hardmax"));
 }
 
 }  // namespace pg::ops
