@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstdio>
 #include <filesystem>
@@ -49,6 +50,12 @@ const ManifestEntry* match(const std::vector<ManifestEntry>& m, const std::strin
     return nullptr;
 }
 
+std::string fmt_g(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.9g", v);
+    return b;
+}
+
 // "" when `actual` matches `expected` within ONNX's tolerances (rtol 1e-3, atol 1e-7).
 std::string compare(const Tensor& expected, const Tensor& actual) {
     if (expected.dtype() != actual.dtype())
@@ -63,7 +70,7 @@ std::string compare(const Tensor& expected, const Tensor& actual) {
         if (std::isnan(e) && std::isnan(a)) continue;
         if (e == a) continue;
         if (!(std::fabs(a - e) <= 1e-7 + 1e-3 * std::fabs(e)))
-            return "element " + std::to_string(i) + ": got " + std::to_string(a) + ", expected " + std::to_string(e);
+            return "element " + std::to_string(i) + ": got " +  fmt_g(a) + ", expected " + fmt_g(e) + " (diff " + std::to_string(a - e) + ", " + std::to_string(std::fabs(a - e) / std::max(1e-30, std::fabs(e))) + " relative)";
     }
     return "";
 }
