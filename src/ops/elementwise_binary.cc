@@ -50,6 +50,19 @@ MakeKernel arithmetic(const char* name, Op op) {
     };
 }
 
+// Equal on string tensors (opset 19).
+Tensor string_equal(const Tensor& a, const Tensor& b) {
+    const Dims out_dims = broadcast_shape(a.dims(), b.dims());
+    Tensor out = Tensor::zeros(DataType::kBool, out_dims);
+    uint8_t* dst = out.mutable_bytes();
+    for_each_broadcast2(
+        out_dims, broadcast_strides(a.dims(), out_dims), broadcast_strides(b.dims(), out_dims),
+        [&](int64_t o, int64_t ia, int64_t ib) {
+            dst[o] = a.strings()[static_cast<size_t>(ia)] == b.strings()[static_cast<size_t>(ib)];
+        });
+    return out;
+}
+
 // A comparison: numeric inputs, bool output.
 template <typename Op>
 MakeKernel comparison(const char* name, Op op) {
@@ -58,6 +71,8 @@ MakeKernel comparison(const char* name, Op op) {
             const Tensor& a = ctx.input(0);
             const Tensor& b = ctx.input(1);
             check_same_type(a, b, name);
+            if (a.is_string() && std::string(name) == "Equal")
+                return ctx.set_output(0, string_equal(a, b));
             dispatch_numeric_bool(a.dtype(), name, [&]<typename T>() {
                 ctx.set_output(0, apply_binary<T, uint8_t>(a, b, DataType::kBool,
                                                            [&](T x, T y) { return op(x, y); }));

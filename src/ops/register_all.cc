@@ -21,10 +21,14 @@ void register_rnn_ops(OpTable& t);
 void register_resize_ops(OpTable& t);
 void register_quantize_ops(OpTable& t);
 void register_signal_ops(OpTable& t);
+void register_random_ops(OpTable& t);
+void register_string_ops(OpTable& t);
 void register_loss_ops(OpTable& t);
 void register_geometry_ops(OpTable& t);
 void register_detection_ops(OpTable& t);
 void register_misc_linalg_ops(OpTable& t);
+void register_attention_ops(OpTable& t);
+void register_misc_math_ops(OpTable& t);
 // Add a family: declare it above and call it below.
 
 void register_all_ops(OpTable& t) {
@@ -45,10 +49,14 @@ void register_all_ops(OpTable& t) {
     register_resize_ops(t);
     register_quantize_ops(t);
     register_signal_ops(t);
+    register_random_ops(t);
+    register_string_ops(t);
     register_loss_ops(t);
     register_geometry_ops(t);
     register_detection_ops(t);
     register_misc_linalg_ops(t);
+    register_attention_ops(t);
+    register_misc_math_ops(t);
 }
 
 }  // namespace pg::ops
