@@ -1,0 +1,246 @@
+// Region and block ops: RoiAlign (opset 10: output_half_pixel; opset 16: coordinate mode
+// attribute, default half_pixel; avg and max modes as ONNX's reference computes them), Col2Im
+// (18, N-D) and CenterCropPad (18). RoiAlign computes in double (float16/bfloat16 via float32);
+// Col2Im sums in T in ONNX's order; CenterCropPad moves elements of any type.
+#include <cmath>
+
+#include "ir/graph.h"
+#include "ops/dispatch.h"
+#include "ops/half.h"
+#include "ops/op_table.h"
+#include "ops/tensor_util.h"
+
+namespace pg::ops {
+
+namespace {
+
+struct RoiConfig {
+    bool half_pixel = false, max_mode = false;
+    int64_t out_h = 1, out_w = 1, sampling_ratio = 0;
+    double spatial_scale = 1.0;
+};
+
+// One bilinear sample: four flat positions and weights (all zero outside the map).
+struct RoiSample {
+    int64_t pos[4] = {0, 0, 0, 0};
+    double w[4] = {0, 0, 0, 0};
+};
+
+RoiSample roi_sample(double y, double x, int64_t h, int64_t w) {
+    RoiSample s;
+    if (y < -1.0 || y > double(h) || x < -1.0 || x > double(w)) return s;
+    y = std::max(y, 0.0);
+    x = std::max(x, 0.0);
+    int64_t y0 = static_cast<int64_t>(y), x0 = static_cast<int64_t>(x), y1 = y0 + 1, x1 = x0 + 1;
+    if (y0 >= h - 1) y = double(y0 = y1 = h - 1);
+    if (x0 >= w - 1) x = double(x0 = x1 = w - 1);
+    const double ly = y - double(y0), lx = x - double(x0), hy = 1 - ly, hx = 1 - lx;
+    s = {{y0 * w + x0, y0 * w + x1, y1 * w + x0, y1 * w + x1},
+         {hy * hx, hy * lx, ly * hx, ly * lx}};
+    return s;
+}
+
+// Samples of one ROI, bin by bin (row-major), grid_h * grid_w per bin.
+std::vector<RoiSample> roi_samples(const RoiConfig& c, const double* box, int64_t h, int64_t w,
+                                   int64_t* count) {
+    const double off = c.half_pixel ? 0.5 : 0.0;
+    const double x0 = box[0] * c.spatial_scale - off, y0 = box[1] * c.spatial_scale - off;
+    double rw = box[2] * c.spatial_scale - off - x0, rh = box[3] * c.spatial_scale - off - y0;
+    if (!c.half_pixel) rw = std::max(rw, 1.0), rh = std::max(rh, 1.0);
+    const double bh = rh / double(c.out_h), bw = rw / double(c.out_w);
+    const int64_t gh = c.sampling_ratio > 0 ? c.sampling_ratio : int64_t(std::ceil(rh / c.out_h));
+    const int64_t gw = c.sampling_ratio > 0 ? c.sampling_ratio : int64_t(std::ceil(rw / c.out_w));
+    *count = std::max<int64_t>(gh * gw, 1);
+    std::vector<RoiSample> out;
+    for (int64_t ph = 0; ph < c.out_h; ++ph)
+        for (int64_t pw = 0; pw < c.out_w; ++pw)
+            for (int64_t iy = 0; iy < gh; ++iy)
+                for (int64_t ix = 0; ix < gw; ++ix)
+                    out.push_back(roi_sample(y0 + ph * bh + (iy + 0.5) * bh / double(gh),
+                                             x0 + pw * bw + (ix + 0.5) * bw / double(gw), h, w));
+    return out;
+}
+
+// Pools the samples of one bin: average of the interpolated values, or (max mode, as ONNX's
+// reference does) the max over samples of the largest weighted corner.
+double roi_pool(const RoiConfig& c, const RoiSample* s, int64_t n, int64_t count,
+                const double* plane) {
+    double acc = 0;
+    for (int64_t k = 0; k < n; ++k) {
+        double v = c.max_mode ? -INFINITY : 0.0;
+        for (int q = 0; q < 4; ++q) {
+            const double t = s[k].w[q] * plane[s[k].pos[q]];
+            v = c.max_mode ? std::max(v, t) : v + t;
+        }
+        acc = !c.max_mode ? acc + v : k == 0 ? v : std::max(acc, v);
+    }
+    return c.max_mode ? acc : acc / double(count);
+}
+
+KernelFn make_roi_align(const Attrs& a, int64_t opset) {
+    RoiConfig c;
+    const std::string coord = opset >= 16
+                                  ? a.get_string("coordinate_transformation_mode", "half_pixel")
+                                  : "output_half_pixel";
+    if (coord != "half_pixel" && coord != "output_half_pixel")
+        fail("RoiAlign: unknown coordinate_transformation_mode '" + coord + "'");
+    c.half_pixel = coord == "half_pixel";
+    const std::string mode = a.get_string("mode", "avg");
+    if (mode != "avg" && mode != "max") fail("RoiAlign: unknown mode '" + mode + "'");
+    c.max_mode = mode == "max";
+    c.out_h = a.get_int("output_height", 1);
+    c.out_w = a.get_int("output_width", 1);
+    c.sampling_ratio = a.get_int("sampling_ratio", 0);
+    c.spatial_scale = a.get_float("spatial_scale", 1.0f);
+    if (c.out_h < 1 || c.out_w < 1) fail("RoiAlign: output size must be positive");
+    return half_via_float([c](KernelContext& ctx) {
+        const Tensor& x = ctx.input(0);
+        const Tensor& rois = ctx.input(1);
+        const std::vector<int64_t> batch = to_int64_vector(ctx.input(2), "RoiAlign batch_indices");
+        if (x.rank() != 4) fail("RoiAlign: X must be 4-D");
+        const int64_t nr = static_cast<int64_t>(batch.size()), ch = x.dims()[1];
+        const int64_t h = x.dims()[2], w = x.dims()[3];
+        if (rois.dims() != std::vector<int64_t>{nr, 4})
+            fail("RoiAlign: rois must be [num_rois, 4]");
+        std::vector<double> xv(x.numel()), rv(rois.numel());
+        for (uint64_t i = 0; i < x.numel(); ++i) xv[i] = x.element_as_double(i);
+        for (uint64_t i = 0; i < rois.numel(); ++i) rv[i] = rois.element_as_double(i);
+        Tensor out = Tensor::zeros(x.dtype(), {nr, ch, c.out_h, c.out_w});
+        dispatch_float(x.dtype(), "RoiAlign", [&]<typename T>() {
+            T* dst = reinterpret_cast<T*>(out.mutable_bytes());
+            for (int64_t r = 0; r < nr; ++r) {
+                if (batch[size_t(r)] < 0 || batch[size_t(r)] >= x.dims()[0])
+                    fail("RoiAlign: batch index out of range");
+                int64_t count = 1;
+                const auto s = roi_samples(c, &rv[size_t(r * 4)], h, w, &count);
+                const int64_t per_bin = static_cast<int64_t>(s.size()) / (c.out_h * c.out_w);
+                for (int64_t k = 0; k < ch; ++k) {
+                    const double* plane = &xv[size_t((batch[size_t(r)] * ch + k) * h * w)];
+                    for (int64_t b = 0; b < c.out_h * c.out_w; ++b)
+                        *dst++ = static_cast<T>(
+                            roi_pool(c, &s[size_t(b * per_bin)], per_bin, count, plane));
+                }
+            }
+        });
+        ctx.set_output(0, std::move(out));
+    });
+}
+
+// Col2Im: sums column blocks [N, C * prod(block), L] back into images [N, C, *image_shape].
+KernelFn make_col2im(const Attrs& a, int64_t) {
+    const std::vector<int64_t> dil_a = a.get_ints("dilations"), pads_a = a.get_ints("pads"),
+                               strides_a = a.get_ints("strides");
+    return half_via_float([=](KernelContext& ctx) {
+        const Tensor& x = ctx.input(0);
+        const auto image = to_int64_vector(ctx.input(1), "Col2Im image_shape");
+        const auto block = to_int64_vector(ctx.input(2), "Col2Im block_shape");
+        const size_t r = image.size();
+        const auto dil = dil_a.empty() ? std::vector<int64_t>(r, 1) : dil_a;
+        const auto pads = pads_a.empty() ? std::vector<int64_t>(2 * r, 0) : pads_a;
+        const auto strides = strides_a.empty() ? std::vector<int64_t>(r, 1) : strides_a;
+        if (block.size() != r || dil.size() != r || pads.size() != 2 * r || strides.size() != r)
+            fail("Col2Im: image_shape, block_shape and attributes must agree in rank");
+        if (x.rank() != 3) fail("Col2Im: input must be [N, C * prod(block_shape), L]");
+        int64_t bl = 1, l = 1;
+        std::vector<int64_t> cols(r);
+        for (size_t i = 0; i < r; ++i) {
+            if (block[i] < 1 || strides[i] < 1 || dil[i] < 1 || image[i] < 0)
+                fail("Col2Im: block_shape, strides and dilations must be positive");
+            bl *= block[i];
+            cols[i] =
+                (image[i] + pads[i] + pads[i + r] - (dil[i] * (block[i] - 1) + 1)) / strides[i] + 1;
+            l *= cols[i];
+        }
+        if (x.dims()[1] % bl != 0 || x.dims()[2] != l)
+            fail("Col2Im: input shape does not match image_shape, block_shape and attributes");
+        const int64_t n = x.dims()[0], ch = x.dims()[1] / bl;
+        int64_t img = 1;
+        for (int64_t d : image) img *= d;
+        std::vector<int64_t> out_dims = {n, ch};
+        out_dims.insert(out_dims.end(), image.begin(), image.end());
+        Tensor out = Tensor::zeros(x.dtype(), out_dims);
+        dispatch_numeric(x.dtype(), "Col2Im", [&]<typename T>() {
+            const T* src = x.data<T>();
+            T* dst = reinterpret_cast<T*>(out.mutable_bytes());
+            for (int64_t p = 0; p < n * ch; ++p)
+                for (int64_t k = 0; k < bl; ++k)
+                    for (int64_t col = 0; col < l; ++col) {
+                        int64_t off = 0, kr = k, cr = col;
+                        std::vector<int64_t> idx(r);
+                        for (size_t i = r; i-- > 0;) {
+                            idx[i] =
+                                (cr % cols[i]) * strides[i] - pads[i] + (kr % block[i]) * dil[i];
+                            cr /= cols[i], kr /= block[i];
+                        }
+                        bool inside = true;
+                        for (size_t i = 0; i < r; ++i) {
+                            inside = inside && idx[i] >= 0 && idx[i] < image[i];
+                            off = off * image[i] + idx[i];
+                        }
+                        if (inside) dst[p * img + off] += src[(p * bl + k) * l + col];
+                    }
+        });
+        ctx.set_output(0, std::move(out));
+    });
+}
+
+// CenterCropPad: output index o of an axis reads input index o + crop - pad.
+KernelFn make_center_crop_pad(const Attrs& a, int64_t) {
+    const std::vector<int64_t> axes_a = a.get_ints("axes");
+    return [axes_a](KernelContext& ctx) {
+        const Tensor& x = ctx.input(0);
+        const auto shape = to_int64_vector(ctx.input(1), "CenterCropPad shape");
+        std::vector<int64_t> axes = axes_a;
+        if (axes.empty())
+            for (int64_t i = 0; i < x.rank(); ++i) axes.push_back(i);
+        if (shape.size() != axes.size()) fail("CenterCropPad: shape must have one value per axis");
+        std::vector<int64_t> out_dims = x.dims(), shift(x.dims().size(), 0);
+        for (size_t k = 0; k < axes.size(); ++k) {
+            const size_t ax = size_t(normalize_axis(axes[k], x.rank(), "CenterCropPad"));
+            const int64_t dim = x.dims()[ax], want = shape[k];
+            if (want < 0) fail("CenterCropPad: shape must be non-negative");
+            out_dims[ax] = want;
+            shift[ax] = want < dim ? (dim - want) / 2 : -((want - dim) / 2);
+        }
+        Tensor out = Tensor::zeros(x.dtype(), out_dims);
+        const size_t rank = out_dims.size();
+        const uint64_t total = out.numel();
+        const auto source = [&](uint64_t o) -> int64_t {  // -1 when o is padding
+            int64_t in = 0;
+            for (size_t a = rank; a-- > 0;) {
+                const int64_t i = int64_t(o % uint64_t(out_dims[a])) + shift[a];
+                o /= uint64_t(out_dims[a]);
+                if (i < 0 || i >= x.dims()[a]) return -1;
+                int64_t stride = 1;
+                for (size_t b = a + 1; b < rank; ++b) stride *= x.dims()[b];
+                in += i * stride;
+            }
+            return in;
+        };
+        if (x.is_string()) {
+            std::vector<std::string> s(total);
+            for (uint64_t o = 0; o < total; ++o)
+                if (int64_t i = source(o); i >= 0) s[o] = x.strings()[size_t(i)];
+            return ctx.set_output(0, Tensor::from_strings(out_dims, std::move(s)));
+        }
+        dispatch_by_size(x.dtype(), "CenterCropPad", [&]<typename T>() {
+            const T* src = x.data<T>();
+            T* dst = reinterpret_cast<T*>(out.mutable_bytes());
+            for (uint64_t o = 0; o < total; ++o)
+                if (int64_t i = source(o); i >= 0) dst[o] = src[i];
+        });
+        ctx.set_output(0, std::move(out));
+    };
+}
+
+}  // namespace
+
+void register_geometry_block_ops(OpTable& t) {
+    using C = NumericContract;
+    t.add("RoiAlign", 10, C::kApproximate, make_roi_align);
+    t.add("RoiAlign", 16, C::kApproximate, make_roi_align);
+    t.add("Col2Im", 18, C::kExact, make_col2im);
+    t.add("CenterCropPad", 18, C::kExact, make_center_crop_pad);
+}
+
+}  // namespace pg::ops

@@ -1,0 +1,133 @@
+// Geometry kernels: GridSample padding / rounding corner cases, AffineGrid, RoiAlign coordinate
+// modes, Col2Im overlap, CenterCropPad and DeformConv, with hand-computed values.
+#include <gtest/gtest.h>
+
+#include "base/error.h"
+#include "support/op_runner.h"
+
+namespace pg {
+namespace {
+
+using ir::Attribute;
+using test::f32;
+using test::i64;
+using test::run_op;
+
+// Samples a 1x1x1x3 row [10, 20, 30] at normalized x positions (y = 0).
+std::vector<float> sample_row(std::vector<float> xs, const std::string& mode,
+                              const std::string& padding, int64_t align, int64_t opset = 20) {
+    std::vector<float> grid;
+    for (float x : xs) grid.insert(grid.end(), {x, 0.0f});
+    auto out = run_op(
+        "GridSample",
+        {f32({1, 1, 1, 3}, {10, 20, 30}), f32({1, 1, static_cast<int64_t>(xs.size()), 2}, grid)},
+        ir::attrs(Attribute::make_string("mode", mode),
+                  Attribute::make_string("padding_mode", padding),
+                  Attribute::make_int("align_corners", align)),
+        opset);
+    return test::values_f32(out[0]);
+}
+
+TEST(OpsGeometry, GridSampleBorderClampsOutsideCorners) {
+    auto out =
+        run_op("GridSample", {f32({1, 1, 2, 2}, {1, 2, 3, 4}), f32({1, 1, 2, 2}, {-2, -2, 2, 2})},
+               ir::attrs(Attribute::make_string("padding_mode", "border")), 16);
+    EXPECT_EQ(out[0].dims(), (std::vector<int64_t>{1, 1, 1, 2}));
+    EXPECT_EQ(test::values_f32(out[0]), (std::vector<float>{1, 4}));
+}
+
+TEST(OpsGeometry, GridSampleReflectionBouncesOffBorders) {
+    // align_corners=0: x = ((1.5 + 1) * 3 - 1) / 2 = 3.25 reflects off 2.5 to 1.75.
+    EXPECT_FLOAT_EQ(sample_row({1.5f}, "linear", "reflection", 0)[0], 27.5f);
+    // align_corners=1: x = 2.5 reflects off 2 to 1.5.
+    EXPECT_FLOAT_EQ(sample_row({1.5f}, "linear", "reflection", 1)[0], 25.0f);
+    // Far outside: x = -5.5 (align 1) is 5.5 past 0: 2 full ranges (even) then 1.5 -> 1.5.
+    EXPECT_FLOAT_EQ(sample_row({-6.5f}, "linear", "reflection", 1)[0], 25.0f);
+}
+
+TEST(OpsGeometry, GridSampleZerosPaddingFadesOut) {
+    auto v = sample_row({1.0f, 1.5f}, "linear", "zeros", 0);
+    EXPECT_FLOAT_EQ(v[0], 15.0f);  // x = 2.5: half of pixel 2, half of zero padding
+    EXPECT_FLOAT_EQ(v[1], 0.0f);
+}
+
+TEST(OpsGeometry, GridSampleNearestRoundsHalfToEven) {
+    auto v = sample_row({-0.5f, 0.5f}, "nearest", "zeros", 1);  // x = 0.5 and 1.5
+    EXPECT_EQ(v, (std::vector<float>{10, 30}));
+    auto old = sample_row({-0.5f, 0.5f}, "nearest", "zeros", 1, 16);
+    EXPECT_EQ(old, v);
+}
+
+TEST(OpsGeometry, GridSampleOpsetNamesModes) {
+    EXPECT_FLOAT_EQ(sample_row({0.0f}, "bilinear", "zeros", 1, 16)[0], 20.0f);
+    EXPECT_THROW(sample_row({0.0f}, "bilinear", "zeros", 1, 20), Error);
+    EXPECT_FLOAT_EQ(sample_row({0.0f}, "cubic", "border", 1, 20)[0], 20.0f);
+}
+
+TEST(OpsGeometry, GridSampleBadGridIsInvalidInput) {
+    try {
+        run_op("GridSample", {f32({1, 1, 2, 2}, {1, 2, 3, 4}), f32({1, 1, 1, 3}, {0, 0, 0})}, {},
+               20);
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput);
+    }
+}
+
+TEST(OpsGeometry, AffineGridIdentity) {
+    auto out =
+        run_op("AffineGrid", {f32({1, 2, 3}, {1, 0, 0, 0, 1, 0}), i64({4}, {1, 1, 2, 2})}, {}, 20);
+    EXPECT_EQ(out[0].dims(), (std::vector<int64_t>{1, 2, 2, 2}));
+    EXPECT_EQ(test::values_f32(out[0]),
+              (std::vector<float>{-0.5f, -0.5f, 0.5f, -0.5f, -0.5f, 0.5f, 0.5f, 0.5f}));
+}
+
+TEST(OpsGeometry, RoiAlignCoordinateModeFollowsOpset) {
+    auto attrs = [] { return ir::attrs(Attribute::make_int("sampling_ratio", 1)); };
+    const Tensor x = f32({1, 1, 2, 2}, {1, 2, 3, 4});
+    const Tensor rois = f32({1, 4}, {0, 0, 1, 1});
+    const Tensor batch = i64({1}, {0});
+    // half_pixel (opset 16 default): the single sample lands on pixel (0, 0).
+    EXPECT_FLOAT_EQ(test::values_f32(run_op("RoiAlign", {x, rois, batch}, attrs(), 16)[0])[0],
+                    1.0f);
+    // output_half_pixel (opset 10): the sample is at (0.5, 0.5), the mean of all four.
+    EXPECT_FLOAT_EQ(test::values_f32(run_op("RoiAlign", {x, rois, batch}, attrs(), 10)[0])[0],
+                    2.5f);
+    EXPECT_THROW(run_op("RoiAlign", {x, rois, i64({1}, {3})}, attrs(), 16), Error);
+}
+
+TEST(OpsGeometry, Col2ImSumsOverlappingBlocks) {
+    auto out = run_op("Col2Im", {f32({1, 2, 2}, {1, 2, 3, 4}), i64({2}, {1, 3}), i64({2}, {1, 2})},
+                      {}, 18);
+    EXPECT_EQ(out[0].dims(), (std::vector<int64_t>{1, 1, 1, 3}));
+    EXPECT_EQ(test::values_f32(out[0]), (std::vector<float>{1, 5, 4}));
+    EXPECT_THROW(
+        run_op("Col2Im", {f32({1, 2, 3}, {1, 2, 3, 4, 5, 6}), i64({2}, {1, 3}), i64({2}, {1, 2})},
+               {}, 18),
+        Error);
+}
+
+TEST(OpsGeometry, CenterCropPadCropsAndPadsAroundTheCenter) {
+    const Tensor x = i64({5}, {0, 1, 2, 3, 4});
+    auto crop = run_op("CenterCropPad", {x, i64({1}, {3})}, {}, 18);
+    EXPECT_EQ(std::vector<int64_t>(crop[0].data<int64_t>(), crop[0].data<int64_t>() + 3),
+              (std::vector<int64_t>{1, 2, 3}));
+    auto pad = run_op("CenterCropPad", {x, i64({1}, {8})}, {}, 18);
+    EXPECT_EQ(std::vector<int64_t>(pad[0].data<int64_t>(), pad[0].data<int64_t>() + 8),
+              (std::vector<int64_t>{0, 0, 1, 2, 3, 4, 0, 0}));
+}
+
+TEST(OpsGeometry, DeformConvZeroOffsetIsConvAndOffsetsInterpolate) {
+    const Tensor x = f32({1, 1, 2, 2}, {1, 2, 3, 4});
+    const Tensor w = f32({1, 1, 2, 2}, {1, 1, 1, 1});
+    auto plain =
+        run_op("DeformConv", {x, w, f32({1, 8, 1, 1}, std::vector<float>(8, 0.0f))}, {}, 19);
+    EXPECT_FLOAT_EQ(test::values_f32(plain[0])[0], 10.0f);
+    // Every tap moved down by half a pixel: rows 0.5 -> (2, 3), rows 1.5 -> half of row 1.
+    auto moved = run_op("DeformConv",
+                        {x, w, f32({1, 8, 1, 1}, {0.5f, 0, 0.5f, 0, 0.5f, 0, 0.5f, 0})}, {}, 19);
+    EXPECT_FLOAT_EQ(test::values_f32(moved[0])[0], 8.5f);
+}
+
+}  // namespace
+}  // namespace pg
