@@ -1,0 +1,89 @@
+// Pooling: window geometry (pads, ceil_mode, dilations), indices, divisors, unpooling.
+#include <gtest/gtest.h>
+
+#include "base/error.h"
+#include "support/op_runner.h"
+
+namespace pg {
+namespace {
+
+using ir::Attribute;
+using test::f32;
+using test::run_op;
+using test::values_f32;
+
+const Tensor k4x4 = f32({1, 1, 4, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
+
+TEST(OpsPool, MaxPoolWithIndicesRowAndColumnMajor) {
+    auto attrs = [](int order) {
+        return ir::attrs(Attribute::make_ints("kernel_shape", {2, 2}),
+                         Attribute::make_ints("strides", {2, 2}),
+                         Attribute::make_int("storage_order", order));
+    };
+    auto out = run_op("MaxPool", {k4x4}, attrs(0), 12, 2);
+    EXPECT_EQ(values_f32(out[0]), (std::vector<float>{6, 8, 14, 16}));
+    EXPECT_EQ(out[1].data<int64_t>()[1], 7);
+    auto col = run_op("MaxPool", {k4x4}, attrs(1), 12, 2);
+    EXPECT_EQ(col[1].data<int64_t>()[1], 3 * 4 + 1);  // (h=1, w=3) column-major
+}
+
+TEST(OpsPool, CeilModeDropsWindowStartingInEndPadding) {
+    // in 4, kernel 2, stride 2, pad end 1: ceil gives 3 windows, the last starts at 4 (padding).
+    auto out = run_op(
+        "MaxPool", {f32({1, 1, 4}, {1, 2, 3, 4})},
+        ir::attrs(Attribute::make_ints("kernel_shape", {2}), Attribute::make_ints("strides", {2}),
+                  Attribute::make_ints("pads", {0, 1}), Attribute::make_int("ceil_mode", 1)));
+    EXPECT_EQ(values_f32(out[0]), (std::vector<float>{2, 4}));
+}
+
+TEST(OpsPool, AveragePoolDivisorWithAndWithoutPads) {
+    auto run = [](int include) {
+        return values_f32(run_op("AveragePool", {f32({1, 1, 2}, {2, 4})},
+                                 ir::attrs(Attribute::make_ints("kernel_shape", {2}),
+                                           Attribute::make_ints("pads", {1, 1}),
+                                           Attribute::make_int("count_include_pad", include)))[0]);
+    };
+    EXPECT_EQ(run(0), (std::vector<float>{2, 3, 4}));
+    EXPECT_EQ(run(1), (std::vector<float>{1, 3, 2}));
+}
+
+TEST(OpsPool, DilatedMaxPool) {
+    auto out = run_op("MaxPool", {f32({1, 1, 5}, {5, 1, 1, 1, 9})},
+                      ir::attrs(Attribute::make_ints("kernel_shape", {2}),
+                                Attribute::make_ints("dilations", {3})));
+    EXPECT_EQ(values_f32(out[0]), (std::vector<float>{5, 9}));
+}
+
+TEST(OpsPool, GlobalPoolsAndLp) {
+    const Tensor x = f32({1, 2, 2}, {3, 4, -1, 1});
+    EXPECT_EQ(values_f32(run_op("GlobalAveragePool", {x})[0]), (std::vector<float>{3.5f, 0}));
+    EXPECT_EQ(values_f32(run_op("GlobalMaxPool", {x})[0]), (std::vector<float>{4, 1}));
+    EXPECT_NEAR(values_f32(run_op("GlobalLpPool", {x})[0])[0], 5.0f, 1e-6);
+}
+
+TEST(OpsPool, MaxUnpoolInvertsMaxPoolIndices) {
+    auto pooled = run_op("MaxPool", {k4x4},
+                         ir::attrs(Attribute::make_ints("kernel_shape", {2, 2}),
+                                   Attribute::make_ints("strides", {2, 2})),
+                         12, 2);
+    auto un = run_op("MaxUnpool", {pooled[0], pooled[1]},
+                     ir::attrs(Attribute::make_ints("kernel_shape", {2, 2}),
+                               Attribute::make_ints("strides", {2, 2})),
+                     11);
+    ASSERT_EQ(un[0].dims(), (std::vector<int64_t>{1, 1, 4, 4}));
+    EXPECT_EQ(values_f32(un[0]),
+              (std::vector<float>{0, 0, 0, 0, 0, 6, 0, 8, 0, 0, 0, 0, 0, 14, 0, 16}));
+}
+
+TEST(OpsPool, MaxRoiPool) {
+    auto out = run_op("MaxRoiPool", {k4x4, f32({1, 5}, {0, 0, 0, 3, 3})},
+                      ir::attrs(Attribute::make_ints("pooled_shape", {2, 2})));
+    EXPECT_EQ(values_f32(out[0]), (std::vector<float>{6, 8, 14, 16}));
+}
+
+TEST(OpsPool, MissingKernelShapeIsInvalid) {
+    EXPECT_THROW(run_op("MaxPool", {k4x4}), Error);
+}
+
+}  // namespace
+}  // namespace pg
