@@ -1,15 +1,19 @@
-// `polygraph surgeon sanitize`: change outputs and input shapes, clean up and sort a model
-// (polygraphy-spec.md §3.5, §8.2). Constant folding needs the reference interpreter and is
-// refused until it exists.
+// `polygraph surgeon sanitize`: change outputs and input shapes, clean up, sort and constant-fold
+// a model (polygraphy-spec.md §3.5, §8.2). Folding and fallback shape inference use the reference
+// interpreter (passes/fold_constants.h, runtime/infer_shapes.h).
+#include <cstdlib>
+
 #include "base/error.h"
 #include "base/log.h"
 #include "cli/common.h"
 #include "cli/tool_surgeon.h"
 #include "ir/graph.h"
 #include "passes/cleanup.h"
+#include "passes/fold_constants.h"
 #include "passes/outputs.h"
 #include "passes/override_input_shapes.h"
 #include "passes/toposort.h"
+#include "runtime/infer_shapes.h"
 
 namespace pg::cli {
 
@@ -30,8 +34,11 @@ ArgParser sanitize_parser() {
              "Strings are symbolic dims. The recorded shapes of all other tensors are cleared.");
     p.group("ONNX Shape Inference");
     p.flag({"--no-shape-inference"}, "no_shape_inference",
-           "Accepted for compatibility: Polygraph does not run shape inference yet (it comes "
-           "with the reference interpreter), so this changes nothing.");
+           "Accepted for compatibility: Polygraph has no symbolic shape inference, so this "
+           "changes nothing.");
+    p.flag({"--force-fallback-shape-inference"}, "force_fallback_shape_inference",
+           "Run the model once with the reference interpreter on synthetic inputs (dynamic dims "
+           "set to 1) and record the shape and data type of every tensor. Shapes become static.");
     add_model_load_args(p);
     p.values({"--outputs"}, "outputs", "NAME",
              "Names of tensors to mark as outputs, replacing the current ones. The special value "
@@ -40,18 +47,20 @@ ArgParser sanitize_parser() {
              "Names of outputs to unmark (applied after --outputs).");
     add_model_save_args(p);
     p.group("Constant Folding");
-    p.flag(
-        {"--fold-constants"}, "fold_constants",
-        "Fold constants. Not available yet: it needs the reference interpreter (exit status 4).");
+    p.flag({"--fold-constants"}, "fold_constants",
+           "Fold constants: evaluate, with the reference interpreter, every node whose inputs are "
+           "all constant and replace its outputs by initializers.");
     p.value({"--num-passes", "--num-const-fold-passes"}, "num_passes", "NUM",
             "Number of constant folding passes (only with --fold-constants).");
     p.value({"--partitioning"}, "partitioning", "{basic,recursive}",
-            "Partitioning of folding failures (only with --fold-constants).",
+            "Accepted for compatibility: nodes are always evaluated one by one, so a failure "
+            "only keeps the failing node (only with --fold-constants).",
             {"basic", "recursive"});
     p.flag({"--no-fold-shapes"}, "no_fold_shapes",
            "Do not fold Shape nodes (only with --fold-constants).");
     p.flag({"--no-per-pass-shape-inference"}, "no_per_pass_shape_inference",
-           "Skip shape inference between folding passes (only with --fold-constants).");
+           "Accepted for compatibility: no shape inference runs between folding passes (only "
+           "with --fold-constants).");
     p.value({"--fold-size-threshold"}, "fold_size_threshold", "BYTES",
             "Do not fold nodes whose outputs exceed this size; K, M, G suffixes allowed (only "
             "with --fold-constants).");
@@ -59,21 +68,25 @@ ArgParser sanitize_parser() {
     return p;
 }
 
-// Validates the folding flags; refuses --fold-constants, warns about ignored options otherwise.
+// The value of --num-passes; kUsage unless a non-negative integer.
+size_t parse_num_passes(const std::string& v) {
+    char* end = nullptr;
+    const long n = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || n < 0)
+        throw Error(ErrorKind::kUsage,
+                    "--num-passes: expected a non-negative integer, got '" + v + "'");
+    return static_cast<size_t>(n);
+}
+
+// Validates the folding flags; warns about the ones ignored without --fold-constants.
 void check_fold_args(const ParsedArgs& a) {
-    if (a.has("num_passes")) {
-        char* end = nullptr;
-        const std::string v = a.get("num_passes");
-        const long n = std::strtol(v.c_str(), &end, 10);
-        if (v.empty() || *end != '\0' || n < 0)
-            throw Error(ErrorKind::kUsage,
-                        "--num-passes: expected a non-negative integer, got '" + v + "'");
-    }
+    if (a.has("num_passes")) parse_num_passes(a.get("num_passes"));
     if (a.has("fold_size_threshold")) parse_num_bytes(a.get("fold_size_threshold"));
-    if (a.count("fold_constants"))
-        throw Error(ErrorKind::kUnsupported,
-                    "--fold-constants: constant folding needs the reference interpreter, which is "
-                    "not built yet");
+    if (a.count("fold_constants")) {
+        if (a.has("partitioning"))
+            log_info("Note: --partitioning is implied: each node is folded on its own.");
+        return;
+    }
     const std::pair<const char*, const char*> ignored[] = {
         {"num_passes", "--num-passes"},
         {"partitioning", "--partitioning"},
@@ -84,6 +97,57 @@ void check_fold_args(const ParsedArgs& a) {
         if (a.has(dest) || a.count(dest))
             log_warning("Argument: '{}' will be ignored since constant folding is not enabled.",
                         flag);
+}
+
+passes::FoldOptions fold_options(const ParsedArgs& a) {
+    passes::FoldOptions o;
+    if (a.has("fold_size_threshold"))
+        o.size_threshold = parse_num_bytes(a.get("fold_size_threshold"));
+    if (a.has("num_passes")) o.num_passes = parse_num_passes(a.get("num_passes"));
+    o.fold_shapes = !a.count("no_fold_shapes");
+    return o;
+}
+
+// One folding pass with Polygraphy's log lines; false when it failed or changed nothing.
+bool fold_pass(ir::Model& m, const passes::FoldOptions& o, size_t index,
+               passes::FoldReport& total) {
+    const size_t before = passes::count_nodes(*m.graph);
+    logger().log(Severity::kStart, fmt::format("Folding Constants | Pass {}", index + 1));
+    try {
+        passes::FoldReport r = passes::fold_constants_pass(m, o);
+        for (const auto& f : r.failures)
+            log_warning("Inference failed for node: {}. Note: Error was:\n{}", f.node, f.reason);
+        total.nodes_folded += r.nodes_folded;
+        total.bytes_folded += r.bytes_folded;
+    } catch (const Error& e) {
+        log_warning(
+            "Constant folding pass failed. Skipping subsequent passes.\nNote: Error was:\n{}",
+            e.what());
+        return false;
+    }
+    const size_t after = passes::count_nodes(*m.graph);
+    logger().log(Severity::kFinish,
+                 fmt::format("    Total Nodes | Original: {:5}, After Folding: {:5} | {:5} Nodes "
+                             "Folded",
+                             before, after, static_cast<long>(before) - static_cast<long>(after)));
+    return after != before;
+}
+
+// Repeats folding passes until the node count stops changing or --num-passes is reached.
+void fold_model(ir::Model& m, const passes::FoldOptions& o) {
+    passes::FoldReport total;
+    for (size_t index = 0; !o.num_passes || index < *o.num_passes; ++index)
+        if (!fold_pass(m, o, index, total)) break;
+    log_verbose("Folded {} node(s) into {} byte(s) of initializers", total.nodes_folded,
+                total.bytes_folded);
+}
+
+void run_fallback_inference(ir::Model& m) {
+    log_info(
+        "Running inference with the reference interpreter to determine metadata for "
+        "intermediate tensors.\nThis will cause intermediate models to have static shapes.");
+    runtime::InferShapesReport r = runtime::infer_shapes_by_running(m);
+    log_verbose("Recorded the types of {} tensor(s)", r.values_typed);
 }
 
 void apply_outputs(ir::Graph& g, const ParsedArgs& a) {
@@ -112,8 +176,8 @@ void apply_override(ir::Graph& g, const std::vector<passes::TensorSpec>& specs) 
     }
     log_info("Overriding input shapes to:\n{}}}", meta.empty() ? "{" : meta);
     log_warning(
-        "Shapes of other tensors were cleared; shape inference is not available yet to "
-        "re-derive them.");
+        "Shapes of other tensors were cleared; use --force-fallback-shape-inference to "
+        "re-derive them by running the model.");
 }
 
 int run_sanitize(const ParsedArgs& a) {
@@ -126,6 +190,7 @@ int run_sanitize(const ParsedArgs& a) {
     ir::Graph& g = *model->graph;
     apply_outputs(g, a);
     if (!overrides.empty()) apply_override(g, overrides);
+    if (a.count("force_fallback_shape_inference")) run_fallback_inference(*model);
     if (a.count("cleanup")) {
         log_info("Cleaning up graph");
         passes::CleanupReport r = passes::cleanup(g);
@@ -136,6 +201,7 @@ int run_sanitize(const ParsedArgs& a) {
         passes::ToposortReport r = passes::toposort(g);
         log_verbose("Moved {} node(s)", r.nodes_moved);
     }
+    if (a.count("fold_constants")) fold_model(*model, fold_options(a));
     save_model_from_args(*model, a, out_path);
     log_model_summary("New Model", *model);
     return 0;
