@@ -77,7 +77,7 @@ double roi_pool(const RoiConfig& c, const RoiSample* s, int64_t n, int64_t count
     return c.max_mode ? acc : acc / double(count);
 }
 
-KernelFn make_roi_align(const Attrs& a, int64_t opset) {
+RoiConfig read_roi_config(const Attrs& a, int64_t opset) {
     RoiConfig c;
     const std::string coord = opset >= 16
                                   ? a.get_string("coordinate_transformation_mode", "half_pixel")
@@ -93,95 +93,143 @@ KernelFn make_roi_align(const Attrs& a, int64_t opset) {
     c.sampling_ratio = a.get_int("sampling_ratio", 0);
     c.spatial_scale = a.get_float("spatial_scale", 1.0f);
     if (c.out_h < 1 || c.out_w < 1) fail("RoiAlign: output size must be positive");
+    return c;
+}
+
+// Pooled values [num_rois, C, out_h, out_w] in double.
+std::vector<double> roi_align(const RoiConfig& c, const Tensor& x, const Tensor& rois,
+                              const std::vector<int64_t>& batch) {
+    if (x.rank() != 4) fail("RoiAlign: X must be 4-D");
+    const int64_t nr = static_cast<int64_t>(batch.size()), ch = x.dims()[1];
+    const int64_t h = x.dims()[2], w = x.dims()[3], bins = c.out_h * c.out_w;
+    if (rois.dims() != std::vector<int64_t>{nr, 4}) fail("RoiAlign: rois must be [num_rois, 4]");
+    std::vector<double> xv(x.numel()), rv(rois.numel()), out;
+    for (uint64_t i = 0; i < x.numel(); ++i) xv[i] = x.element_as_double(i);
+    for (uint64_t i = 0; i < rois.numel(); ++i) rv[i] = rois.element_as_double(i);
+    for (int64_t r = 0; r < nr; ++r) {
+        const int64_t b = batch[size_t(r)];
+        if (b < 0 || b >= x.dims()[0]) fail("RoiAlign: batch index out of range");
+        int64_t count = 1;
+        const auto s = roi_samples(c, &rv[size_t(r * 4)], h, w, &count);
+        const int64_t per_bin = static_cast<int64_t>(s.size()) / bins;
+        for (int64_t k = 0; k < ch; ++k)
+            for (int64_t bin = 0; bin < bins; ++bin)
+                out.push_back(roi_pool(c, &s[size_t(bin * per_bin)], per_bin, count,
+                                       &xv[size_t((b * ch + k) * h * w)]));
+    }
+    return out;
+}
+
+KernelFn make_roi_align(const Attrs& a, int64_t opset) {
+    const RoiConfig c = read_roi_config(a, opset);
     return half_via_float([c](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
-        const Tensor& rois = ctx.input(1);
-        const std::vector<int64_t> batch = to_int64_vector(ctx.input(2), "RoiAlign batch_indices");
-        if (x.rank() != 4) fail("RoiAlign: X must be 4-D");
-        const int64_t nr = static_cast<int64_t>(batch.size()), ch = x.dims()[1];
-        const int64_t h = x.dims()[2], w = x.dims()[3];
-        if (rois.dims() != std::vector<int64_t>{nr, 4})
-            fail("RoiAlign: rois must be [num_rois, 4]");
-        std::vector<double> xv(x.numel()), rv(rois.numel());
-        for (uint64_t i = 0; i < x.numel(); ++i) xv[i] = x.element_as_double(i);
-        for (uint64_t i = 0; i < rois.numel(); ++i) rv[i] = rois.element_as_double(i);
-        Tensor out = Tensor::zeros(x.dtype(), {nr, ch, c.out_h, c.out_w});
+        const auto batch = to_int64_vector(ctx.input(2), "RoiAlign batch_indices");
+        const std::vector<double> v = roi_align(c, x, ctx.input(1), batch);
+        Tensor out =
+            Tensor::zeros(x.dtype(), {int64_t(batch.size()), x.dims()[1], c.out_h, c.out_w});
         dispatch_float(x.dtype(), "RoiAlign", [&]<typename T>() {
             T* dst = reinterpret_cast<T*>(out.mutable_bytes());
-            for (int64_t r = 0; r < nr; ++r) {
-                if (batch[size_t(r)] < 0 || batch[size_t(r)] >= x.dims()[0])
-                    fail("RoiAlign: batch index out of range");
-                int64_t count = 1;
-                const auto s = roi_samples(c, &rv[size_t(r * 4)], h, w, &count);
-                const int64_t per_bin = static_cast<int64_t>(s.size()) / (c.out_h * c.out_w);
-                for (int64_t k = 0; k < ch; ++k) {
-                    const double* plane = &xv[size_t((batch[size_t(r)] * ch + k) * h * w)];
-                    for (int64_t b = 0; b < c.out_h * c.out_w; ++b)
-                        *dst++ = static_cast<T>(
-                            roi_pool(c, &s[size_t(b * per_bin)], per_bin, count, plane));
-                }
-            }
+            for (size_t i = 0; i < v.size(); ++i) dst[i] = static_cast<T>(v[i]);
         });
         ctx.set_output(0, std::move(out));
     });
 }
 
+// Col2Im geometry per spatial axis (attributes with defaults filled in).
+struct Col2ImPlan {
+    std::vector<int64_t> image, block, dil, pads, strides, cols;
+    int64_t block_size = 1, blocks = 1, image_size = 1;
+};
+
+Col2ImPlan plan_col2im(const Tensor& x, Col2ImPlan p) {
+    const size_t r = p.image.size();
+    if (p.dil.empty()) p.dil.assign(r, 1);
+    if (p.pads.empty()) p.pads.assign(2 * r, 0);
+    if (p.strides.empty()) p.strides.assign(r, 1);
+    if (p.block.size() != r || p.dil.size() != r || p.pads.size() != 2 * r || p.strides.size() != r)
+        fail("Col2Im: image_shape, block_shape and attributes must agree in rank");
+    if (x.rank() != 3) fail("Col2Im: input must be [N, C * prod(block_shape), L]");
+    for (size_t i = 0; i < r; ++i) {
+        if (p.block[i] < 1 || p.strides[i] < 1 || p.dil[i] < 1 || p.image[i] < 0)
+            fail("Col2Im: block_shape, strides and dilations must be positive");
+        const int64_t span = p.dil[i] * (p.block[i] - 1) + 1;
+        p.cols.push_back((p.image[i] + p.pads[i] + p.pads[i + r] - span) / p.strides[i] + 1);
+        p.block_size *= p.block[i];
+        p.blocks *= p.cols.back();
+        p.image_size *= p.image[i];
+    }
+    if (x.dims()[1] % p.block_size != 0 || x.dims()[2] != p.blocks)
+        fail("Col2Im: input shape does not match image_shape, block_shape and attributes");
+    return p;
+}
+
+// Image offset that kernel position k of block col writes to, or -1 outside the image.
+int64_t col2im_target(const Col2ImPlan& p, int64_t k, int64_t col) {
+    int64_t off = 0, stride = 1;
+    for (size_t i = p.image.size(); i-- > 0;) {
+        const int64_t idx =
+            (col % p.cols[i]) * p.strides[i] - p.pads[i] + (k % p.block[i]) * p.dil[i];
+        if (idx < 0 || idx >= p.image[i]) return -1;
+        off += idx * stride;
+        stride *= p.image[i];
+        col /= p.cols[i], k /= p.block[i];
+    }
+    return off;
+}
+
 // Col2Im: sums column blocks [N, C * prod(block), L] back into images [N, C, *image_shape].
 KernelFn make_col2im(const Attrs& a, int64_t) {
-    const std::vector<int64_t> dil_a = a.get_ints("dilations"), pads_a = a.get_ints("pads"),
-                               strides_a = a.get_ints("strides");
-    return half_via_float([=](KernelContext& ctx) {
+    Col2ImPlan attrs;
+    attrs.dil = a.get_ints("dilations");
+    attrs.pads = a.get_ints("pads");
+    attrs.strides = a.get_ints("strides");
+    return half_via_float([attrs](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
-        const auto image = to_int64_vector(ctx.input(1), "Col2Im image_shape");
-        const auto block = to_int64_vector(ctx.input(2), "Col2Im block_shape");
-        const size_t r = image.size();
-        const auto dil = dil_a.empty() ? std::vector<int64_t>(r, 1) : dil_a;
-        const auto pads = pads_a.empty() ? std::vector<int64_t>(2 * r, 0) : pads_a;
-        const auto strides = strides_a.empty() ? std::vector<int64_t>(r, 1) : strides_a;
-        if (block.size() != r || dil.size() != r || pads.size() != 2 * r || strides.size() != r)
-            fail("Col2Im: image_shape, block_shape and attributes must agree in rank");
-        if (x.rank() != 3) fail("Col2Im: input must be [N, C * prod(block_shape), L]");
-        int64_t bl = 1, l = 1;
-        std::vector<int64_t> cols(r);
-        for (size_t i = 0; i < r; ++i) {
-            if (block[i] < 1 || strides[i] < 1 || dil[i] < 1 || image[i] < 0)
-                fail("Col2Im: block_shape, strides and dilations must be positive");
-            bl *= block[i];
-            cols[i] =
-                (image[i] + pads[i] + pads[i + r] - (dil[i] * (block[i] - 1) + 1)) / strides[i] + 1;
-            l *= cols[i];
-        }
-        if (x.dims()[1] % bl != 0 || x.dims()[2] != l)
-            fail("Col2Im: input shape does not match image_shape, block_shape and attributes");
-        const int64_t n = x.dims()[0], ch = x.dims()[1] / bl;
-        int64_t img = 1;
-        for (int64_t d : image) img *= d;
-        std::vector<int64_t> out_dims = {n, ch};
-        out_dims.insert(out_dims.end(), image.begin(), image.end());
+        Col2ImPlan p = attrs;
+        p.image = to_int64_vector(ctx.input(1), "Col2Im image_shape");
+        p.block = to_int64_vector(ctx.input(2), "Col2Im block_shape");
+        p = plan_col2im(x, p);
+        std::vector<int64_t> out_dims = {x.dims()[0], x.dims()[1] / p.block_size};
+        out_dims.insert(out_dims.end(), p.image.begin(), p.image.end());
         Tensor out = Tensor::zeros(x.dtype(), out_dims);
         dispatch_numeric(x.dtype(), "Col2Im", [&]<typename T>() {
             const T* src = x.data<T>();
             T* dst = reinterpret_cast<T*>(out.mutable_bytes());
-            for (int64_t p = 0; p < n * ch; ++p)
-                for (int64_t k = 0; k < bl; ++k)
-                    for (int64_t col = 0; col < l; ++col) {
-                        int64_t off = 0, kr = k, cr = col;
-                        std::vector<int64_t> idx(r);
-                        for (size_t i = r; i-- > 0;) {
-                            idx[i] =
-                                (cr % cols[i]) * strides[i] - pads[i] + (kr % block[i]) * dil[i];
-                            cr /= cols[i], kr /= block[i];
-                        }
-                        bool inside = true;
-                        for (size_t i = 0; i < r; ++i) {
-                            inside = inside && idx[i] >= 0 && idx[i] < image[i];
-                            off = off * image[i] + idx[i];
-                        }
-                        if (inside) dst[p * img + off] += src[(p * bl + k) * l + col];
-                    }
+            for (int64_t plane = 0; plane < out_dims[0] * out_dims[1]; ++plane)
+                for (int64_t k = 0; k < p.block_size; ++k)
+                    for (int64_t col = 0; col < p.blocks; ++col)
+                        if (const int64_t o = col2im_target(p, k, col); o >= 0)
+                            dst[plane * p.image_size + o] +=
+                                src[(plane * p.block_size + k) * p.blocks + col];
         });
         ctx.set_output(0, std::move(out));
     });
+}
+
+// For each output element of CenterCropPad, the flat input index it copies (-1: padding).
+std::vector<int64_t> crop_pad_sources(const std::vector<int64_t>& in_dims,
+                                      const std::vector<int64_t>& out_dims,
+                                      const std::vector<int64_t>& shift) {
+    uint64_t total = 1;
+    for (int64_t d : out_dims) total *= uint64_t(d);
+    std::vector<int64_t> src(total, -1);
+    for (uint64_t o = 0; o < total; ++o) {
+        int64_t in = 0, stride = 1;
+        uint64_t rest = o;
+        for (size_t a = out_dims.size(); a-- > 0;) {
+            const int64_t i = int64_t(rest % uint64_t(out_dims[a])) + shift[a];
+            rest /= uint64_t(out_dims[a]);
+            if (i < 0 || i >= in_dims[a]) {
+                in = -1;
+                break;
+            }
+            in += i * stride;
+            stride *= in_dims[a];
+        }
+        src[o] = in;
+    }
+    return src;
 }
 
 // CenterCropPad: output index o of an axis reads input index o + crop - pad.
@@ -202,32 +250,18 @@ KernelFn make_center_crop_pad(const Attrs& a, int64_t) {
             out_dims[ax] = want;
             shift[ax] = want < dim ? (dim - want) / 2 : -((want - dim) / 2);
         }
-        Tensor out = Tensor::zeros(x.dtype(), out_dims);
-        const size_t rank = out_dims.size();
-        const uint64_t total = out.numel();
-        const auto source = [&](uint64_t o) -> int64_t {  // -1 when o is padding
-            int64_t in = 0;
-            for (size_t a = rank; a-- > 0;) {
-                const int64_t i = int64_t(o % uint64_t(out_dims[a])) + shift[a];
-                o /= uint64_t(out_dims[a]);
-                if (i < 0 || i >= x.dims()[a]) return -1;
-                int64_t stride = 1;
-                for (size_t b = a + 1; b < rank; ++b) stride *= x.dims()[b];
-                in += i * stride;
-            }
-            return in;
-        };
+        const std::vector<int64_t> src = crop_pad_sources(x.dims(), out_dims, shift);
         if (x.is_string()) {
-            std::vector<std::string> s(total);
-            for (uint64_t o = 0; o < total; ++o)
-                if (int64_t i = source(o); i >= 0) s[o] = x.strings()[size_t(i)];
+            std::vector<std::string> s(src.size());
+            for (size_t o = 0; o < src.size(); ++o)
+                if (src[o] >= 0) s[o] = x.strings()[size_t(src[o])];
             return ctx.set_output(0, Tensor::from_strings(out_dims, std::move(s)));
         }
+        Tensor out = Tensor::zeros(x.dtype(), out_dims);
         dispatch_by_size(x.dtype(), "CenterCropPad", [&]<typename T>() {
-            const T* src = x.data<T>();
             T* dst = reinterpret_cast<T*>(out.mutable_bytes());
-            for (uint64_t o = 0; o < total; ++o)
-                if (int64_t i = source(o); i >= 0) dst[o] = src[i];
+            for (size_t o = 0; o < src.size(); ++o)
+                if (src[o] >= 0) dst[o] = x.data<T>()[src[o]];
         });
         ctx.set_output(0, std::move(out));
     };

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "base/error.h"
+#include "base/float16.h"
 #include "support/op_runner.h"
 
 namespace pg {
@@ -72,6 +73,21 @@ TEST(OpsGeometry, GridSampleBadGridIsInvalidInput) {
     } catch (const Error& e) {
         EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput);
     }
+}
+
+TEST(OpsGeometry, GridSampleFloat16DataKeepsItsTypeWithAnyGridType) {
+    auto h = [](float v) { return float16::from_float(v).bits; };
+    const Tensor x = Tensor::from_values<uint16_t>(DataType::kFloat16, {1, 1, 1, 2}, {h(1), h(2)});
+    const Tensor grid16 = Tensor::from_values<uint16_t>(DataType::kFloat16, {1, 1, 1, 2}, {0, 0});
+    for (const Tensor& grid : {grid16, f32({1, 1, 1, 2}, {0, 0})}) {
+        auto out = run_op("GridSample", {x, grid}, {}, 20);
+        ASSERT_EQ(out[0].dtype(), DataType::kFloat16);
+        EXPECT_EQ(half_bits_to_float(out[0].data<uint16_t>()[0]), 1.5f);
+    }
+    // float32 data sampled through a float16 grid stays float32.
+    auto out = run_op("GridSample", {f32({1, 1, 1, 2}, {1, 2}), grid16}, {}, 20);
+    EXPECT_EQ(out[0].dtype(), DataType::kFloat32);
+    EXPECT_EQ(test::values_f32(out[0])[0], 1.5f);
 }
 
 TEST(OpsGeometry, AffineGridIdentity) {

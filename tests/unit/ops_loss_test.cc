@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "base/error.h"
+#include "base/float16.h"
 #include "support/op_runner.h"
 
 namespace pg {
@@ -91,6 +92,16 @@ TEST(OpsLoss, SoftmaxCrossEntropyWithLogProb) {
     EXPECT_NEAR(test::values_f32(out[0])[0], std::log(2.0f), 1e-6);
     EXPECT_EQ(out[1].dims(), (std::vector<int64_t>{1, 2}));
     EXPECT_NEAR(test::values_f32(out[1])[1], -std::log(2.0f), 1e-6);
+}
+
+TEST(OpsLoss, Float16ComputesInFloat) {
+    auto h = [](float v) { return float16::from_float(v).bits; };
+    const Tensor x =
+        Tensor::from_values<uint16_t>(DataType::kFloat16, {2, 2}, {h(-1), h(-2), h(-0.5f), h(-4)});
+    const Tensor w = Tensor::from_values<uint16_t>(DataType::kFloat16, {2}, {h(1), h(3)});
+    auto out = run_op("NegativeLogLikelihoodLoss", {x, i64({2}, {1, 0}), w}, {}, 13);
+    ASSERT_EQ(out[0].dtype(), DataType::kFloat16);
+    EXPECT_EQ(half_bits_to_float(out[0].data<uint16_t>()[0]), 6.5f / 4.0f);  // (3*2 + 0.5) / 4
 }
 
 TEST(OpsLoss, SoftmaxCrossEntropyIsStableForLargeLogits) {
