@@ -96,15 +96,38 @@ double square(double v) {
 double same(double v) {
     return v;
 }
-double exp_of(double v) {
-    return std::exp(v);
-}
 double log_of(double v) {
     return std::log(v);
 }
 double sqrt_of(double v) {
     return std::sqrt(v);
 }
+
+// log(sum(exp(v))) with a running maximum, so large inputs do not overflow.
+struct LogSumExpR {
+    struct Acc {
+        double m = -std::numeric_limits<double>::infinity(), s = 0;
+    };
+    template <typename T>
+    static Acc init() {
+        return {};
+    }
+    template <typename T>
+    static Acc step(Acc a, T v) {
+        const double x = static_cast<double>(v);
+        if (x > a.m) {
+            a.s = a.s * std::exp(a.m - x) + 1;
+            a.m = x;
+        } else {
+            a.s += x == a.m ? 1 : std::exp(x - a.m);
+        }
+        return a;
+    }
+    template <typename T>
+    static T finish(Acc a, int64_t) {
+        return static_cast<T>(a.m + std::log(a.s));
+    }
+};
 
 template <bool kMax>
 struct ExtremeR {
@@ -249,8 +272,7 @@ void register_reduce_ops(OpTable& t) {
     t.add("ReduceL2", 1, C::kApproximate, reduction<DoubleSumR<square, sqrt_of>>("ReduceL2", 18));
     t.add("ReduceLogSum", 1, C::kApproximate,
           reduction<DoubleSumR<same, log_of>>("ReduceLogSum", 18));
-    t.add("ReduceLogSumExp", 1, C::kApproximate,
-          reduction<DoubleSumR<exp_of, log_of>>("ReduceLogSumExp", 18));
+    t.add("ReduceLogSumExp", 1, C::kApproximate, reduction<LogSumExpR>("ReduceLogSumExp", 18));
     t.add("ReduceSumSquare", 1, C::kApproximate, reduction<SumSquareR>("ReduceSumSquare", 18));
     t.add("ArgMax", 1, C::kExact, arg_reduction<true>("ArgMax"));
     t.add("ArgMin", 1, C::kExact, arg_reduction<false>("ArgMin"));
