@@ -1,7 +1,9 @@
 // Sampling geometry: GridSample (opset 16: 4-D, bilinear/nearest/bicubic; opset 20: N-D,
 // linear/nearest/cubic), AffineGrid (20) and DeformConv (19, 2-D). Interpolation is separable:
 // each spatial axis gets a few (index, weight) taps after ONNX's padding rules (zeros / border /
-// reflection), and the taps' products are summed, in double. float16/bfloat16 compute in float32.
+// reflection), and the taps' products are summed, in double. float16/bfloat16 data are rounded
+// from float32 results; GridSample's grid may have a different float type than X (T1 vs T2), so
+// it reads both as double and returns X's type instead of using half_via_float.
 // RoiAlign, Col2Im and CenterCropPad live in geometry_blocks.cc.
 #include <algorithm>
 #include <array>
