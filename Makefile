@@ -13,6 +13,7 @@ CTEST_ARGS ?=
 
 setup:
 	@./tools/install_packages.sh $(PACKAGES)
+	@./tools/install_onnxruntime.sh
 
 $(BUILD_DIR)/build.ninja:
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release
