@@ -247,9 +247,17 @@ KernelFn make_norm(Norm kind, const char* name, const Attrs& a, int64_t opset) {
             Tensor out = Tensor::zeros(x.dtype(), x.dims());
             T* dst = reinterpret_cast<T*>(out.mutable_bytes());
             const T* src = x.data<T>();
-            for (int64_t o = 0; o < outer; ++o)
-                for (int64_t i = 0; i < inner; ++i)
-                    normalize(src + o * n * inner + i, dst + o * n * inner + i, n, inner, kind);
+            auto rows = [&](int64_t b, int64_t e) {  // row r = (o, i)
+                for (int64_t r = b; r < e; ++r) {
+                    const int64_t base = (r / inner) * n * inner + r % inner;
+                    normalize(src + base, dst + base, n, inner, kind);
+                }
+            };
+            const int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(n, 1));
+            if (ctx.pool() && outer * inner * n > kGrain)
+                ctx.pool()->parallel_for(outer * inner, grain, rows);
+            else
+                rows(0, outer * inner);
             ctx.set_output(0, std::move(out));
         });
     });

@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "base/float16.h"
+#include "ir/builder.h"
+#include "runtime/session.h"
 #include "support/op_runner.h"
 
 namespace pg {
@@ -137,6 +139,28 @@ TEST(OpsActivation, Float16Sigmoid) {
     auto out = run_op("Sigmoid", {x});
     ASSERT_EQ(out[0].dtype(), DataType::kFloat16);
     EXPECT_EQ(out[0].data<uint16_t>()[0], float_to_half_bits(1 / (1 + std::exp(-0.5f))));
+}
+
+// Softmax rows are split over the session's pool for large inputs; each row must sum to 1.
+TEST(OpsActivation, ParallelSoftmaxRows) {
+    const int64_t rows = 300, cols = 7, inner = 40;
+    std::vector<float> x(rows * cols * inner);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 13) * 0.25f;
+    auto m = ir::new_model(13);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* in = b.input("x", DataType::kFloat32, std::vector<int64_t>{rows, cols, inner});
+    b.output(b.op("Softmax", {in}, ir::attrs(ir::Attribute::make_int("axis", 1))));
+    runtime::SessionOptions opts;
+    opts.threads = 4;
+    runtime::Session s(*m, opts);
+    auto out = s.run({{"x", ops::RtValue::of(f32({rows, cols, inner}, x))}});
+    const float* y = out[0].second.tensor().data<float>();
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t i = 0; i < inner; ++i) {
+            double sum = 0;
+            for (int64_t c = 0; c < cols; ++c) sum += y[(r * cols + c) * inner + i];
+            ASSERT_NEAR(sum, 1.0, 1e-5) << r << " " << i;
+        }
 }
 
 }  // namespace

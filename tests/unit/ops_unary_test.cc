@@ -6,6 +6,8 @@
 #include "base/error.h"
 #include "base/float16.h"
 #include "base/float8.h"
+#include "ir/builder.h"
+#include "runtime/session.h"
 #include "support/op_runner.h"
 
 namespace pg {
@@ -104,6 +106,23 @@ TEST(OpsUnary, FloatOnlyOpRejectsIntegers) {
     } catch (const Error& e) {
         EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);
     }
+}
+
+// Large tensors run in parallel chunks on the session's pool; every element must be written.
+TEST(OpsUnary, ParallelLoopsCoverEveryElement) {
+    const int64_t n = 100003;
+    std::vector<float> x(n);
+    for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(i % 1000) - 500.0f;
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* in = b.input("x", DataType::kFloat32, std::vector<int64_t>{n});
+    b.output(b.op("Neg", {b.op("Abs", {in})}));
+    runtime::SessionOptions opts;
+    opts.threads = 4;
+    runtime::Session s(*m, opts);
+    auto out = s.run({{"x", ops::RtValue::of(f32({n}, x))}});
+    const float* y = out[0].second.tensor().data<float>();
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(y[i], -std::fabs(x[i])) << i;
 }
 
 }  // namespace
