@@ -70,7 +70,9 @@ KernelFn make_quantize(const Attrs& a, int64_t opset) {
         for (uint64_t i = 0; i < x.numel(); ++i) {
             const int64_t s = ix(static_cast<int64_t>(i));
             const double zp = ctx.has_input(2) ? quant_value(ctx.input(2), s) : 0.0;
-            w.set(i, float_value(x, i) / float_value(scale, static_cast<uint64_t>(s)), zp);
+            const double xs = float_value(x, i), sc = float_value(scale, static_cast<uint64_t>(s));
+            // The division happens in the input's precision (float32 unless float64), as ONNX does.
+            w.set(i, x.dtype() == DataType::kFloat64 ? xs / sc : static_cast<double>(static_cast<float>(xs) / static_cast<float>(sc)), zp);
         }
         ctx.set_output(0, w.take());
     };

@@ -63,8 +63,14 @@ std::string compare(const Tensor& expected, const Tensor& actual) {
     if (expected.dims() != actual.dims()) return "shape differs";
     if (expected.is_string()) return expected.strings() == actual.strings() ? "" : "strings differ";
     const bool is_float = dtype_is_float(expected.dtype()) || expected.dtype() == DataType::kComplex64;
-    if (!is_float || dtype_bits(expected.dtype()) < 16 || expected.dtype() == DataType::kComplex64)
-        return expected.same_contents(actual) ? "" : "values differ (exact comparison)";
+    if (!is_float || dtype_bits(expected.dtype()) < 16 || expected.dtype() == DataType::kComplex64) {
+        if (expected.same_contents(actual)) return "";
+        for (uint64_t i = 0; i < expected.numel() && !expected.is_string(); ++i)
+            if (expected.element_as_double(i) != actual.element_as_double(i))
+                return "element " + std::to_string(i) + ": got " + fmt_g(actual.element_as_double(i)) + ", expected " +
+                       fmt_g(expected.element_as_double(i)) + " (exact comparison)";
+        return "values differ (exact comparison)";
+    }
     for (uint64_t i = 0; i < expected.numel(); ++i) {
         const double e = expected.element_as_double(i), a = actual.element_as_double(i);
         if (std::isnan(e) && std::isnan(a)) continue;
