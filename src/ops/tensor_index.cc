@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "ir/graph.h"
+#include "ops/dispatch.h"
 #include "ops/op_table.h"
 #include "ops/tensor_shape_take.h"
 #include "ops/tensor_util.h"
@@ -49,8 +50,11 @@ KernelFn make_slice(const Attrs& a, int64_t opset) {
             const size_t ax = static_cast<size_t>(normalize_axis(s.axes[k], x.rank(), "Slice"));
             if (seen[ax]) fail("Slice: axis " + std::to_string(s.axes[k]) + " is repeated");
             seen[ax] = true;
-            const int64_t n = x.dims()[ax], step = s.steps[k];
-            if (step == 0) fail("Slice: step is zero");
+            const int64_t n = x.dims()[ax];
+            // |step| beyond the axis selects one element: clamp it so no arithmetic overflows.
+            const int64_t step =
+                std::clamp(s.steps[k], -std::max<int64_t>(n, 1), std::max<int64_t>(n, 1));
+            if (s.steps[k] == 0) fail("Slice: step is zero");
             int64_t b = s.starts[k] < 0 ? s.starts[k] + n : s.starts[k];
             int64_t e = s.ends[k] < 0 ? s.ends[k] + n : s.ends[k];
             const int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? n : n - 1;
@@ -156,12 +160,22 @@ KernelFn make_gather_nd(const Attrs& a, int64_t) {
     };
 }
 
+// Types element_as_double reads (others would read as NaN).
+void check_numeric_view(const Tensor& t, const char* op) {
+    const DataType dt = t.dtype();
+    if (dt != DataType::kBool && dt != DataType::kFloat16 && dt != DataType::kBFloat16 &&
+        dt != DataType::kFloat32 && dt != DataType::kFloat64 &&
+        !(dtype_is_integer(dt) && dtype_bits(dt) >= 8))
+        unsupported_type(op, dt);
+}
+
 // Out-of-range indices give all-off rows (ONNX's OneHot rule), so they are not errors here.
 KernelFn make_one_hot(const Attrs& a, int64_t) {
     const int64_t axis_attr = a.get_int("axis", -1);
     return [=](KernelContext& ctx) {
         const Tensor& ind = ctx.input(0);
         const Tensor& values = ctx.input(2);
+        check_numeric_view(ind, "OneHot");
         const int64_t depth = static_cast<int64_t>(scalar_value(ctx.input(1), "OneHot"));
         if (depth < 1) fail("OneHot: depth must be positive");
         if (values.numel() != 2) fail("OneHot: values must hold [off_value, on_value]");
@@ -190,6 +204,7 @@ bool is_nonzero(const Tensor& t, uint64_t i) {
 KernelFn make_non_zero(const Attrs&, int64_t) {
     return [](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
+        if (!x.is_string()) check_numeric_view(x, "NonZero");
         const Dims dims = x.rank() == 0 ? Dims{1} : x.dims();
         std::vector<int64_t> flat;
         for (uint64_t i = 0; i < x.numel(); ++i)
@@ -214,6 +229,7 @@ KernelFn make_compress(const Attrs& a, int64_t) {
     return [=](KernelContext& ctx) {
         const Tensor& x0 = ctx.input(0);
         const Tensor& cond = ctx.input(1);
+        check_numeric_view(cond, "Compress");
         const Tensor x = has_axis ? x0 : with_dims(x0, {static_cast<int64_t>(x0.numel())});
         const size_t axis =
             static_cast<size_t>(normalize_axis(has_axis ? axis_attr : 0, x.rank(), "Compress"));

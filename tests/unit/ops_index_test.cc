@@ -55,6 +55,16 @@ TEST(OpsIndex, SliceNegativeStepsAndClamping) {
         "Slice", "step");
 }
 
+TEST(OpsIndex, SliceHugeStepsDoNotOverflow) {
+    const Tensor x = f32({3}, {0, 1, 2});
+    auto a = run_op(
+        "Slice", {x, i64({1}, {0}), i64({1}, {INT64_MAX}), i64({1}, {0}), i64({1}, {INT64_MAX})});
+    EXPECT_EQ(test::values_f32(a[0]), (std::vector<float>{0}));
+    auto b = run_op(
+        "Slice", {x, i64({1}, {-1}), i64({1}, {INT64_MIN}), i64({1}, {0}), i64({1}, {INT64_MIN})});
+    EXPECT_EQ(test::values_f32(b[0]), (std::vector<float>{2}));
+}
+
 TEST(OpsIndex, SliceOpset1AttributesAndStrings) {
     auto a = run_op("Slice", {strs({2, 2}, {"a", "b", "c", "d"})},
                     ir::attrs(Attribute::make_ints("starts", {1}),
