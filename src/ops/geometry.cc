@@ -9,6 +9,7 @@
 #include <array>
 #include <cmath>
 
+#include "base/thread_pool.h"
 #include "ir/graph.h"
 #include "ops/dispatch.h"
 #include "ops/half.h"
@@ -20,6 +21,9 @@ namespace pg::ops {
 void register_geometry_block_ops(OpTable& t);
 
 namespace {
+
+// Output elements above which kernels split their loops over ctx.pool().
+constexpr int64_t kParallelGrain = 1 << 14;
 
 // Values of a float tensor of any float type as double.
 std::vector<double> to_doubles(const Tensor& t) {
@@ -161,10 +165,11 @@ KernelFn grid_sample_kernel(GridSampleConfig c) {
         for (size_t a = 0; a < r; ++a) in_plane *= in_dims[a], out_plane *= out_dims[a + 2];
         const std::vector<double> xv = to_doubles(x), gv = to_doubles(grid);
         std::vector<double> out(static_cast<size_t>(out_dims[0] * out_dims[1] * out_plane));
-        std::vector<AxisTaps> taps(r);
-        for (int64_t n = 0; n < out_dims[0]; ++n)
-            for (int64_t p = 0; p < out_plane; ++p) {
-                const double* g = &gv[static_cast<size_t>((n * out_plane + p) * int64_t(r))];
+        const auto points = [&](int64_t begin, int64_t end) {  // grid points n * out_plane + p
+            std::vector<AxisTaps> taps(r);
+            for (int64_t q = begin; q < end; ++q) {
+                const int64_t n = q / out_plane, p = q % out_plane;
+                const double* g = &gv[static_cast<size_t>(q * int64_t(r))];
                 for (size_t a = 0; a < r; ++a) taps[a] = axis_taps(g[r - 1 - a], in_dims[a], c);
                 for (int64_t ch = 0; ch < out_dims[1]; ++ch) {
                     const int64_t plane = n * out_dims[1] + ch;
@@ -172,6 +177,12 @@ KernelFn grid_sample_kernel(GridSampleConfig c) {
                         sample(&xv[static_cast<size_t>(plane * in_plane)], in_dims, taps);
                 }
             }
+        };
+        const int64_t total = out_dims[0] * out_plane;
+        if (ctx.pool() && total * out_dims[1] > kParallelGrain)
+            ctx.pool()->parallel_for(total, 256, points);
+        else
+            points(0, total);
         ctx.set_output(0, from_doubles(x.dtype(), out_dims, out, "GridSample"));
     };
 }

@@ -4,6 +4,7 @@
 // GridSample with align_corners=1. Computed in double; float16/bfloat16 via float32.
 #include <cmath>
 
+#include "base/thread_pool.h"
 #include "ir/graph.h"
 #include "ops/dispatch.h"
 #include "ops/half.h"
@@ -119,16 +120,23 @@ KernelFn make_deform_conv(const Attrs& a, int64_t) {
         const std::vector<double> mask =
             ctx.has_input(4) ? doubles(ctx.input(4)) : std::vector<double>{};
         Tensor out = Tensor::zeros(ctx.input(0).dtype(), {s.n, s.oc, s.oh, s.ow});
+        const std::vector<double>* m = ctx.has_input(4) ? &mask : nullptr;
         dispatch_float(out.dtype(), "DeformConv", [&]<typename T>() {
             T* dst = reinterpret_cast<T*>(out.mutable_bytes());
-            for (int64_t n = 0, k = 0; n < s.n; ++n)
-                for (int64_t o = 0; o < s.oc; ++o)
-                    for (int64_t i = 0; i < s.oh; ++i)
-                        for (int64_t j = 0; j < s.ow; ++j, ++k)
-                            dst[k] = static_cast<T>((b.empty() ? 0.0 : b[static_cast<size_t>(o)]) +
-                                                    deform_at(s, c, x, w, off,
-                                                              ctx.has_input(4) ? &mask : nullptr, n,
-                                                              o, i, j));
+            const auto rows = [&](int64_t begin, int64_t end) {  // rows (n, o, i) of the output
+                for (int64_t row = begin; row < end; ++row) {
+                    const int64_t n = row / (s.oc * s.oh), o = row / s.oh % s.oc, i = row % s.oh;
+                    const double bias = b.empty() ? 0.0 : b[static_cast<size_t>(o)];
+                    for (int64_t j = 0; j < s.ow; ++j)
+                        dst[row * s.ow + j] =
+                            static_cast<T>(bias + deform_at(s, c, x, w, off, m, n, o, i, j));
+                }
+            };
+            const int64_t total = s.n * s.oc * s.oh;
+            if (ctx.pool() && total * s.ow * s.icg * s.kh * s.kw > (1 << 14))
+                ctx.pool()->parallel_for(total, 4, rows);
+            else
+                rows(0, total);
         });
         ctx.set_output(0, std::move(out));
     });

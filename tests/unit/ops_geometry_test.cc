@@ -2,8 +2,12 @@
 // modes, Col2Im overlap, CenterCropPad and DeformConv, with hand-computed values.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include "base/error.h"
 #include "base/float16.h"
+
+#include "ir/builder.h"
+#include "runtime/session.h"
 #include "support/op_runner.h"
 
 namespace pg {
@@ -143,6 +147,49 @@ TEST(OpsGeometry, DeformConvZeroOffsetIsConvAndOffsetsInterpolate) {
     auto moved = run_op("DeformConv",
                         {x, w, f32({1, 8, 1, 1}, {0.5f, 0, 0.5f, 0, 0.5f, 0, 0.5f, 0})}, {}, 19);
     EXPECT_FLOAT_EQ(test::values_f32(moved[0])[0], 8.5f);
+}
+
+}  // namespace
+}  // namespace pg
+
+namespace pg {
+namespace {
+
+// Runs one node with a multi-threaded session (op_runner runs single-threaded).
+Tensor run_threaded(const std::string& op, const std::vector<Tensor>& inputs,
+                    std::vector<ir::Attribute> attrs, int64_t opset) {
+    auto m = ir::new_model(opset);
+    ir::GraphBuilder b(*m->graph);
+    std::vector<ir::Value*> ins;
+    runtime::Feeds feeds;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        const std::string name = "x" + std::to_string(i);
+        ins.push_back(b.input(name, inputs[i].dtype(), inputs[i].dims()));
+        feeds[name] = ops::RtValue::of(inputs[i]);
+    }
+    b.output(b.op_multi(op, ins, 1, std::move(attrs), "node")->outputs()[0]);
+    runtime::SessionOptions opts;
+    opts.threads = 4;
+    runtime::Session s(*m, opts);
+    return s.run(feeds).begin()->second.tensor();
+}
+
+std::vector<float> ramp(size_t n, float scale, float offset) {
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = std::sin(float(i) * scale) + offset;
+    return v;
+}
+
+TEST(OpsGeometry, ThreadedGridSampleAndDeformConvMatchSingleThreaded) {
+    const Tensor x = f32({2, 3, 16, 16}, ramp(2 * 3 * 16 * 16, 0.37f, 0));
+    const Tensor grid = f32({2, 64, 64, 2}, ramp(2 * 64 * 64 * 2, 0.11f, 0.1f));
+    auto attrs = [] { return ir::attrs(ir::Attribute::make_string("mode", "cubic")); };
+    const Tensor one = run_op("GridSample", {x, grid}, attrs(), 20)[0];
+    EXPECT_TRUE(one.same_contents(run_threaded("GridSample", {x, grid}, attrs(), 20)));
+    const Tensor w = f32({4, 3, 3, 3}, ramp(4 * 27, 0.5f, 0));
+    const Tensor off = f32({2, 18, 14, 14}, ramp(2 * 18 * 14 * 14, 0.23f, 0));
+    const Tensor dc = run_op("DeformConv", {x, w, off}, {}, 19)[0];
+    EXPECT_TRUE(dc.same_contents(run_threaded("DeformConv", {x, w, off}, {}, 19)));
 }
 
 }  // namespace
