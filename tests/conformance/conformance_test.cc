@@ -26,6 +26,7 @@ namespace fs = std::filesystem;
 struct ManifestEntry {
     std::regex pattern;
     std::string status, reason;
+    std::string source;  // "" = every source; else a source label prefix ("libonnx-testdata", ...)
 };
 
 std::vector<ManifestEntry> read_manifest() {
@@ -38,15 +39,20 @@ std::vector<ManifestEntry> read_manifest() {
         const size_t st = line.find_first_not_of(" \t", sp);
         if (sp == std::string::npos || st == std::string::npos) continue;
         const size_t colon = line.find(':', st);
-        out.push_back({std::regex(line.substr(0, sp)), line.substr(st, colon - st),
-                       colon == std::string::npos ? "" : line.substr(colon + 1)});
+        std::string pattern = line.substr(0, sp), source;
+        if (const size_t at = pattern.find('@'); at != std::string::npos) {  // "source@regex"
+            source = pattern.substr(0, at);
+            pattern = pattern.substr(at + 1);
+        }
+        out.push_back({std::regex(pattern), line.substr(st, colon - st),
+                       colon == std::string::npos ? "" : line.substr(colon + 1), source});
     }
     return out;
 }
 
-const ManifestEntry* match(const std::vector<ManifestEntry>& m, const std::string& name) {
+const ManifestEntry* match(const std::vector<ManifestEntry>& m, const std::string& name, const std::string& source) {
     for (const auto& e : m)
-        if (std::regex_match(name, e.pattern)) return &e;
+        if ((e.source.empty() || source.rfind(e.source, 0) == 0) && std::regex_match(name, e.pattern)) return &e;
     return nullptr;
 }
 
@@ -159,7 +165,7 @@ void run_suite(const std::string& root, const char* label) {
     for (const auto& dir : dirs) {
         const std::string name = dir.filename().string();
         if (filter && !std::regex_search(name, std::regex(filter))) continue;
-        const ManifestEntry* m = match(manifest, name);
+        const ManifestEntry* m = match(manifest, name, label);
         if (m && m->status == "skip") {
             ++t.skip;
             continue;
