@@ -17,14 +17,16 @@ CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Re
 cmake --build "$build" -j "$jobs" --target load_model_fuzz pg_fuzz_make_seeds pg_make_examples
 
 # Seeds: models written by the project's own generators. Small models under ../shared/data, when
-# present, are read in place (symlinked, never copied into the repository).
+# present, are read in place (symlinked, never copied into the repository). $PG_SHARED_DIR
+# overrides where shared/ is.
 mkdir -p "$work/corpus" "$work/seeds" "$work/artifacts"
 "$work/pg_fuzz_make_seeds" "$work/seeds" >/dev/null
 "$build/pg_make_examples" "$work/seeds" >/dev/null
 seed_dirs=("$work/seeds")
-if [ -d "$root/../shared/data" ]; then
+shared=${PG_SHARED_DIR:-$root/../shared}
+if [ -d "$shared/data" ]; then
     rm -rf "$work/shared-seeds" && mkdir -p "$work/shared-seeds"
-    find "$root/../shared/data" -name '*.onnx' -size -64k | sort | head -n 300 |
+    find "$shared/data" -name '*.onnx' -size -64k | sort | awk 'NR % 6 == 1' | head -n 300 |
         while read -r f; do ln -sf "$f" "$work/shared-seeds/$(echo "$f" | md5sum | cut -c1-16).onnx"; done
     seed_dirs+=("$work/shared-seeds")
 fi
