@@ -13,6 +13,8 @@
 
 namespace pg::ops {
 
+void register_tfidf_ops(OpTable& t);  // tfidf.cc
+
 namespace {
 
 using cd = std::complex<double>;
@@ -159,9 +161,52 @@ MakeKernel window(std::function<double(double, double)> w) {
     };
 }
 
+// MelWeightMatrix as ONNX's reference computes it (including its mel_step over num_mel_bins + 2).
+KernelFn make_mel(const Attrs& a, int64_t) {
+    const DataType out = static_cast<DataType>(a.get_int("output_datatype", 1));
+    return [out](KernelContext& ctx) {
+        const int64_t bins = static_cast<int64_t>(scalar_value(ctx.input(0), "num_mel_bins"));
+        const int64_t dft = static_cast<int64_t>(scalar_value(ctx.input(1), "dft_length"));
+        const double rate = scalar_value(ctx.input(2), "sample_rate");
+        const double lo = scalar_value(ctx.input(3), "lower_edge_hertz"),
+                     hi = scalar_value(ctx.input(4), "upper_edge_hertz");
+        if (bins <= 0 || dft <= 0 || rate <= 0)
+            fail("MelWeightMatrix: sizes and sample_rate must be positive");
+        const int64_t spec = dft / 2 + 1;
+        const double mlo = 2595 * std::log10(1 + lo / 700), mhi = 2595 * std::log10(1 + hi / 700);
+        const double step = (mhi - mlo) / static_cast<double>(bins + 2);
+        std::vector<int64_t> f(static_cast<size_t>(bins + 2));
+        for (int64_t i = 0; i < bins + 2; ++i) {
+            const double hz =
+                700 * (std::pow(10.0, (static_cast<double>(i) * step + mlo) / 2595) - 1);
+            f[static_cast<size_t>(i)] =
+                static_cast<int64_t>(std::floor(static_cast<double>(dft + 1) * hz / rate));
+        }
+        std::vector<double> w(static_cast<size_t>(spec * bins), 0.0);
+        auto at = [&](int64_t j, int64_t i) -> double& {
+            if (j < 0 || j >= spec) fail("MelWeightMatrix: frequency bin out of range");
+            return w[static_cast<size_t>(j * bins + i)];
+        };
+        for (int64_t i = 0; i < bins; ++i) {
+            const int64_t l = f[static_cast<size_t>(i)], c = f[static_cast<size_t>(i + 1)],
+                          r = f[static_cast<size_t>(i + 2)];
+            if (c == l)
+                at(c, i) = 1;
+            else
+                for (int64_t j = l; j <= c; ++j)
+                    at(j, i) = static_cast<double>(j - l) / static_cast<double>(c - l);
+            for (int64_t j = c; j < r; ++j)
+                at(j, i) = static_cast<double>(r - j) / static_cast<double>(r - c);
+        }
+        ctx.set_output(0, float_tensor(out, {spec, bins}, w));
+    };
+}
+
 }  // namespace
 
 void register_signal_ops(OpTable& t) {
+    t.add("MelWeightMatrix", 17, NumericContract::kApproximate, make_mel);
+    register_tfidf_ops(t);
     using C = NumericContract;
     t.add("DFT", 17, C::kApproximate, make_dft);
     t.add("STFT", 17, C::kApproximate, make_stft);

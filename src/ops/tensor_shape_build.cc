@@ -5,6 +5,7 @@
 
 #include "ir/graph.h"
 #include "ops/dispatch.h"
+#include "ops/half.h"
 #include "ops/op_table.h"
 #include "ops/tensor_shape_take.h"
 #include "ops/tensor_util.h"
@@ -133,7 +134,7 @@ KernelFn make_constant_of_shape(const Attrs& a, int64_t) {
 }
 
 KernelFn make_range(const Attrs&, int64_t) {
-    return [](KernelContext& ctx) {
+    return half_via_float([](KernelContext& ctx) {
         const Tensor& s = ctx.input(0);
         if (ctx.input(1).dtype() != s.dtype() || ctx.input(2).dtype() != s.dtype())
             fail("Range: start, limit and delta must have the same type");
@@ -143,12 +144,13 @@ KernelFn make_range(const Attrs&, int64_t) {
             if (delta == T(0)) fail("Range: delta is zero");
             const double n = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) /
                                        static_cast<double>(delta));
+            if (n > 4294967296.0) fail("Range would produce " + std::to_string(n) + " elements");
             std::vector<T> v(static_cast<size_t>(std::max(n, 0.0)));
             for (size_t i = 0; i < v.size(); ++i)
                 v[i] = static_cast<T>(start + static_cast<T>(i) * delta);
             ctx.set_output(0, Tensor::from_values(s.dtype(), {static_cast<int64_t>(v.size())}, v));
         });
-    };
+    });
 }
 
 // DepthToSpace / SpaceToDepth as reshape-transpose-reshape: `six` are the 6-D transposed dims,
