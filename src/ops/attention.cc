@@ -161,6 +161,8 @@ AttnInputs read_attention_inputs(KernelContext& ctx, const AttnConfig& c) {
 
 // attn_mask broadcast to [B, H, Sq, Skv]; a mask shorter than Skv is padded with -inf (or
 // false); bool masks become 0 / -inf.
+// (ONNX's reference implementation turns a bool mask combined with is_causal into NaN,
+// 0 * -inf; we follow the spec's wording instead: true = attend. No node test combines them.)
 Vec expand_mask(const Tensor& m, int64_t B, int64_t H, int64_t Sq, int64_t Skv) {
     if (m.rank() < 1 || m.rank() > 4) fail("Attention: attn_mask must have rank 1 to 4");
     Dims md(4, 1);

@@ -32,6 +32,12 @@ int64_t product(const Dims& d, size_t from, size_t to) {
     return p;
 }
 
+// `v` stored as `dt`; float16 / bfloat16 rounded from float32.
+Tensor store(const Vec& v, DataType dt, Dims dims) {
+    if (!is_half(dt)) return from_doubles(v, dt, std::move(dims), "attention");
+    return narrow_half(from_doubles(v, DataType::kFloat32, std::move(dims), "attention"), dt);
+}
+
 // ---- LinearAttention ----------------------------------------------------------------------
 
 struct LinConfig {
@@ -116,7 +122,8 @@ void linear_update(const LinConfig& c, const LinInputs& in, int64_t b, int64_t t
 }
 
 void run_linear_attention(KernelContext& ctx, const LinConfig& c) {
-    require_float(ctx.input(0), "LinearAttention");
+    const DataType qt = ctx.input(0).dtype();
+    if (!is_half(qt)) require_float(ctx.input(0), "LinearAttention");
     const LinInputs in = read_linear_inputs(ctx, c);
     const int64_t B = in.b, T = in.t, dk = in.dk, dv = in.dv, Hq = c.q_heads, Hk = c.kv_heads;
     const Dims state_dims{B, Hk, dk, dv};
@@ -142,8 +149,8 @@ void run_linear_attention(KernelContext& ctx, const LinConfig& c) {
                     for (int64_t m = 0; m < dv; ++m) o[m] += scale * q[d] * s[d * dv + m];
             }
         }
-    ctx.set_output(0, from_doubles(out, ctx.input(0).dtype(), {B, T, Hq * dv}, "LinearAttention"));
-    ctx.set_output(1, from_doubles(S, state_type, state_dims, "LinearAttention"));
+    ctx.set_output(0, store(out, qt, {B, T, Hq * dv}));
+    ctx.set_output(1, store(S, state_type, state_dims));
 }
 
 KernelFn make_linear_attention(const Attrs& a, int64_t) {
@@ -158,7 +165,8 @@ KernelFn make_linear_attention(const Attrs& a, int64_t) {
         fail("LinearAttention: q_num_heads must be a positive multiple of kv_num_heads");
     c.gated = rule == "gated" || rule == "gated_delta";
     c.delta = rule == "delta" || rule == "gated_delta";
-    return half_via_float([c](KernelContext& ctx) { run_linear_attention(ctx, c); });
+    // Not half_via_float: present_state keeps past_state's type, which may differ from query's.
+    return [c](KernelContext& ctx) { run_linear_attention(ctx, c); };
 }
 
 // ---- FlexAttention (ai.onnx.preview) ----------------------------------------------------
@@ -180,11 +188,6 @@ DataType flex_compute_type(DataType in, int64_t prec) {
         return p;
     }
     return is_half(in) ? DataType::kFloat32 : in;
-}
-
-Tensor store(const Vec& v, DataType dt, Dims dims) {
-    if (!is_half(dt)) return from_doubles(v, dt, std::move(dims), "FlexAttention");
-    return narrow_half(from_doubles(v, DataType::kFloat32, std::move(dims), "FlexAttention"), dt);
 }
 
 // Runs a one-input, one-output mod graph on `x` (held in type `dt`) and reads the result back.

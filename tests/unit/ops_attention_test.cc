@@ -1,6 +1,6 @@
 // Attention family and misc math ops on hand-computed cases: Attention (plain, causal, GQA head
-// mapping, KV cache), RMSNormalization, RotaryEmbedding, CausalConvWithState, BitCast, CumProd,
-// TensorScatter and Swish.
+// mapping, KV cache), LinearAttention, RMSNormalization, RotaryEmbedding, CausalConvWithState,
+// BitCast, CumProd, TensorScatter and Swish.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -100,6 +100,20 @@ TEST(OpsAttention, CausalConvWithStateUsesPastAndKeepsTail) {
                {}, 27, 2);
     EXPECT_EQ(values_f32(out[0]), (std::vector<float>{15, 21, 32}));
     EXPECT_EQ(values_f32(out[1]), (std::vector<float>{3}));
+}
+
+TEST(OpsAttention, LinearAttentionAccumulatesState) {
+    // One head, d_k = d_v = 1, rule "linear", scale 1: S_t = S_{t-1} + k_t v_t, o_t = q_t S_t.
+    const Tensor q = f32({1, 2, 1}, {1, 1}), k = f32({1, 2, 1}, {1, 2}), v = f32({1, 2, 1}, {3, 4});
+    auto out = run_op(
+        "LinearAttention", {q, k, v},
+        ir::attrs(Attribute::make_int("q_num_heads", 1), Attribute::make_int("kv_num_heads", 1),
+                  Attribute::make_float("scale", 1.0f),
+                  Attribute::make_string("update_rule", "linear")),
+        27, 2);
+    EXPECT_EQ(values_f32(out[0]), (std::vector<float>{3, 11}));
+    EXPECT_EQ(out[1].dims(), (std::vector<int64_t>{1, 1, 1, 1}));
+    EXPECT_EQ(values_f32(out[1]), (std::vector<float>{11}));
 }
 
 TEST(OpsMiscMath, BitCastFloatIntBitPatterns) {
