@@ -140,9 +140,54 @@ KernelFn make_scan(const Attrs& a, int64_t) {
     };
 }
 
+// Scan-8: inputs (sequence_lens, states..., scans...) with a leading batch axis; the body runs
+// per batch entry over axis 1 (or its reverse per scan_input_directions / `directions`).
+KernelFn make_scan8(const Attrs& a, int64_t) {
+    const ir::Graph* body = &require_graph(a, "body");
+    const int64_t num_scans = a.require_int("num_scan_inputs");
+    const std::vector<int64_t> dirs = a.get_ints("directions");
+    return [=](KernelContext& ctx) {
+        const size_t num_state = ctx.num_inputs() - 1 - static_cast<size_t>(num_scans);
+        const int64_t batch = ctx.input(1).dims()[0];
+        std::vector<std::vector<Tensor>> states(num_state),
+            scans(body->outputs().size() - num_state);
+        for (int64_t b = 0; b < batch; ++b) {
+            std::vector<RtValue> st;
+            for (size_t i = 0; i < num_state; ++i)
+                st.push_back(RtValue::of(select_along(ctx.input(1 + i), 0, b)));
+            const int64_t len = ctx.input(1 + num_state).dims()[1];
+            int64_t n =
+                ctx.has_input(0)
+                    ? static_cast<int64_t>(ctx.input(0).element_as_double(static_cast<uint64_t>(b)))
+                    : len;
+            std::vector<std::vector<Tensor>> per_batch(scans.size());
+            for (int64_t it = 0; it < n; ++it) {
+                std::vector<RtValue> in = st;
+                for (int64_t k = 0; k < num_scans; ++k) {
+                    const Tensor xb =
+                        select_along(ctx.input(1 + num_state + static_cast<size_t>(k)), 0, b);
+                    const bool rev = !dirs.empty() && dirs[static_cast<size_t>(k)];
+                    in.push_back(RtValue::of(select_along(xb, 0, rev ? n - 1 - it : it)));
+                }
+                auto out = ctx.subgraphs().run(*body, std::move(in));
+                for (size_t i = 0; i < num_state; ++i) st[i] = std::move(out[i]);
+                for (size_t k = 0; k < scans.size(); ++k)
+                    per_batch[k].push_back(out[num_state + k].tensor());
+            }
+            for (size_t i = 0; i < num_state; ++i) states[i].push_back(st[i].tensor());
+            for (size_t k = 0; k < scans.size(); ++k)
+                scans[k].push_back(stack_tensors(per_batch[k], 0));
+        }
+        for (size_t i = 0; i < num_state; ++i) ctx.set_output(i, stack_tensors(states[i], 0));
+        for (size_t k = 0; k < scans.size(); ++k)
+            ctx.set_output(num_state + k, stack_tensors(scans[k], 0));
+    };
+}
+
 }  // namespace
 
 void register_control_flow_ops(OpTable& t) {
+    t.add("Scan", 8, NumericContract::kExact, make_scan8);
     using C = NumericContract;
     t.add("If", 1, C::kExact, make_if);
     t.add("Loop", 1, C::kExact, make_loop);
