@@ -29,8 +29,6 @@ void register_detection_ops(OpTable& t);
 void register_misc_linalg_ops(OpTable& t);
 void register_attention_ops(OpTable& t);
 void register_misc_math_ops(OpTable& t);
-void register_attention_ops(OpTable& t);
-void register_misc_math_ops(OpTable& t);
 // Add a family: declare it above and call it below.
 
 void register_all_ops(OpTable& t) {
@@ -57,8 +55,6 @@ void register_all_ops(OpTable& t) {
     register_geometry_ops(t);
     register_detection_ops(t);
     register_misc_linalg_ops(t);
-    register_attention_ops(t);
-    register_misc_math_ops(t);
     register_attention_ops(t);
     register_misc_math_ops(t);
 }
