@@ -140,6 +140,7 @@ ParsedArgs ArgParser::parse(const std::vector<std::string>& argv) const {
         const OptionSpec* spec = find(tok);
         if (!spec) throw usage(prog_, "unrecognized option: " + tok);
         auto& vals = out.values_[spec->dest];
+        out.sequence.push_back(spec->dest);
         const std::string shown = spec->names.back();
         switch (spec->nargs) {
             case Nargs::kFlag:

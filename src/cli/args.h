@@ -45,6 +45,8 @@ public:
     int count(const std::string& dest) const;
     // Tokens after "--" or taken by a REMAINDER-style consumer.
     std::vector<std::string> rest;
+    // Every option occurrence's dest, in command-line order (runner flags keep their order).
+    std::vector<std::string> sequence;
 
 private:
     friend class ArgParser;
