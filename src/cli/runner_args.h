@@ -1,0 +1,26 @@
+// The runner argument group of `run` (and later `debug`): which backends to run, in command-line
+// order, and their options. Building the runners is the only place the CLI touches backends.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/args.h"
+#include "ir/model.h"
+#include "runners/runner.h"
+
+namespace pg::cli {
+
+// --ref, --onnxrt, --trt (refused with alternatives), --threads, --ref-precision,
+// --onnxrt-lib, --providers, --ort-optimization-level.
+void add_runner_args(ArgParser& p);
+
+// The runner flags in the order given (dests "ref", "onnxrt", ...).
+std::vector<std::string> selected_runners(const ParsedArgs& a);
+
+// Builds the runners in order. `model` must outlive them. Throws kUsage / kUnsupported.
+std::vector<std::unique_ptr<runners::Runner>> make_runners(const ParsedArgs& a, const ir::Model& model,
+                                                            const std::string& model_path);
+
+}  // namespace pg::cli
