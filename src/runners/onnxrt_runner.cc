@@ -319,7 +319,11 @@ OnnxRtRunner::Impl::Impl(const std::string& model_path, const OnnxRtOptions& opt
     check_providers(options.providers);
     OrtPtr<ort::SessionOptions> session_options = make_session_options(api, options);
     ort::Session* raw = nullptr;
-    check(api, api->CreateSession(env.get(), model_path.c_str(), session_options.get(), &raw));
+    if (options.model_bytes.empty())
+        check(api, api->CreateSession(env.get(), model_path.c_str(), session_options.get(), &raw));
+    else
+        check(api, api->CreateSessionFromArray(env.get(), options.model_bytes.data(), options.model_bytes.size(),
+                                               session_options.get(), &raw));
     session = OrtPtr<ort::Session>(raw, api->ReleaseSession);
     ort::MemoryInfo* mem = nullptr;
     check(api, api->CreateCpuMemoryInfo(ort::AllocatorType::kDevice, ort::MemType::kDefault, &mem));

@@ -23,6 +23,9 @@ struct OnnxRtOptions {
     OrtOptLevel optimization = OrtOptLevel::kAll;
     // Execution providers in order of preference ("CPUExecutionProvider" or "cpu").
     std::vector<std::string> providers = {"CPUExecutionProvider"};
+    // When set, the session is created from these serialized model bytes (all tensors inline)
+    // instead of the model path, which then only names the model in messages.
+    std::string model_bytes;
 };
 
 // Where the library was found and which ONNX Runtime version it is.
