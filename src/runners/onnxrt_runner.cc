@@ -1,5 +1,8 @@
 #include "runners/onnxrt_runner.h"
 
+#include "ir/clone.h"
+#include "onnx/model_io.h"
+
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -469,12 +472,30 @@ OrtOptLevel parse_ort_opt_level(const std::string& text) {
 }
 
 OnnxRtRunner::OnnxRtRunner(const std::string& model_path, const OnnxRtOptions& options)
-    : name_(make_runner_name("onnxrt-runner")) {
+    : model_path_(model_path), options_(options), name_(make_runner_name("onnxrt-runner")) {
+    options_.model_bytes.clear();  // kept only for the session below
     with_context("while loading '" + model_path + "' with ONNX Runtime",
                  [&] { impl_ = std::make_unique<Impl>(model_path, options); });
 }
 
 OnnxRtRunner::~OnnxRtRunner() = default;
+
+std::unique_ptr<Runner> OnnxRtRunner::with_outputs(const std::vector<std::string>& names) const {
+    if (!options_.model) return nullptr;
+    auto copy = ir::clone_model(*options_.model);
+    std::vector<ir::Value*> outs;
+    for (const auto& n : names) {
+        ir::Value* v = copy->graph->find_value(n);
+        if (!v) throw Error(ErrorKind::kInvalidInput, "no tensor named '" + n + "' in the model");
+        outs.push_back(v);
+    }
+    copy->graph->set_outputs(std::move(outs));
+    OnnxRtOptions o = options_;
+    o.model_bytes = onnx::serialize_model(*copy);
+    auto r = std::make_unique<OnnxRtRunner>(model_path_, o);
+    r->name_ = name_;
+    return r;
+}
 
 const OnnxRtLibraryInfo& OnnxRtRunner::library() const {
     return impl_->lib.info;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/model.h"
 #include "runners/runner.h"
 
 namespace pg::runners {
@@ -26,6 +27,8 @@ struct OnnxRtOptions {
     // When set, the session is created from these serialized model bytes (all tensors inline)
     // instead of the model path, which then only names the model in messages.
     std::string model_bytes;
+    // The loaded model (optional): lets with_outputs() mark intermediate tensors as outputs.
+    const ir::Model* model = nullptr;
 };
 
 // Where the library was found and which ONNX Runtime version it is.
@@ -56,10 +59,14 @@ class OnnxRtRunner : public Runner {
     double last_inference_time() const override { return last_time_; }
     // The library this runner uses.
     const OnnxRtLibraryInfo& library() const;
+    // A session on the same model whose outputs are `names` (needs OnnxRtOptions::model).
+    std::unique_ptr<Runner> with_outputs(const std::vector<std::string>& names) const override;
 
     struct Impl;  // the library, environment and session (onnxrt_runner.cc)
 
   private:
+    std::string model_path_;
+    OnnxRtOptions options_;
     std::unique_ptr<Impl> impl_;
     std::string name_;
     double last_time_ = 0;

@@ -1,9 +1,9 @@
 // The reference interpreter as a runner (--ref).
 #pragma once
 
+#include <memory>
 #include "ir/model.h"
 #include "runners/runner.h"
-#include <memory>
 
 #include "runtime/session.h"
 
@@ -17,16 +17,20 @@ struct RefRunnerOptions {
 };
 
 class RefRunner : public Runner {
-public:
+  public:
     // `model` must outlive the runner (with fp64, the runner works on its own copy).
     RefRunner(const ir::Model& model, RefRunnerOptions options);
     const std::string& name() const override { return name_; }
     std::vector<TensorMeta> input_metadata() const override;
     NamedTensors infer(const std::map<std::string, Tensor>& feeds) override;
     double last_inference_time() const override { return last_time_; }
+    bool can_stream() const override { return true; }
+    NamedTensors infer_streaming(const std::map<std::string, Tensor>& feeds,
+                                 TensorSink& sink) override;
     runtime::Session& session() { return session_; }
 
-private:
+  private:
+    NamedTensors run(const std::map<std::string, Tensor>& feeds, runtime::NodeHook* hook);
     std::unique_ptr<ir::Model> promoted_;  // set with fp64
     const ir::Model& model_;
     runtime::Session session_;

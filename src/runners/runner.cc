@@ -2,6 +2,8 @@
 
 #include <ctime>
 
+#include "base/error.h"
+
 namespace pg::runners {
 
 std::string make_runner_name(const std::string& prefix) {
@@ -13,6 +15,15 @@ std::string make_runner_name(const std::string& prefix) {
     char buf[32];
     std::strftime(buf, sizeof buf, "%m/%d/%y-%H:%M:%S", &tm);
     return prefix + "-N" + std::to_string(n) + "-" + buf;
+}
+
+NamedTensors Runner::infer_streaming(const std::map<std::string, Tensor>&, TensorSink&) {
+    throw Error(ErrorKind::kUnsupported,
+                "runner " + name() + " cannot stream intermediate tensors");
+}
+
+std::unique_ptr<Runner> Runner::with_outputs(const std::vector<std::string>&) const {
+    return nullptr;
 }
 
 }  // namespace pg::runners

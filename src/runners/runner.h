@@ -4,8 +4,8 @@
 #pragma once
 
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,8 +23,17 @@ struct TensorMeta {
 
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
+// Receives the tensors of a streaming run as they are produced, in execution order.
+class TensorSink {
+  public:
+    virtual ~TensorSink() = default;
+    // `producer` is the node that produced `name` (its name; may be empty).
+    virtual void on_tensor(const std::string& producer, const std::string& name,
+                           const Tensor& t) = 0;
+};
+
 class Runner {
-public:
+  public:
     virtual ~Runner() = default;
     // Polygraphy-style runner name, e.g. "onnxrt-runner-N0-11/29/26-15:04:05".
     virtual const std::string& name() const = 0;
@@ -34,6 +43,17 @@ public:
     virtual NamedTensors infer(const std::map<std::string, Tensor>& feeds) = 0;
     // Wall time of the last infer() call, in seconds.
     virtual double last_inference_time() const = 0;
+
+    // Layer-wise comparison: a runner either streams every intermediate tensor to a sink as it
+    // is produced (in-process runners), or can be rebuilt with chosen intermediates marked as
+    // outputs (external runtimes). Both default to "not supported".
+    virtual bool can_stream() const { return false; }
+    // Runs once, handing every tensor produced by a top-level node to `sink`; returns the outputs.
+    virtual NamedTensors infer_streaming(const std::map<std::string, Tensor>& feeds,
+                                         TensorSink& sink);
+    // A new runner on the same model whose outputs are exactly `names` (graph outputs or
+    // intermediate tensors), or nullptr when this runner cannot mark outputs.
+    virtual std::unique_ptr<Runner> with_outputs(const std::vector<std::string>& names) const;
 };
 
 // "<prefix>-N<count>-<MM/DD/YY>-<HH:MM:SS>", counting per prefix within the process.
