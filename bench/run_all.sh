@@ -15,4 +15,6 @@ for b in "${benches[@]}"; do
     echo "== $(basename "$b")"
     "$b" --polygraph "$build/polygraph" || status=1
 done
+# The reference interpreter against ONNX Runtime (not a bench_* binary: it has no pass/fail target).
+[ -x "$build/bench/interpreter_bench" ] && { echo "== interpreter_bench"; "$build/bench/interpreter_bench" || status=1; }
 exit $status

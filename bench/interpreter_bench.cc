@@ -1,0 +1,397 @@
+// Benchmark: the reference interpreter against ONNX Runtime on the light models of
+// shared/data/onnx-light-models (ConstantOfShape weights replaced by seeded random ones) and the
+// zoo models (tools/zoo). Both run with 2 threads on the same seeded inputs (uniform [0, 1));
+// warm-up 1 and 5 timed runs each (median). Agreement is the largest relative error of the
+// float32 outputs, |ref - ort| / max(|ort|, 1e-6).
+//
+// Memory: the reference run is repeated in a fresh child (this binary with --peak-child MODEL),
+// which reports VmHWM after the run minus VmHWM before loading. The estimate beside it is the
+// weights (initializer bytes) plus the largest set of simultaneously live activations: a
+// NodeHook records each node output's byte size, then the nodes are walked in the planner's
+// topological order; a node's outputs become live when it runs and are freed after the last
+// node reading them (graph outputs never; fed inputs count as live throughout, the caller holds
+// them). Kernel scratch and buffers shared between values are not modelled. A second table gives
+// each model's output scale, max |ref - ort| / max |ort| and the RSS right after loading.
+//
+// Usage: interpreter_bench [--quick] [--models DIR] [--polygraph PATH (ignored)]
+//   --quick: no warm-up, 1 timed run (smoke test). Exits 1 when a model fails to run.
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "ir/topo.h"
+#include "onnx/model_io.h"
+#include "runners/onnxrt_runner.h"
+#include "runners/ref_runner.h"
+#include "zoo/zoo.h"
+
+namespace {
+
+using pg::Tensor;
+using pg::runners::NamedTensors;
+using Clock = std::chrono::steady_clock;
+using Feeds = std::map<std::string, Tensor>;
+
+constexpr int kThreads = 2;
+constexpr uint32_t kWeightSeed = 1234;
+constexpr uint32_t kInputSeed = 42;
+constexpr double kMiB = 1024.0 * 1024.0;
+
+const char* const kLightModels[] = {"bvlc_alexnet", "densenet121", "inception_v1",
+                                    "inception_v2", "resnet50",    "shufflenet",
+                                    "squeezenet",   "vgg19",       "zfnet512"};
+
+struct Options {
+    bool quick = false;
+    std::string models_dir = PG_SHARED_DIR "/data/onnx-light-models";
+};
+
+struct Case {
+    std::string name;
+    std::string path;  // saved copy, for ONNX Runtime and the memory child
+    std::unique_ptr<pg::ir::Model> model;
+};
+
+struct Memory {
+    double peak = NAN, weights = NAN, live = NAN;  // bytes
+    double loaded = NAN;  // VmRSS after loading the model, minus the baseline
+};
+
+// Output agreement: the table's element-wise figure and a scale-aware one for the notes.
+struct Agreement {
+    double max_rel = NAN;  // max |a - b| / max(|b|, 1e-6)
+    double max_abs = NAN;  // max |a - b|
+    double max_ort = NAN;  // max |b|
+};
+
+struct Row {
+    std::string name;
+    double ref_ms = NAN, ort_ms = NAN;
+    Agreement agree;
+    Memory mem;
+    std::string note;
+};
+
+// ---- memory child ----
+
+// A field of /proc/self/status in bytes ("VmHWM", "VmRSS").
+double proc_status_bytes(const std::string& field) {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind(field + ":", 0) == 0)
+            return std::stod(line.substr(field.size() + 1)) * 1024.0;
+    return NAN;
+}
+
+Feeds make_feeds(const pg::ir::Model& model) {
+    std::mt19937 rng(kInputSeed);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    Feeds feeds;
+    for (const auto& meta : pg::runners::graph_input_metadata(*model.graph)) {
+        std::vector<int64_t> dims;
+        for (const auto& d : meta.shape.value_or(pg::ir::Shape{}))
+            dims.push_back(d.value.value_or(1));
+        Tensor t = Tensor::zeros(meta.dtype, dims);
+        if (meta.dtype == pg::DataType::kFloat32) {
+            float* p = reinterpret_cast<float*>(t.mutable_bytes());
+            for (uint64_t i = 0; i < t.numel(); ++i) p[i] = u(rng);
+        }
+        feeds[meta.name] = std::move(t);
+    }
+    return feeds;
+}
+
+uint64_t rt_bytes(const pg::ops::RtValue& v) {
+    if (v.is_tensor()) return v.tensor().nbytes();
+    uint64_t n = 0;
+    for (const Tensor& t : v.sequence()) n += t.nbytes();
+    return n;
+}
+
+// Records the byte size of every node output of the main graph.
+class SizeHook : public pg::runtime::NodeHook {
+  public:
+    std::map<const pg::ir::Value*, uint64_t> bytes;
+    void on_node(const pg::ir::Node& node, const std::vector<const pg::ops::RtValue*>&,
+                 const std::vector<pg::ops::RtValue>& outputs) override {
+        for (size_t k = 0; k < outputs.size() && k < node.outputs().size(); ++k)
+            if (node.outputs()[k]) bytes[node.outputs()[k]] = rt_bytes(outputs[k]);
+    }
+};
+
+// Index in `order` of the last node reading each value (subgraph reads count for their node).
+std::map<const pg::ir::Value*, size_t> last_uses(const pg::ir::Graph& g,
+                                                 const std::vector<pg::ir::Node*>& order) {
+    std::map<const pg::ir::Node*, size_t> step;
+    for (size_t i = 0; i < order.size(); ++i) step[order[i]] = i;
+    std::map<const pg::ir::Value*, size_t> last;
+    for (size_t i = 0; i < order.size(); ++i)
+        for (const pg::ir::Value* out : order[i]->outputs()) {
+            if (!out) continue;
+            last[out] = i;  // an unused output dies where it is made
+            for (const pg::ir::Use& u : out->uses())
+                if (const pg::ir::Node* top = pg::ir::ancestor_in(g, u.node))
+                    last[out] = std::max(last[out], step.at(top));
+        }
+    return last;
+}
+
+// Largest sum of live activation bytes over the run (see the file comment).
+double peak_live_bytes(const pg::ir::Graph& g, const SizeHook& hook, const Feeds& feeds) {
+    const std::vector<pg::ir::Node*> order = pg::ir::topological_order(g).order;
+    const auto last = last_uses(g, order);
+    const auto& outs = g.outputs();
+    std::vector<std::vector<const pg::ir::Value*>> freed(order.size());
+    for (const auto& [v, i] : last)
+        if (std::find(outs.begin(), outs.end(), v) == outs.end()) freed[i].push_back(v);
+    double live = 0, peak = 0;
+    for (const auto& [name, t] : feeds) live += static_cast<double>(t.nbytes());
+    auto size_of = [&](const pg::ir::Value* v) {
+        auto it = hook.bytes.find(v);
+        return it == hook.bytes.end() ? 0.0 : static_cast<double>(it->second);
+    };
+    for (size_t i = 0; i < order.size(); ++i) {
+        for (const pg::ir::Value* out : order[i]->outputs())
+            if (out) live += size_of(out);
+        peak = std::max(peak, live);
+        for (const pg::ir::Value* v : freed[i]) live -= size_of(v);
+    }
+    return peak;
+}
+
+double weight_bytes(const pg::ir::Graph& g) {
+    double n = 0;
+    for (const pg::ir::Value* v : g.initializers())
+        n += static_cast<double>(v->initializer()->tensor.nbytes());
+    return n;
+}
+
+// Child mode: load, run once with the reference interpreter, print "peak weights live loaded".
+int peak_child(const std::string& path) {
+    const double before = proc_status_bytes("VmHWM");
+    auto model = pg::onnx::load_model(path);
+    const double loaded = proc_status_bytes("VmRSS") - before;
+    pg::runners::RefRunnerOptions opts;
+    opts.session.threads = kThreads;
+    pg::runners::RefRunner ref(*model, opts);
+    const Feeds feeds = make_feeds(*model);
+    pg::runtime::Feeds rt;
+    for (const auto& [name, t] : feeds) rt[name] = pg::ops::RtValue::of(t);
+    SizeHook hook;
+    ref.session().run(rt, &hook);
+    const double peak = proc_status_bytes("VmHWM") - before;
+    std::printf("%.0f %.0f %.0f %.0f\n", peak, weight_bytes(*model->graph),
+                peak_live_bytes(*model->graph, hook, feeds), loaded);
+    return 0;
+}
+
+// ---- parent ----
+
+Memory measure_memory(const std::string& path) {
+    char self[4096];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    Memory m;
+    if (n <= 0) return m;
+    self[n] = '\0';
+    const std::string cmd = std::string("'") + self + "' --peak-child '" + path + "'";
+    FILE* f = popen(cmd.c_str(), "r");
+    if (!f) return m;
+    if (std::fscanf(f, "%lf %lf %lf %lf", &m.peak, &m.weights, &m.live, &m.loaded) != 4)
+        m = Memory{};
+    pclose(f);
+    return m;
+}
+
+// Median wall time of `reps` calls of infer() after `warmup` calls; the last outputs in `out`.
+double time_runner(pg::runners::Runner& r, const Feeds& feeds, int warmup, int reps,
+                   NamedTensors& out) {
+    for (int i = 0; i < warmup; ++i) out = r.infer(feeds);
+    std::vector<double> ms;
+    for (int i = 0; i < reps; ++i) {
+        const auto start = Clock::now();
+        out = r.infer(feeds);
+        ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+}
+
+// Errors over the float32 outputs (a: reference, b: ONNX Runtime); NaN anywhere gives NaN.
+Agreement compare_outputs(const NamedTensors& ref, const NamedTensors& ort) {
+    Agreement g{0, 0, 0};
+    for (size_t i = 0; i < ref.size() && i < ort.size(); ++i) {
+        const Tensor& a = ref[i].second;
+        const Tensor& b = ort[i].second;
+        if (a.dtype() != pg::DataType::kFloat32 || b.dtype() != a.dtype() || a.dims() != b.dims())
+            continue;
+        for (uint64_t k = 0; k < a.numel(); ++k) {
+            const double x = a.data<float>()[k], y = b.data<float>()[k];
+            const double err = std::abs(x - y);
+            if (std::isnan(err)) return Agreement{};
+            g.max_rel = std::max(g.max_rel, err / std::max(std::abs(y), 1e-6));
+            g.max_abs = std::max(g.max_abs, err);
+            g.max_ort = std::max(g.max_ort, std::abs(y));
+        }
+    }
+    return g;
+}
+
+Row bench_case(const Case& c, bool with_ort, const Options& o) {
+    const int warmup = o.quick ? 0 : 1, reps = o.quick ? 1 : 5;
+    Row row;
+    row.name = c.name;
+    const Feeds feeds = make_feeds(*c.model);
+    pg::runners::RefRunnerOptions ref_opts;
+    ref_opts.session.threads = kThreads;
+    pg::runners::RefRunner ref(*c.model, ref_opts);
+    NamedTensors ref_out, ort_out;
+    row.ref_ms = time_runner(ref, feeds, warmup, reps, ref_out);
+    if (with_ort) {
+        try {
+            pg::runners::OnnxRtOptions ort_opts;
+            ort_opts.intra_op_threads = kThreads;
+            pg::runners::OnnxRtRunner ort(c.path, ort_opts);
+            row.ort_ms = time_runner(ort, feeds, warmup, reps, ort_out);
+            row.agree = compare_outputs(ref_out, ort_out);
+        } catch (const pg::Error& e) {
+            row.note = std::string("ONNX Runtime failed: ") + e.what();
+        }
+    }
+    row.mem = measure_memory(c.path);
+    return row;
+}
+
+void add_case(std::vector<Case>& cases, const std::string& tmp, std::string name,
+              std::unique_ptr<pg::ir::Model> model) {
+    Case c{std::move(name), "", std::move(model)};
+    c.path = tmp + "/" + c.name + ".onnx";
+    pg::onnx::save_model(*c.model, c.path);
+    cases.push_back(std::move(c));
+}
+
+std::vector<Case> make_cases(const Options& o, const std::string& tmp) {
+    std::vector<Case> cases;
+    if (std::filesystem::is_directory(o.models_dir)) {
+        for (const char* name : kLightModels) {
+            auto model = pg::onnx::load_model(o.models_dir + "/light_" + name + ".onnx");
+            pg::zoo::randomize_constant_of_shape_weights(*model, kWeightSeed);
+            add_case(cases, tmp, name, std::move(model));
+        }
+    } else {
+        std::printf("light models not found in %s: skipped\n", o.models_dir.c_str());
+    }
+    add_case(cases, tmp, "zoo_resnet_style", pg::zoo::resnet_style());
+    add_case(cases, tmp, "zoo_mobilenet_style", pg::zoo::mobilenet_style());
+    add_case(cases, tmp, "zoo_transformer_encoder", pg::zoo::transformer_encoder());
+    add_case(cases, tmp, "zoo_lstm_model", pg::zoo::lstm_model());
+    return cases;
+}
+
+bool ort_available() {
+    try {
+        const auto info = pg::runners::load_onnxrt_library();
+        std::printf("ONNX Runtime %s (%s)\n", info.version.c_str(), info.path.c_str());
+        return true;
+    } catch (const pg::Error& e) {
+        std::printf("ONNX Runtime not available, benchmarking the reference alone: %s\n", e.what());
+        return false;
+    }
+}
+
+std::string cell(double v, const char* fmt) {
+    if (std::isnan(v)) return "-";
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), fmt, v);
+    return buf;
+}
+
+void print_table(const std::vector<Row>& rows) {
+    std::printf("| %-24s | %9s | %9s | %6s | %11s | %12s | %19s | %6s |\n", "model", "ref ms",
+                "ORT ms", "ratio", "max rel err", "ref peak MiB", "(weights+live) MiB", "ratio");
+    std::printf("|%s|\n", std::string(124, '-').c_str());
+    for (const Row& r : rows) {
+        const double est = r.mem.weights + r.mem.live;
+        std::printf("| %-24s | %9s | %9s | %6s | %11s | %12s | %19s | %6s |\n", r.name.c_str(),
+                    cell(r.ref_ms, "%.1f").c_str(), cell(r.ort_ms, "%.1f").c_str(),
+                    cell(r.ref_ms / r.ort_ms, "%.2f").c_str(),
+                    cell(r.agree.max_rel, "%.2e").c_str(), cell(r.mem.peak / kMiB, "%.1f").c_str(),
+                    cell(est / kMiB, "%.1f").c_str(), cell(r.mem.peak / est, "%.2f").c_str());
+    }
+}
+
+// Per model: output scale, scale-aware error, RSS right after loading; then any failure.
+void print_notes(const std::vector<Row>& rows) {
+    std::printf("\n| %-24s | %9s | %21s | %16s |\n", "model", "max |ORT|", "max abs err/max |ORT|",
+                "after load MiB");
+    for (const Row& r : rows)
+        std::printf("| %-24s | %9s | %21s | %16s |\n", r.name.c_str(),
+                    cell(r.agree.max_ort, "%.3g").c_str(),
+                    cell(r.agree.max_abs / r.agree.max_ort, "%.2e").c_str(),
+                    cell(r.mem.loaded / kMiB, "%.1f").c_str());
+    for (const Row& r : rows)
+        if (!r.note.empty()) std::printf("%s: %s\n", r.name.c_str(), r.note.c_str());
+}
+
+int run_bench(const Options& o) {
+    char tmpl[] = "/tmp/pg_interpreter_bench_XXXXXX";
+    if (!mkdtemp(tmpl)) throw pg::Error(pg::ErrorKind::kIo, "cannot create a temporary folder");
+    const std::string tmp = tmpl;
+    int status = 0;
+    try {
+        const bool with_ort = ort_available();
+        std::printf("threads %d, %s\n", kThreads,
+                    o.quick ? "--quick: 1 run, no warm-up" : "warm-up 1, median of 5");
+        std::fflush(stdout);
+        std::vector<Row> rows;
+        for (const Case& c : make_cases(o, tmp)) {
+            std::fprintf(stderr, "running %s\n", c.name.c_str());
+            rows.push_back(bench_case(c, with_ort, o));
+            if (std::isnan(rows.back().mem.peak)) status = 1;
+        }
+        print_table(rows);
+        print_notes(rows);
+    } catch (...) {
+        std::filesystem::remove_all(tmp);
+        throw;
+    }
+    std::filesystem::remove_all(tmp);
+    return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options o;
+    try {
+        for (int i = 1; i < argc; ++i) {
+            const std::string a = argv[i];
+            if (a == "--peak-child" && i + 1 < argc) return peak_child(argv[i + 1]);
+            if (a == "--quick")
+                o.quick = true;
+            else if (a == "--models" && i + 1 < argc)
+                o.models_dir = argv[++i];
+            else if (a == "--polygraph" && i + 1 < argc)
+                ++i;  // passed by run_all.sh; unused
+            else {
+                std::fprintf(stderr, "usage: %s [--quick] [--models DIR]\n", argv[0]);
+                return 2;
+            }
+        }
+        return run_bench(o);
+    } catch (const pg::Error& e) {
+        std::fprintf(stderr, "interpreter_bench: %s\n", e.what());
+        return 1;
+    }
+}
