@@ -63,9 +63,13 @@ int inspect_model(const std::vector<std::string>& argv) {
 
 }  // namespace
 
+// tool_inspect_data.cc
+int inspect_data(const std::vector<std::string>& argv);
+
 int run_inspect(const std::vector<std::string>& argv) {
     static const std::vector<ToolEntry> subtools = {
         {"model", "Display information about an ONNX model.", inspect_model},
+        {"data", "Display information about inference inputs and outputs.", inspect_data},
     };
     return run_subtool("polygraph inspect", "Display information about models and data files.", subtools, argv);
 }
