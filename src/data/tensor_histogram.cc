@@ -60,6 +60,9 @@ std::string str_histogram(const Tensor& t, std::optional<std::pair<double, doubl
     if (t.numel() == 0) return "None";
     std::vector<double> v(t.numel());
     for (uint64_t i = 0; i < t.numel(); ++i) v[i] = t.element_as_double(i);
+    if (!range && std::any_of(v.begin(), v.end(), [](double x) { return std::isnan(x); })) {
+        return "";  // numpy.histogram raises on NaN; Polygraphy prints nothing
+    }
     double first = range ? range->first : *std::min_element(v.begin(), v.end());
     double last = range ? range->second : *std::max_element(v.begin(), v.end());
     if (!std::isfinite(first) || !std::isfinite(last))
