@@ -11,15 +11,6 @@ namespace {
 constexpr uint64_t kSummaryThreshold = 1000;
 constexpr int64_t kEdgeItems = 3;
 
-std::string shortest_digits(double v, char conv) {
-    char buf[64];
-    for (int prec = 1; prec <= 17; ++prec) {
-        std::snprintf(buf, sizeof buf, conv == 'e' ? "%.*e" : "%.*g", conv == 'e' ? prec - 1 : prec, v);
-        if (std::strtod(buf, nullptr) == v) break;
-    }
-    return buf;
-}
-
 // Text of one element for numpy_str; floats use numpy's "1." / "0.5" / "1e-05" look.
 std::string element_text(const Tensor& t, uint64_t i) {
     if (t.is_string()) return "'" + t.strings()[i] + "'";
@@ -66,62 +57,6 @@ void render(const Tensor& t, size_t axis, uint64_t offset, const std::vector<uin
 }
 
 }  // namespace
-
-std::string py_float(double v) {
-    if (std::isnan(v)) return "nan";
-    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-    if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
-    const int exp10 = static_cast<int>(std::floor(std::log10(std::fabs(v))));
-    if (exp10 < -4 || exp10 >= 16) {
-        std::string s = shortest_digits(v, 'e');  // like 1.5e-05
-        size_t e = s.find('e');
-        std::string mant = s.substr(0, e), ex = s.substr(e + 1);
-        if (mant.find('.') != std::string::npos) {
-            while (mant.back() == '0') mant.pop_back();
-            if (mant.back() == '.') mant.pop_back();
-        }
-        const char sign = ex[0];
-        std::string digits = ex.substr(1);
-        while (digits.size() > 2 && digits[0] == '0') digits.erase(digits.begin());
-        return mant + "e" + sign + digits;
-    }
-    char buf[64];
-    for (int prec = 1; prec <= 17; ++prec) {
-        std::snprintf(buf, sizeof buf, "%.*g", prec, v);
-        if (std::strtod(buf, nullptr) == v) break;
-    }
-    std::string s = buf;
-    if (s.find('e') != std::string::npos) {  // %g chose exponent form: print positionally
-        std::snprintf(buf, sizeof buf, "%.1f", v);
-        s = buf;
-    }
-    if (s.find('.') == std::string::npos) s += ".0";
-    return s;
-}
-
-std::string py_list(const std::vector<int64_t>& v) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-    return s + "]";
-}
-
-std::string py_list(const std::vector<float>& v) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + py_float(v[i]);
-    return s + "]";
-}
-
-std::string py_list(const std::vector<std::string>& v) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", '" : "'") + v[i] + "'";
-    return s + "]";
-}
-
-std::string py_dict(const std::vector<std::pair<std::string, int64_t>>& v) {
-    std::string s = "{";
-    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", '" : "'") + v[i].first + "': " + std::to_string(v[i].second);
-    return s + "}";
-}
 
 std::string numpy_str(const Tensor& t) {
     if (!t.has_data()) return "<no values: weight-stripped or external data not loaded>";
