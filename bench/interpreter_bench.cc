@@ -11,7 +11,8 @@
 // topological order; a node's outputs become live when it runs and are freed after the last
 // node reading them (graph outputs never; fed inputs count as live throughout, the caller holds
 // them). Kernel scratch and buffers shared between values are not modelled. A second table gives
-// each model's output scale, max |ref - ort| / max |ort| and the RSS right after loading.
+// each model's output scale, max |ref - ort| / max |ort|, the RSS right after loading, the peak
+// while loading and the live-activation estimate alone.
 //
 // Usage: interpreter_bench [--quick] [--models DIR] [--polygraph PATH (ignored)]
 //   --quick: no warm-up, 1 timed run (smoke test). Exits 1 when a model fails to run.
@@ -65,7 +66,8 @@ struct Case {
 
 struct Memory {
     double peak = NAN, weights = NAN, live = NAN;  // bytes
-    double loaded = NAN;  // VmRSS after loading the model, minus the baseline
+    double loaded = NAN;     // VmRSS after loading the model, minus the baseline
+    double load_peak = NAN;  // VmHWM after loading the model (before running), minus the baseline
 };
 
 // Output agreement: the table's element-wise figure and a scale-aware one for the notes.
@@ -178,11 +180,13 @@ double weight_bytes(const pg::ir::Graph& g) {
     return n;
 }
 
-// Child mode: load, run once with the reference interpreter, print "peak weights live loaded".
+// Child mode: load, run once with the reference interpreter, print "peak weights live loaded
+// load_peak".
 int peak_child(const std::string& path) {
     const double before = proc_status_bytes("VmHWM");
     auto model = pg::onnx::load_model(path);
     const double loaded = proc_status_bytes("VmRSS") - before;
+    const double load_peak = proc_status_bytes("VmHWM") - before;
     pg::runners::RefRunnerOptions opts;
     opts.session.threads = kThreads;
     pg::runners::RefRunner ref(*model, opts);
@@ -192,8 +196,8 @@ int peak_child(const std::string& path) {
     SizeHook hook;
     ref.session().run(rt, &hook);
     const double peak = proc_status_bytes("VmHWM") - before;
-    std::printf("%.0f %.0f %.0f %.0f\n", peak, weight_bytes(*model->graph),
-                peak_live_bytes(*model->graph, hook, feeds), loaded);
+    std::printf("%.0f %.0f %.0f %.0f %.0f\n", peak, weight_bytes(*model->graph),
+                peak_live_bytes(*model->graph, hook, feeds), loaded, load_peak);
     return 0;
 }
 
@@ -208,7 +212,8 @@ Memory measure_memory(const std::string& path) {
     const std::string cmd = std::string("'") + self + "' --peak-child '" + path + "'";
     FILE* f = popen(cmd.c_str(), "r");
     if (!f) return m;
-    if (std::fscanf(f, "%lf %lf %lf %lf", &m.peak, &m.weights, &m.live, &m.loaded) != 4)
+    if (std::fscanf(f, "%lf %lf %lf %lf %lf", &m.peak, &m.weights, &m.live, &m.loaded,
+                    &m.load_peak) != 5)
         m = Memory{};
     pclose(f);
     return m;
@@ -333,13 +338,15 @@ void print_table(const std::vector<Row>& rows) {
 
 // Per model: output scale, scale-aware error, RSS right after loading; then any failure.
 void print_notes(const std::vector<Row>& rows) {
-    std::printf("\n| %-24s | %9s | %21s | %16s |\n", "model", "max |ORT|", "max abs err/max |ORT|",
-                "after load MiB");
+    std::printf("\n| %-24s | %9s | %21s | %14s | %13s | %9s |\n", "model", "max |ORT|",
+                "max abs err/max |ORT|", "after load MiB", "load peak MiB", "live MiB");
     for (const Row& r : rows)
-        std::printf("| %-24s | %9s | %21s | %16s |\n", r.name.c_str(),
+        std::printf("| %-24s | %9s | %21s | %14s | %13s | %9s |\n", r.name.c_str(),
                     cell(r.agree.max_ort, "%.3g").c_str(),
                     cell(r.agree.max_abs / r.agree.max_ort, "%.2e").c_str(),
-                    cell(r.mem.loaded / kMiB, "%.1f").c_str());
+                    cell(r.mem.loaded / kMiB, "%.1f").c_str(),
+                    cell(r.mem.load_peak / kMiB, "%.1f").c_str(),
+                    cell(r.mem.live / kMiB, "%.1f").c_str());
     for (const Row& r : rows)
         if (!r.note.empty()) std::printf("%s: %s\n", r.name.c_str(), r.note.c_str());
 }
