@@ -67,7 +67,7 @@ std::string Logger::format_lines(Severity s, std::string_view message) {
 void Logger::log(Severity s, std::string_view message) {
     if (!enabled(s)) return;
     std::string text = format_lines(s, message);
-    std::FILE* stream = s == Severity::kCritical ? stderr : stdout;
+    std::FILE* stream = s == Severity::kCritical || all_to_stderr_ ? stderr : stdout;
     std::fwrite(text.data(), 1, text.size(), stream);
     std::fflush(stream);
     if (file_) {

@@ -32,6 +32,8 @@ public:
     Severity threshold() const { return threshold_; }
     // Also writes every printed message to `path` (created, truncated). Throws pg::Error on failure.
     void set_log_file(const std::string& path);
+    // Sends every severity to stderr (keeps stdout clean for --json output).
+    void set_all_to_stderr(bool v) { all_to_stderr_ = v; }
     bool enabled(Severity s) const { return static_cast<int>(s) >= static_cast<int>(threshold_); }
     // Prints a possibly multi-line message with Polygraphy's prefix and continuation rules.
     void log(Severity s, std::string_view message);
@@ -41,6 +43,7 @@ public:
 
 private:
     Severity threshold_ = Severity::kInfo;
+    bool all_to_stderr_ = false;
     std::FILE* file_ = nullptr;
 };
 

@@ -16,6 +16,7 @@ namespace {
 constexpr const char* kVersion = "0.1.0";
 
 const std::vector<ToolEntry> kTools = {
+    {"run", "Run a model on several runners and compare their outputs, optionally layer by layer.", run_run},
     {"inspect", "Display information about models and data files.", run_inspect},
     {"surgeon", "Modify ONNX models: extract subgraphs, sanitize, insert and prune nodes.", run_surgeon},
 };

@@ -1,0 +1,189 @@
+#include "cli/run_layerwise.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <unordered_map>
+
+#include "base/error.h"
+#include "base/log.h"
+#include "base/pyformat.h"
+#include "compare/simple_compare.h"
+#include "compare/validate.h"
+#include "layerwise/layerwise.h"
+
+namespace pg::cli {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+struct StopEarly {};
+
+struct Row {
+    std::string node, op, tensor;
+    bool passed = false;
+    double max_abs = 0, max_rel = 0, mean_abs = 0, cosine = 1;
+    std::string note;
+};
+
+// Compares each pair as it arrives and keeps only the figures.
+class TableSink : public layerwise::PairSink {
+  public:
+    TableSink(const ir::Model& m, const compare::CompareOptions& o, bool fail_fast, size_t total)
+        : opts_(o), fail_fast_(fail_fast), total_(total), tty_(::isatty(2)) {
+        for (const auto& n : m.graph->nodes())
+            for (const ir::Value* v : n->outputs())
+                if (v) producer_[v->name()] = n.get();
+    }
+    void on_pair(const std::string&, const std::string& name, const Tensor& a,
+                 const Tensor& b) override {
+        Row r;
+        r.tensor = name;
+        if (const ir::Node* n = producer_.count(name) ? producer_[name] : nullptr)
+            r.node = n->name, r.op = n->op_type;
+        try {
+            auto res =
+                compare::compare_simple("a", a, "b", b, compare::resolve_simple(opts_, name));
+            r.passed = res.passed;
+            if (res.stats) {
+                r.max_abs = res.stats->absdiff.max;
+                r.mean_abs = res.stats->absdiff.mean;
+                r.max_rel = res.stats->reldiff.max;
+                r.cosine = res.stats->cosine_similarity;
+            }
+            if (!res.not_compared.empty()) r.note = res.not_compared.front();
+        } catch (const Error& e) {
+            r.note = e.message();
+        }
+        if (opts_.validate) check_finite(r, a, b);
+        rows.push_back(r);
+        progress();
+        if (!r.passed && fail_fast_) throw StopEarly{};
+    }
+    std::vector<Row> rows;
+
+  private:
+    // --validate: NaN or Inf on either side fails the tensor.
+    static void check_finite(Row& r, const Tensor& a, const Tensor& b) {
+        for (const auto& [side, t] :
+             {std::pair<const char*, const Tensor*>{"first runner", &a}, {"second runner", &b}}) {
+            const auto v = compare::validate_tensor(side, r.tensor, *t);
+            if (v.passed()) continue;
+            r.passed = false;
+            r.note = std::string(side) + ": " + std::to_string(v.nan_count) + " NaN, " +
+                     std::to_string(v.inf_count) + " Inf";
+            return;
+        }
+    }
+    void progress() {
+        if (!tty_ || total_ == 0) return;
+        std::fprintf(stderr, "\r[layer-wise] %zu/%zu tensors compared", rows.size(), total_);
+        if (rows.size() == total_) std::fprintf(stderr, "\n");
+    }
+    const compare::CompareOptions& opts_;
+    bool fail_fast_;
+    size_t total_;
+    bool tty_;
+    std::unordered_map<std::string, const ir::Node*> producer_;
+};
+
+std::string table(const std::vector<Row>& rows) {
+    std::string s = fmt::format("{:>5} | {:<32} | {:<16} | {:>11} | {:>11} | {:>10} | {}\n", "#",
+                                "node", "op", "max abs", "max rel", "cosine", "status");
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const Row& r = rows[i];
+        s += fmt::format("{:>5} | {:<32} | {:<16} | {:>11} | {:>11} | {:>10} | {}{}\n", i,
+                         r.node.empty() ? r.tensor : r.node, r.op, py_g(r.max_abs, 5),
+                         py_g(r.max_rel, 5), py_g(r.cosine, 6), r.passed ? "ok" : "FAILED",
+                         r.note.empty() ? "" : " (" + r.note + ")");
+    }
+    return s;
+}
+
+ordered_json rows_json(const std::vector<Row>& rows) {
+    ordered_json arr = ordered_json::array();
+    for (const Row& r : rows)
+        arr.push_back({{"tensor", r.tensor},
+                       {"node", r.node},
+                       {"op", r.op},
+                       {"passed", r.passed},
+                       {"max_abs", r.max_abs},
+                       {"mean_abs", r.mean_abs},
+                       {"max_rel", r.max_rel},
+                       {"cosine_similarity", r.cosine}});
+    return arr;
+}
+
+const Row* first_divergent(const std::vector<Row>& rows) {
+    for (const Row& r : rows)
+        if (!r.passed) return &r;
+    return nullptr;
+}
+
+// Compares one runner pair layer by layer; returns whether every tensor matched.
+bool compare_pair(runners::Runner& a, runners::Runner& b, const ir::Model& m,
+                  const layerwise::Options& lo, const std::vector<runners::NamedTensors>& feeds,
+                  const compare::CompareOptions& opts, bool fail_fast, ordered_json& out) {
+    log_info("Layer-wise Comparison | {} vs. {} | {} tensor(s)", a.name(), b.name(),
+             lo.tensors.size());
+    TableSink sink(m, opts, fail_fast, lo.tensors.size());
+    layerwise::Stats stats;
+    std::map<std::string, Tensor> feed(feeds.at(0).begin(), feeds.at(0).end());
+    try {
+        stats = layerwise::compare_layerwise(a, b, feed, lo, sink);
+    } catch (const StopEarly&) {
+        log_info("Stopping at the first mismatch (--fail-fast)");
+    }
+    logger().log(Severity::kInfo, table(sink.rows));
+    const Row* bad = first_divergent(sink.rows);
+    if (bad)
+        log_error(
+            "First divergent node: '{}' ({}) | output '{}' | max abs error {} | max rel error {}",
+            bad->node.empty() ? bad->tensor : bad->node, bad->op, bad->tensor,
+            py_g(bad->max_abs, 5), py_g(bad->max_rel, 5));
+    for (const auto& m2 : stats.missing)
+        log_warning("Tensor '{}' was not produced by both runners", m2);
+    const size_t passed = static_cast<size_t>(
+        std::count_if(sink.rows.begin(), sink.rows.end(), [](const Row& r) { return r.passed; }));
+    log_info("Layer-wise Summary | {} vs. {} | Passed: {}/{} tensors", a.name(), b.name(), passed,
+             sink.rows.size());
+    out.push_back(
+        {{"runner0", a.name()},
+         {"runner1", b.name()},
+         {"passed", bad == nullptr},
+         {"first_divergent",
+          bad ? ordered_json{{"node", bad->node}, {"op", bad->op}, {"tensor", bad->tensor}}
+              : ordered_json(nullptr)},
+         {"tensors", rows_json(sink.rows)}});
+    return bad == nullptr && stats.missing.empty();
+}
+
+}  // namespace
+
+LayerwiseOutcome run_layerwise(const ParsedArgs& a, const ir::Model& model,
+                               std::vector<std::unique_ptr<runners::Runner>>& runners,
+                               const std::vector<runners::NamedTensors>& feeds,
+                               const compare::CompareOptions& opts) {
+    if (runners.size() < 2)
+        throw Error(ErrorKind::kUsage, "--onnx-outputs needs at least two runners to compare");
+    if (feeds.size() > 1)
+        log_warning("Layer-wise comparison uses the first of {} iterations", feeds.size());
+    if (a.count("attribute_error"))
+        log_warning("--attribute-error is not implemented yet; reporting total error only");
+    layerwise::Options lo;
+    lo.tensors = layerwise::select_tensors(model, a.get_all("onnx_outputs"));
+    lo.memory_budget = a.has("memory_budget") ? layerwise::parse_budget(a.get("memory_budget"))
+                                              : layerwise::default_budget();
+    LayerwiseOutcome out;
+    out.json = ordered_json::array();
+    for (size_t i = 0; i + 1 < runners.size(); ++i)
+        if (!compare_pair(*runners[i], *runners[i + 1], model, lo, feeds, opts, opts.fail_fast,
+                          out.json)) {
+            out.passed = false;
+            if (opts.fail_fast) break;
+        }
+    return out;
+}
+
+}  // namespace pg::cli

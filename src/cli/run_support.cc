@@ -1,0 +1,125 @@
+#include "cli/run_support.h"
+
+#include <chrono>
+
+#include "base/error.h"
+#include "base/log.h"
+#include "cli/run_options.h"
+#include "data/data_files.h"
+#include "data/data_loader.h"
+
+namespace pg::cli {
+
+namespace {
+
+std::string metadata_text(const runners::NamedTensors& tensors) {
+    std::string s = "{";
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const Tensor& t = tensors[i].second;
+        std::string dims = "(";
+        for (size_t k = 0; k < t.dims().size(); ++k)
+            dims += (k ? ", " : "") + std::to_string(t.dims()[k]);
+        dims += t.dims().size() == 1 ? ",)" : ")";
+        s += (i ? ",\n " : "") + tensors[i].first + " [dtype=" + dtype_name(t.dtype()) +
+             ", shape=" + dims + "]";
+    }
+    return s + "}";
+}
+
+std::string padded(const std::string& s, size_t n) {
+    return s.size() >= n ? s : s + std::string(n - s.size(), ' ');
+}
+
+}  // namespace
+
+std::vector<std::string> input_names(const ir::Model& m) {
+    std::vector<std::string> out;
+    for (const ir::Value* v : m.graph->inputs())
+        if (!v->is_initializer()) out.push_back(v->name());
+    return out;
+}
+
+std::vector<std::string> output_names(const ir::Model& m) {
+    std::vector<std::string> out;
+    for (const ir::Value* v : m.graph->outputs()) out.push_back(v->name());
+    return out;
+}
+
+data::FeedList make_feeds(const ParsedArgs& a, const ir::Model& model,
+                          const std::vector<runners::TensorMeta>& meta) {
+    const auto files = a.get_all("load_inputs");
+    if (!files.empty()) {
+        for (const char* f :
+             {"seed", "val_range", "iterations", "int_min", "int_max", "float_min", "float_max"})
+            if (a.has(f))
+                log_warning(
+                    "Argument: '--{}' will be ignored since a custom data loader was provided.", f);
+        data::FeedList feeds;
+        for (const auto& path : files) {
+            log_info("Loading input data from {}", path);
+            auto more = data::load_inputs(path, {input_names(model), output_names(model)});
+            feeds.insert(feeds.end(), more.begin(), more.end());
+        }
+        if (feeds.empty())
+            throw Error(ErrorKind::kInvalidInput, "--load-inputs: the files hold no feed dicts");
+        return feeds;
+    }
+    data::DataLoader loader(meta, data_loader_options(a));
+    data::FeedList feeds;
+    for (int64_t i = 0; i < loader.size(); ++i) feeds.push_back(loader.get(i));
+    return feeds;
+}
+
+compare::RunResult run_runner(runners::Runner& r, const data::FeedList& feeds, int64_t warm_up,
+                              std::vector<double>* times) {
+    log_info("{} | Activating and starting inference", padded(r.name(), 35));
+    auto as_map = [](const runners::NamedTensors& f) {
+        return std::map<std::string, Tensor>(f.begin(), f.end());
+    };
+    for (int64_t w = 0; w < warm_up; ++w) r.infer(as_map(feeds.at(0)));
+    compare::RunResult result{r.name(), {}};
+    double total = 0;
+    for (size_t i = 0; i < feeds.size(); ++i) {
+        auto out =
+            with_context("while running " + r.name(), [&] { return r.infer(as_map(feeds[i])); });
+        if (i == 0) {
+            log_info("---- Inference Input(s) ----\n{}", metadata_text(feeds[i]));
+            log_info("---- Inference Output(s) ----\n{}", metadata_text(out));
+        }
+        total += r.last_inference_time();
+        times->push_back(r.last_inference_time());
+        result.iterations.push_back(std::move(out));
+    }
+    const double ms = total * 1000.0;
+    log_info("{} | Completed {} iteration(s) in {:.4g} ms | Average inference time: {:.4g} ms.",
+             r.name(), feeds.size(), ms, ms / static_cast<double>(feeds.size()));
+    return result;
+}
+
+data::RunResults to_data_results(const std::vector<compare::RunResult>& runs,
+                                 const std::vector<std::vector<double>>& times) {
+    data::RunResults out;
+    for (size_t r = 0; r < runs.size(); ++r) {
+        data::RunnerResults rr{runs[r].runner, {}};
+        for (size_t i = 0; i < runs[r].iterations.size(); ++i) {
+            std::optional<double> t;
+            if (r < times.size() && i < times[r].size()) t = times[r][i];
+            rr.iterations.push_back(
+                data::IterationResult{runs[r].iterations[i], t, runs[r].runner});
+        }
+        out.runners.push_back(std::move(rr));
+    }
+    return out;
+}
+
+std::vector<compare::RunResult> from_data_results(const data::RunResults& r) {
+    std::vector<compare::RunResult> out;
+    for (const auto& rr : r.runners) {
+        compare::RunResult c{rr.runner_name, {}};
+        for (const auto& it : rr.iterations) c.iterations.push_back(it.outputs);
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+}  // namespace pg::cli

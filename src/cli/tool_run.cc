@@ -1,0 +1,150 @@
+// `polygraph run`: run a model on one or more runners with the same inputs, compare them (and any
+// saved outputs) in consecutive pairs, optionally layer by layer, validate, and time.
+// Exit status 1 when a comparison or validation fails.
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "base/log.h"
+#include "cli/common.h"
+#include "cli/render.h"
+#include "cli/run_layerwise.h"
+#include "cli/run_options.h"
+#include "cli/run_support.h"
+#include "cli/runner_args.h"
+#include "cli/tools.h"
+#include "compare/comparator.h"
+#include "compare/validate.h"
+#include "data/data_files.h"
+#include "runners/ref_runner.h"
+
+namespace pg::cli {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+ArgParser run_parser() {
+    ArgParser p(
+        "polygraph run",
+        "Run a model with one or more runners on the same inputs and compare their outputs in "
+        "consecutive pairs (and against saved outputs). Exit status 1 when a comparison or "
+        "--validate fails. Example: polygraph run model.onnx --onnxrt --ref --atol 1e-3 --rtol "
+        "1e-3");
+    p.positional("model_file", "Path to the ONNX model.", false);
+    add_runner_args(p);
+    add_model_load_args(p);
+    add_data_loader_args(p);
+    add_comparator_args(p);
+    add_layerwise_args(p);
+    p.group("Output");
+    p.flag({"--json"}, "json",
+           "Print the verdict and per-output figures as JSON on stdout (logs go to stderr).");
+    add_logger_args(p);
+    return p;
+}
+
+std::vector<runners::TensorMeta> feed_metadata(
+    const ir::Model& model, const std::vector<std::unique_ptr<runners::Runner>>& runners) {
+    if (!runners.empty()) return runners.front()->input_metadata();
+    return runners::graph_input_metadata(*model.graph);
+}
+
+compare::ComparatorContext comparator_context(const compare::CompareOptions& opts) {
+    compare::ComparatorContext ctx;
+    ctx.options = opts;
+    ctx.values = [](const Tensor& t) { return numpy_str(t); };
+    ctx.sink = [](const compare::LogLines& l) { compare::emit(l); };
+    return ctx;
+}
+
+ordered_json figures_json(const compare::AccuracyResult& acc, bool validated) {
+    ordered_json j;
+    j["passed"] = acc.passed() && validated;
+    j["comparisons"] = compare::accuracy_to_json(acc);
+    return j;
+}
+
+struct RunState {
+    std::unique_ptr<ir::Model> model;
+    std::vector<std::unique_ptr<runners::Runner>> runners;
+    data::FeedList feeds;
+    std::vector<compare::RunResult> results;
+    std::vector<std::vector<double>> times;
+};
+
+void run_all(const ParsedArgs& a, RunState& s) {
+    const int64_t warm_up = int_arg(a, "warm_up", "--warm-up", 0);
+    for (auto& r : s.runners) {
+        s.times.emplace_back();
+        s.results.push_back(run_runner(*r, s.feeds, warm_up, &s.times.back()));
+    }
+    if (a.has("save_outputs")) {
+        log_info("Saving inference results to {}", a.get("save_outputs"));
+        data::save_outputs(a.get("save_outputs"), to_data_results(s.results, s.times));
+    }
+    for (const auto& path : a.get_all("load_outputs")) {
+        log_info("Loading inference results from {}", path);
+        auto loaded = from_data_results(
+            data::load_outputs(path, {input_names(*s.model), output_names(*s.model)}));
+        s.results.insert(s.results.end(), loaded.begin(), loaded.end());
+    }
+}
+
+int finish(const ParsedArgs& a, RunState& s, const compare::CompareOptions& opts) {
+    compare::AccuracyResult acc;
+    if (s.results.size() >= 2) {
+        auto ctx = comparator_context(opts);
+        acc = compare::compare_accuracy(s.results, ctx);
+    }
+    bool valid = true;
+    if (opts.validate) {
+        auto v = compare::validate_runs(s.results);
+        compare::emit(v.lines);
+        valid = v.passed();
+    }
+    if (a.has("save_results"))
+        write_file_atomic(a.get("save_results"), figures_json(acc, valid).dump(2) + "\n");
+    if (a.count("json")) std::printf("%s\n", figures_json(acc, valid).dump(2).c_str());
+    return acc.passed() && valid ? 0 : 1;
+}
+
+int run_layerwise_mode(const ParsedArgs& a, RunState& s, const compare::CompareOptions& opts) {
+    LayerwiseOutcome lw = run_layerwise(a, *s.model, s.runners, s.feeds, opts);
+    ordered_json j{{"passed", lw.passed}, {"layerwise", lw.json}};
+    if (a.has("save_results")) write_file_atomic(a.get("save_results"), j.dump(2) + "\n");
+    if (a.count("json")) std::printf("%s\n", j.dump(2).c_str());
+    return lw.passed ? 0 : 1;
+}
+
+int run_main(const ParsedArgs& a) {
+    if (a.count("json")) logger().set_all_to_stderr(true);
+    const auto opts = compare::parse_compare_options(compare_args(a));
+    for (const auto& w : compare::unused_option_warnings(compare_args(a))) log_warning("{}", w);
+    const auto runner_flags = selected_runners(a);
+    if (!runner_flags.empty() && !a.has("model_file"))
+        throw Error(ErrorKind::kUsage,
+                    "polygraph run: a model is required when runners are selected");
+    RunState s;
+    if (a.has("model_file")) s.model = load_model_from_args(a);
+    if (runner_flags.empty())
+        log_warning("No runners were provided; only saved outputs are compared.");
+    if (s.model) s.runners = make_runners(a, *s.model, a.get("model_file"));
+    if (s.model) s.feeds = make_feeds(a, *s.model, feed_metadata(*s.model, s.runners));
+    if (a.has("save_inputs")) {
+        log_info("Saving inference input data to {}", a.get("save_inputs"));
+        data::save_inputs(a.get("save_inputs"), s.feeds);
+    }
+    if (a.has("onnx_outputs")) return run_layerwise_mode(a, s, opts);
+    run_all(a, s);
+    return finish(a, s, opts);
+}
+
+}  // namespace
+
+int run_run(const std::vector<std::string>& argv) {
+    return run_tool(run_parser(), argv, run_main);
+}
+
+}  // namespace pg::cli

@@ -1,0 +1,164 @@
+// `polygraph run`: the tutorial commands, file round trips, layer-wise mode, exit statuses.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "base/fs.h"
+#include "ir/builder.h"
+#include "onnx/model_io.h"
+#include "support/cli_runner.h"
+#include "support/test_paths.h"
+
+namespace pg {
+namespace {
+
+std::string shared_model(const std::string& rel) {
+    const std::string root = test::shared_dir();
+    if (root.empty()) return "";
+    const std::string p = root + "/data/polygraphy-models/" + rel;
+    return std::filesystem::exists(p) ? p : "";
+}
+
+// y = x + c (float32 [2,3]); a chain of `extra` Relu/Add nodes before the output.
+std::string add_model(const std::string& dir, float c, int extra = 0,
+                      const std::string& name = "m.onnx") {
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{2, 3});
+    ir::Value* k = b.constant_f32("k", {}, {c});
+    ir::Value* v = b.op("Add", {x, k}, {}, "add");
+    for (int i = 0; i < extra; ++i)
+        v = b.op(i % 2 ? "Add" : "Relu",
+                 i % 2 ? std::vector<ir::Value*>{v, k} : std::vector<ir::Value*>{v});
+    v->set_type(ir::TypeInfo::tensor(DataType::kFloat32, ir::make_shape({2, 3})));
+    b.output(v);
+    const std::string path = dir + "/" + name;
+    onnx::save_model(*m, path);
+    return path;
+}
+
+bool has_ort(const std::string& model) {
+    auto r = test::run_polygraph({"run", model, "--onnxrt", "-q"});
+    return r.status == 0;
+}
+
+TEST(Run, TwoRunnersAgree) {
+    const std::string dir = test::make_temp_dir();
+    const std::string m = add_model(dir, 1.0f, 6);
+    if (!has_ort(m)) GTEST_SKIP() << "ONNX Runtime not available";
+    auto r = test::run_polygraph({"run", m, "--onnxrt", "--ref"});
+    EXPECT_EQ(r.status, 0) << r.all();
+    EXPECT_NE(r.out.find("PASSED | All outputs matched"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("| Completed 1 iteration(s) in"), std::string::npos);
+}
+
+TEST(Run, SaveAndLoadInputsAndOutputs) {
+    const std::string dir = test::make_temp_dir();
+    const std::string m = add_model(dir, 1.0f);
+    auto r1 = test::run_polygraph({"run", m, "--ref", "--save-inputs", dir + "/inputs.json",
+                                   "--save-outputs", dir + "/out.json"});
+    ASSERT_EQ(r1.status, 0) << r1.all();
+    auto r2 = test::run_polygraph({"run", m, "--ref", "--load-inputs", dir + "/inputs.json",
+                                   "--load-outputs", dir + "/out.json", "--atol", "0.001", "--rtol",
+                                   "0.001"});
+    EXPECT_EQ(r2.status, 0) << r2.all();
+    EXPECT_NE(r2.out.find("Pass Rate: 100.0%"), std::string::npos) << r2.out;
+}
+
+TEST(Run, MismatchAgainstSavedOutputsIsExitOne) {
+    const std::string dir = test::make_temp_dir();
+    const std::string a = add_model(dir, 1.0f, 0, "a.onnx"), b = add_model(dir, 2.0f, 0, "b.onnx");
+    ASSERT_EQ(test::run_polygraph({"run", a, "--ref", "--save-outputs", dir + "/a.json"}).status,
+              0);
+    auto r = test::run_polygraph({"run", b, "--ref", "--load-outputs", dir + "/a.json", "--json"});
+    EXPECT_EQ(r.status, 1) << r.all();
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["passed"], false);
+}
+
+TEST(Run, DefaultInputsEqualPolygraphysSeedOneStream) {
+    const std::string shared = test::shared_dir();
+    if (shared.empty()) GTEST_SKIP() << "../shared not present";
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{1, 1, 2, 2});
+    ir::Value* i = b.input("i", DataType::kInt32, std::vector<int64_t>{3});
+    ir::Value* bb = b.input("b", DataType::kBool, std::vector<int64_t>{2});
+    for (ir::Value* v : {x, i, bb}) b.output(b.op("Identity", {v}));
+    const std::string dir = test::make_temp_dir();
+    onnx::save_model(*m, dir + "/m.onnx");
+    auto r = test::run_polygraph(
+        {"run", dir + "/m.onnx", "--ref", "--save-inputs", dir + "/inputs.json"});
+    ASSERT_EQ(r.status, 0) << r.all();
+    EXPECT_EQ(read_file(dir + "/inputs.json"),
+              read_file(shared + "/data/polygraphy-files/inputs.json"));
+}
+
+TEST(Run, LoadsPolygraphysOwnFiles) {
+    const std::string shared = test::shared_dir();
+    if (shared.empty()) GTEST_SKIP() << "../shared not present";
+    auto r =
+        test::run_polygraph({"inspect", "data", shared + "/data/polygraphy-files/outputs.json"});
+    EXPECT_EQ(r.status, 0) << r.all();
+}
+
+TEST(Run, DynamicIdentityTutorial) {
+    const std::string m =
+        shared_model("examples/run/01_comparing_frameworks/dynamic_identity.onnx");
+    if (m.empty()) GTEST_SKIP() << "shared model absent";
+    if (!has_ort(m)) GTEST_SKIP() << "ONNX Runtime not available";
+    auto r = test::run_polygraph({"run", m, "--onnxrt", "--ref", "--input-shapes", "X:[1,2,4,4]"});
+    EXPECT_EQ(r.status, 0) << r.all();
+    EXPECT_NE(r.out.find("shape=(1, 2, 4, 4)"), std::string::npos);
+}
+
+TEST(Run, AddInfinityFailsValidationAndSaysWhere) {
+    const std::string m = shared_model("examples/run/07_checking_nan_inf/add_infinity.onnx");
+    if (m.empty()) GTEST_SKIP() << "shared model absent";
+    auto r = test::run_polygraph({"run", m, "--ref", "--validate"});
+    EXPECT_EQ(r.status, 1) << r.all();
+    EXPECT_NE(r.out.find("Inf Detected"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("first at"), std::string::npos) << r.out;
+}
+
+TEST(Run, LayerwiseMarkAllWithValidateAndFailFast) {
+    const std::string dir = test::make_temp_dir();
+    const std::string m = add_model(dir, 0.5f, 10);
+    if (!has_ort(m)) GTEST_SKIP() << "ONNX Runtime not available";
+    auto r = test::run_polygraph({"run", m, "--onnxrt", "--ref", "--onnx-outputs", "mark", "all",
+                                  "--validate", "--fail-fast", "--memory-budget", "64", "--json"});
+    EXPECT_EQ(r.status, 0) << r.all();
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["passed"], true);
+    EXPECT_EQ(j["layerwise"][0]["tensors"].size(), 11u);
+}
+
+TEST(Run, LayerwiseNamesTheFirstDivergentNode) {
+    const std::string dir = test::make_temp_dir();
+    const std::string m = add_model(dir, 1.0f, 4);
+    if (!has_ort(m)) GTEST_SKIP() << "ONNX Runtime not available";
+    auto r = test::run_polygraph({"run", m, "--onnxrt", "--ref", "--ref-precision", "fp64",
+                                  "--onnx-outputs", "mark", "all", "--atol", "0", "--rtol", "0"});
+    // float32 (ONNX Runtime) vs float64 (reference) of x + 1 differ in the last bits: the first
+    // node (add) diverges.
+    EXPECT_EQ(r.status, 1) << r.all();
+    EXPECT_NE(r.err.find("First divergent node: 'add' (Add)"), std::string::npos) << r.all();
+}
+
+TEST(Run, TrtIsRefusedWithAlternatives) {
+    const std::string dir = test::make_temp_dir();
+    auto r = test::run_polygraph({"run", add_model(dir, 1.0f), "--trt"});
+    EXPECT_EQ(r.status, 4);
+    EXPECT_NE(r.err.find("--onnxrt"), std::string::npos) << r.err;
+}
+
+TEST(Run, BadToleranceIsUsageError) {
+    const std::string dir = test::make_temp_dir();
+    auto r = test::run_polygraph({"run", add_model(dir, 1.0f), "--ref", "--atol", "abc"});
+    EXPECT_EQ(r.status, 2) << r.all();
+}
+
+}  // namespace
+}  // namespace pg
