@@ -144,7 +144,7 @@ TEST(Run, LayerwiseNamesTheFirstDivergentNode) {
     // float32 (ONNX Runtime) vs float64 (reference) of x + 1 differ in the last bits: the first
     // node (add) diverges.
     EXPECT_EQ(r.status, 1) << r.all();
-    EXPECT_NE(r.err.find("First divergent node: 'add' (Add)"), std::string::npos) << r.all();
+    EXPECT_NE(r.all().find("First divergent node: 'add' (Add)"), std::string::npos) << r.all();
 }
 
 TEST(Run, TrtIsRefusedWithAlternatives) {
