@@ -1,7 +1,9 @@
 // ModelProto -> ir::Model. Three passes per graph: values for inputs, initializers and node
 // outputs; then node inputs by name (files are often not topologically sorted); then subgraphs,
 // which may read any value of the enclosing graphs.
+#include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include <climits>
 
@@ -303,14 +305,18 @@ std::unique_ptr<ir::Model> import_model(onnxpb::ModelProto& mp, ExternalDataRead
 
 }  // namespace
 
-std::unique_ptr<ir::Model> parse_model(const uint8_t* data, size_t size, const LoadOptions& options) {
+namespace {
+
+void check_model_size(uint64_t size) {
     if (size == 0) throw Error(ErrorKind::kInvalidInput, "the file is empty");
-    if (size > static_cast<size_t>(INT_MAX))
+    if (size > static_cast<uint64_t>(INT_MAX))
         throw Error(ErrorKind::kUnsupported,
                     "the model file is " + std::to_string(size) +
                         " bytes; protobuf cannot parse files over 2 GiB (store weights as external data)");
+}
+
+std::unique_ptr<ir::Model> parse_coded(google::protobuf::io::CodedInputStream& in, const LoadOptions& options) {
     onnxpb::ModelProto mp;
-    google::protobuf::io::CodedInputStream in(data, static_cast<int>(size));
     in.SetRecursionLimit(200);
     if (!mp.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
         throw Error(ErrorKind::kInvalidInput, "not a valid ONNX model (protobuf parse failed: truncated or corrupt)");
@@ -320,12 +326,29 @@ std::unique_ptr<ir::Model> parse_model(const uint8_t* data, size_t size, const L
     return import_model(mp, ext);
 }
 
+}  // namespace
+
+std::unique_ptr<ir::Model> parse_model(const uint8_t* data, size_t size, const LoadOptions& options) {
+    check_model_size(size);
+    google::protobuf::io::CodedInputStream in(data, static_cast<int>(size));
+    return parse_coded(in, options);
+}
+
+// Files are read through a stream rather than the mapping, so the file's pages never count
+// toward the process's memory next to the parsed message (peak ~ one copy of the weights).
 std::unique_ptr<ir::Model> load_model(const std::string& path, const LoadOptions& options) {
     return with_context("while loading model '" + path + "'", [&] {
-        auto file = MappedFile::open(path);
+        const uint64_t size = MappedFile::open(path)->size();  // checks: regular file, readable
+        check_model_size(size);
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) throw Error(ErrorKind::kIo, "cannot open '" + path + "'");
+        google::protobuf::io::FileInputStream raw(fd, 1 << 20);
+        raw.SetCloseOnDelete(true);
+        google::protobuf::io::CodedInputStream in(&raw);
+        in.SetTotalBytesLimit(static_cast<int>(size));
         LoadOptions opts = options;
         if (opts.external_data_dir.empty()) opts.external_data_dir = parent_dir(path);
-        return parse_model(file->data(), file->size(), opts);
+        return parse_coded(in, opts);
     });
 }
 
