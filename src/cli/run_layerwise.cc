@@ -1,5 +1,7 @@
 #include "cli/run_layerwise.h"
 
+#include "cli/layerwise_save.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -30,14 +32,16 @@ struct Row {
 // Compares each pair as it arrives and keeps only the figures.
 class TableSink : public layerwise::PairSink {
   public:
-    TableSink(const ir::Model& m, const compare::CompareOptions& o, bool fail_fast, size_t total)
-        : opts_(o), fail_fast_(fail_fast), total_(total), tty_(::isatty(2)) {
+    TableSink(const ir::Model& m, const compare::CompareOptions& o, bool fail_fast, size_t total,
+              LayerwiseSaver* saver)
+        : opts_(o), fail_fast_(fail_fast), total_(total), tty_(::isatty(2)), saver_(saver) {
         for (const auto& n : m.graph->nodes())
             for (const ir::Value* v : n->outputs())
                 if (v) producer_[v->name()] = n.get();
     }
     void on_pair(const std::string&, const std::string& name, const Tensor& a,
                  const Tensor& b) override {
+        if (saver_) saver_->add(name, a, b);
         Row r;
         r.tensor = name;
         if (const ir::Node* n = producer_.count(name) ? producer_[name] : nullptr)
@@ -85,6 +89,7 @@ class TableSink : public layerwise::PairSink {
     bool fail_fast_;
     size_t total_;
     bool tty_;
+    LayerwiseSaver* saver_;
     std::unordered_map<std::string, const ir::Node*> producer_;
 };
 
@@ -124,10 +129,11 @@ const Row* first_divergent(const std::vector<Row>& rows) {
 // Compares one runner pair layer by layer; returns whether every tensor matched.
 bool compare_pair(runners::Runner& a, runners::Runner& b, const ir::Model& m,
                   const layerwise::Options& lo, const std::vector<runners::NamedTensors>& feeds,
-                  const compare::CompareOptions& opts, bool fail_fast, ordered_json& out) {
+                  const compare::CompareOptions& opts, bool fail_fast, LayerwiseSaver* saver,
+                  ordered_json& out) {
     log_info("Layer-wise Comparison | {} vs. {} | {} tensor(s)", a.name(), b.name(),
              lo.tensors.size());
-    TableSink sink(m, opts, fail_fast, lo.tensors.size());
+    TableSink sink(m, opts, fail_fast, lo.tensors.size(), saver);
     layerwise::Stats stats;
     std::map<std::string, Tensor> feed(feeds.at(0).begin(), feeds.at(0).end());
     try {
@@ -177,12 +183,24 @@ LayerwiseOutcome run_layerwise(const ParsedArgs& a, const ir::Model& model,
                                               : layerwise::default_budget();
     LayerwiseOutcome out;
     out.json = ordered_json::array();
+    std::unique_ptr<LayerwiseSaver> saver;
+    if (a.has("save_outputs")) {
+        if (runners.size() != 2)
+            throw Error(ErrorKind::kUsage,
+                        "--save-outputs with --onnx-outputs supports exactly two runners");
+        saver = std::make_unique<LayerwiseSaver>(a.get("save_outputs"), runners[0]->name(),
+                                                 runners[1]->name());
+    }
     for (size_t i = 0; i + 1 < runners.size(); ++i)
         if (!compare_pair(*runners[i], *runners[i + 1], model, lo, feeds, opts, opts.fail_fast,
-                          out.json)) {
+                          saver.get(), out.json)) {
             out.passed = false;
             if (opts.fail_fast) break;
         }
+    if (saver) {
+        log_info("Saving inference results to {}", a.get("save_outputs"));
+        saver->finish();
+    }
     return out;
 }
 

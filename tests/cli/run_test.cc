@@ -162,3 +162,23 @@ TEST(Run, BadToleranceIsUsageError) {
 
 }  // namespace
 }  // namespace pg
+
+namespace pg {
+namespace {
+
+TEST(Run, LayerwiseSaveOutputsStreamsBothRunners) {
+    const std::string dir = test::make_temp_dir();
+    const std::string m = add_model(dir, 1.0f, 5);
+    auto r = test::run_polygraph({"run", m, "--ref", "--ref", "--onnx-outputs", "mark", "all", "--save-outputs",
+                                  dir + "/lw.json"});
+    ASSERT_EQ(r.status, 0) << r.all();
+    auto j = nlohmann::json::parse(read_file(dir + "/lw.json"));
+    ASSERT_EQ(j["lst"].size(), 2u);
+    // Every marked tensor of both runners is in the file, and loads back for comparison.
+    auto back = test::run_polygraph({"run", m, "--ref", "--load-outputs", dir + "/lw.json"});
+    EXPECT_EQ(back.status, 0) << back.all();
+    EXPECT_NE(back.out.find("'Relu_0_out'"), std::string::npos) << back.out;
+}
+
+}  // namespace
+}  // namespace pg
