@@ -16,4 +16,7 @@ if "$PG" surgeon --help >/dev/null 2>&1 && "$PG" surgeon sanitize --help >/dev/n
     step "$PG" surgeon sanitize "$EX/small_cnn.onnx" --cleanup --toposort -o "$EX/small_cnn_clean.onnx"
     step "$PG" inspect model "$EX/small_cnn_clean.onnx"
 fi
+# Compare the reference interpreter with ONNX Runtime, then layer by layer (streaming).
+step "$PG" run "$EX/small_cnn.onnx" --ref --onnxrt --atol 1e-4 --rtol 1e-4 || true
+step "$PG" run "$EX/small_cnn.onnx" --onnxrt --ref --onnx-outputs mark all --atol 1e-4 --rtol 1e-4 || true
 printf '\nDemo finished. Models are in %s\n' "$EX"
