@@ -1,5 +1,6 @@
 #include "cli/run_layerwise.h"
 
+#include "cli/attribute_error.h"
 #include "cli/layerwise_save.h"
 
 #include <unistd.h>
@@ -193,11 +194,45 @@ const Row* first_divergent(const std::vector<Row>& rows) {
     return nullptr;
 }
 
+// --attribute-error: local vs inherited error of the first (up to 10) divergent nodes.
+ordered_json report_attribution(runners::Runner& a, runners::Runner& b, const ir::Model& m,
+                                const std::vector<Row>& rows,
+                                const std::map<std::string, Tensor>& feed,
+                                const compare::CompareOptions& opts) {
+    std::vector<const ir::Node*> nodes;
+    for (const Row& r : rows)
+        for (const auto& n : m.graph->nodes())
+            if (!r.passed && nodes.size() < 10 && n->output(0) && n->output(0)->name() == r.tensor)
+                nodes.push_back(n.get());
+    ordered_json j = ordered_json::array();
+    if (nodes.empty()) return j;
+    std::string text = "Error attribution (each divergent node re-run alone on " + b.name() +
+                       " with " + a.name() + "'s inputs):";
+    for (const Attribution& at : attribute_errors(a, b, m, nodes, feed, opts)) {
+        const std::string verdict = !at.computed      ? "n/a (" + at.note + ")"
+                                    : at.local_passed ? "inherited"
+                                                      : "local";
+        text += fmt::format("\n    {:<32} {:<16} local max abs {:>11} | local max rel {:>11} | {}",
+                            at.node, at.op, py_g(at.local_max_abs, 5), py_g(at.local_max_rel, 5),
+                            verdict);
+        j.push_back({{"node", at.node},
+                     {"op", at.op},
+                     {"tensor", at.tensor},
+                     {"computed", at.computed},
+                     {"local_passed", at.local_passed},
+                     {"local_max_abs", at.local_max_abs},
+                     {"local_max_rel", at.local_max_rel},
+                     {"verdict", verdict}});
+    }
+    logger().log(Severity::kInfo, text);
+    return j;
+}
+
 // Compares one runner pair layer by layer; returns whether every tensor matched.
 bool compare_pair(runners::Runner& a, runners::Runner& b, const ir::Model& m,
                   const layerwise::Options& lo, const std::vector<runners::NamedTensors>& feeds,
                   const compare::CompareOptions& opts, bool fail_fast, LayerwiseSaver* saver,
-                  ordered_json& out) {
+                  bool attribute, ordered_json& out) {
     log_info("Layer-wise Comparison | {} vs. {} | {} tensor(s)", a.name(), b.name(),
              lo.tensors.size());
     TableSink sink(m, opts, fail_fast, lo.tensors.size(), saver);
@@ -217,6 +252,8 @@ bool compare_pair(runners::Runner& a, runners::Runner& b, const ir::Model& m,
             py_g(bad->max_abs, 5), py_g(bad->max_rel, 5));
     for (const auto& m2 : stats.missing)
         log_warning("Tensor '{}' was not produced by both runners", m2);
+    ordered_json attribution =
+        attribute ? report_attribution(a, b, m, sink.rows, feed, opts) : ordered_json(nullptr);
     const size_t passed = static_cast<size_t>(
         std::count_if(sink.rows.begin(), sink.rows.end(), [](const Row& r) { return r.passed; }));
     log_info("Layer-wise Summary | {} vs. {} | Passed: {}/{} tensors", a.name(), b.name(), passed,
@@ -228,7 +265,8 @@ bool compare_pair(runners::Runner& a, runners::Runner& b, const ir::Model& m,
          {"first_divergent",
           bad ? ordered_json{{"node", bad->node}, {"op", bad->op}, {"tensor", bad->tensor}}
               : ordered_json(nullptr)},
-         {"tensors", rows_json(sink.rows)}});
+         {"tensors", rows_json(sink.rows)},
+         {"attribution", attribution}});
     return bad == nullptr && stats.missing.empty();
 }
 
@@ -242,8 +280,6 @@ LayerwiseOutcome run_layerwise(const ParsedArgs& a, const ir::Model& model,
         throw Error(ErrorKind::kUsage, "--onnx-outputs needs at least two runners to compare");
     if (feeds.size() > 1)
         log_warning("Layer-wise comparison uses the first of {} iterations", feeds.size());
-    if (a.count("attribute_error"))
-        log_warning("--attribute-error is not implemented yet; reporting total error only");
     layerwise::Options lo;
     lo.tensors = layerwise::select_tensors(model, a.get_all("onnx_outputs"));
     lo.memory_budget = a.has("memory_budget") ? layerwise::parse_budget(a.get("memory_budget"))
@@ -260,7 +296,7 @@ LayerwiseOutcome run_layerwise(const ParsedArgs& a, const ir::Model& model,
     }
     for (size_t i = 0; i + 1 < runners.size(); ++i)
         if (!compare_pair(*runners[i], *runners[i + 1], model, lo, feeds, opts, opts.fail_fast,
-                          saver.get(), out.json)) {
+                          saver.get(), a.count("attribute_error") > 0, out.json)) {
             out.passed = false;
             if (opts.fail_fast) break;
         }

@@ -497,6 +497,15 @@ std::unique_ptr<Runner> OnnxRtRunner::with_outputs(const std::vector<std::string
     return r;
 }
 
+std::unique_ptr<Runner> OnnxRtRunner::for_model(const ir::Model& model) const {
+    OnnxRtOptions o = options_;
+    o.model = &model;
+    o.model_bytes = onnx::serialize_model(model);
+    auto r = std::make_unique<OnnxRtRunner>(model_path_, o);
+    r->name_ = name_;
+    return r;
+}
+
 const OnnxRtLibraryInfo& OnnxRtRunner::library() const {
     return impl_->lib.info;
 }

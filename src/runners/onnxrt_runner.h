@@ -61,6 +61,7 @@ class OnnxRtRunner : public Runner {
     const OnnxRtLibraryInfo& library() const;
     // A session on the same model whose outputs are `names` (needs OnnxRtOptions::model).
     std::unique_ptr<Runner> with_outputs(const std::vector<std::string>& names) const override;
+    std::unique_ptr<Runner> for_model(const ir::Model& model) const override;
 
     struct Impl;  // the library, environment and session (onnxrt_runner.cc)
 

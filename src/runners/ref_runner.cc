@@ -42,7 +42,8 @@ Tensor widen_feed(const Tensor& t) {
 }  // namespace
 
 RefRunner::RefRunner(const ir::Model& model, RefRunnerOptions options)
-    : promoted_(options.fp64 ? promoted_copy(model) : nullptr),
+    : options_(options),
+      promoted_(options.fp64 ? promoted_copy(model) : nullptr),
       model_(promoted_ ? *promoted_ : model),
       session_(model_, options.session),
       fp64_(options.fp64),
@@ -79,6 +80,10 @@ class SinkHook : public runtime::NodeHook {
 
 NamedTensors RefRunner::infer(const std::map<std::string, Tensor>& feeds) {
     return run(feeds, nullptr);
+}
+
+std::unique_ptr<Runner> RefRunner::for_model(const ir::Model& model) const {
+    return std::make_unique<RefRunner>(model, options_);
 }
 
 NamedTensors RefRunner::infer_streaming(const std::map<std::string, Tensor>& feeds,

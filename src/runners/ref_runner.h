@@ -25,12 +25,14 @@ class RefRunner : public Runner {
     NamedTensors infer(const std::map<std::string, Tensor>& feeds) override;
     double last_inference_time() const override { return last_time_; }
     bool can_stream() const override { return true; }
+    std::unique_ptr<Runner> for_model(const ir::Model& model) const override;
     NamedTensors infer_streaming(const std::map<std::string, Tensor>& feeds,
                                  TensorSink& sink) override;
     runtime::Session& session() { return session_; }
 
   private:
     NamedTensors run(const std::map<std::string, Tensor>& feeds, runtime::NodeHook* hook);
+    RefRunnerOptions options_;
     std::unique_ptr<ir::Model> promoted_;  // set with fp64
     const ir::Model& model_;
     runtime::Session session_;

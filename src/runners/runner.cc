@@ -26,4 +26,6 @@ std::unique_ptr<Runner> Runner::with_outputs(const std::vector<std::string>&) co
     return nullptr;
 }
 
+std::unique_ptr<Runner> Runner::for_model(const ir::Model&) const { return nullptr; }
+
 }  // namespace pg::runners

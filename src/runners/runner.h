@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "ir/model.h"
 #include "ir/type.h"
 #include "tensor/tensor.h"
 
@@ -54,6 +55,9 @@ class Runner {
     // A new runner on the same model whose outputs are exactly `names` (graph outputs or
     // intermediate tensors), or nullptr when this runner cannot mark outputs.
     virtual std::unique_ptr<Runner> with_outputs(const std::vector<std::string>& names) const;
+    // A runner of the same kind and options on another model (which must outlive it), or
+    // nullptr when not supported. Used to re-run single nodes (--attribute-error).
+    virtual std::unique_ptr<Runner> for_model(const ir::Model& model) const;
 };
 
 // "<prefix>-N<count>-<MM/DD/YY>-<HH:MM:SS>", counting per prefix within the process.

@@ -182,3 +182,26 @@ TEST(Run, LayerwiseSaveOutputsStreamsBothRunners) {
 
 }  // namespace
 }  // namespace pg
+
+namespace pg {
+namespace {
+
+TEST(Run, AttributeErrorSeparatesLocalFromInherited) {
+    const std::string dir = test::make_temp_dir();
+    const std::string m = add_model(dir, 1.0f, 3);
+    if (!has_ort(m)) GTEST_SKIP() << "ONNX Runtime not available";
+    auto r = test::run_polygraph({"run", m, "--onnxrt", "--ref", "--ref-precision", "fp64", "--onnx-outputs", "mark",
+                                  "all", "--atol", "0", "--rtol", "0", "--attribute-error", "--json"});
+    EXPECT_EQ(r.status, 1) << r.all();
+    auto j = nlohmann::json::parse(r.out);
+    const auto& att = j["layerwise"][0]["attribution"];
+    ASSERT_GE(att.size(), 2u) << r.out;
+    // x + 1 rounds in float32: the Add itself is to blame; the Relu after it only inherits.
+    EXPECT_EQ(att[0]["node"], "add");
+    EXPECT_EQ(att[0]["verdict"], "local");
+    EXPECT_EQ(att[1]["op"], "Relu");
+    EXPECT_EQ(att[1]["verdict"], "inherited");
+}
+
+}  // namespace
+}  // namespace pg
