@@ -15,6 +15,7 @@
 #include "compare/error_stats.h"
 #include "compare/simple_compare.h"
 #include "compare/validate.h"
+#include "emu/emu_runner.h"
 #include "layerwise/layerwise.h"
 
 namespace pg::cli {
@@ -89,6 +90,7 @@ struct Row {
     bool passed = false;
     double max_abs = 0, max_rel = 0, mean_abs = 0, cosine = 1;
     std::string note;
+    std::string evidence;  // the emulator's evidence for the node (second runner is --emu)
 };
 
 // Compares each pair as it arrives and keeps only the figures.
@@ -166,10 +168,11 @@ std::string table(const std::vector<Row>& rows) {
                                 "node", "op", "max abs", "max rel", "cosine", "status");
     for (size_t i = 0; i < rows.size(); ++i) {
         const Row& r = rows[i];
-        s += fmt::format("{:>5} | {:<32} | {:<16} | {:>11} | {:>11} | {:>10} | {}{}\n", i,
+        s += fmt::format("{:>5} | {:<32} | {:<16} | {:>11} | {:>11} | {:>10} | {}{}{}\n", i,
                          r.node.empty() ? r.tensor : r.node, r.op, py_g(r.max_abs, 5),
                          py_g(r.max_rel, 5), py_g(r.cosine, 6), r.passed ? "ok" : "FAILED",
-                         r.note.empty() ? "" : " (" + r.note + ")");
+                         r.note.empty() ? "" : " (" + r.note + ")",
+                         r.evidence.empty() ? "" : " [emu: " + r.evidence + "]");
     }
     return s;
 }
@@ -185,7 +188,19 @@ ordered_json rows_json(const std::vector<Row>& rows) {
                        {"mean_abs", r.mean_abs},
                        {"max_rel", r.max_rel},
                        {"cosine_similarity", r.cosine}});
+    for (size_t i = 0; i < rows.size(); ++i)
+        if (!rows[i].evidence.empty()) arr[i]["emu_evidence"] = rows[i].evidence;
     return arr;
+}
+
+// Adds the emulator's per-node evidence to the rows when `b` is an EmuRunner.
+void add_evidence(const runners::Runner& b, std::vector<Row>& rows) {
+    const auto* emu = dynamic_cast<const emu::EmuRunner*>(&b);
+    if (!emu) return;
+    for (Row& r : rows)
+        if (const emu::NodeEvidence* e = emu->evidence().find(r.node))
+            r.evidence =
+                std::string(emu::precision_name(e->precision)) + " " + emu::evidence_cell(*e);
 }
 
 const Row* first_divergent(const std::vector<Row>& rows) {
@@ -243,6 +258,7 @@ bool compare_pair(runners::Runner& a, runners::Runner& b, const ir::Model& m,
     } catch (const StopEarly&) {
         log_info("Stopping at the first mismatch (--fail-fast)");
     }
+    add_evidence(b, sink.rows);
     logger().log(Severity::kInfo, table(sink.rows));
     const Row* bad = first_divergent(sink.rows);
     if (bad)

@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "base/log.h"
+#include "emu/emu_runner.h"
 #include "runners/onnxrt_runner.h"
 #include "runners/ref_runner.h"
 
@@ -11,7 +12,9 @@ namespace pg::cli {
 
 namespace {
 
-const std::vector<std::string> kRunnerDests = {"ref", "onnxrt", "trt"};
+const std::vector<std::string> kRunnerDests = {"ref", "onnxrt", "trt", "emu"};
+// The precision flags that set the emulator's default precision (at most one; --tf32 yields).
+const std::vector<std::string> kPrecisionDests = {"fp16", "bf16", "fp8", "int8"};
 
 int threads_arg(const ParsedArgs& a) {
     if (!a.has("threads")) return 0;
@@ -43,6 +46,98 @@ std::unique_ptr<runners::Runner> make_onnxrt(const ParsedArgs& a, const ir::Mode
     return std::make_unique<runners::OnnxRtRunner>(model_path, o);
 }
 
+// The default precision from --fp16 / --bf16 / --tf32 / --fp8 / --int8.
+emu::Precision default_precision(const ParsedArgs& a) {
+    std::vector<std::string> given;
+    for (const auto& d : kPrecisionDests)
+        if (a.has(d)) given.push_back("--" + d);
+    if (given.size() > 1)
+        throw Error(ErrorKind::kUsage, "choose one of " + given[0] + " and " + given[1] +
+                                           ": the emulator runs each node at one precision "
+                                           "(use --layer-precisions for mixed precision)");
+    if (a.has("fp16")) return emu::Precision::kFP16;
+    if (a.has("bf16")) return emu::Precision::kBF16;
+    if (a.has("int8"))
+        throw Error(ErrorKind::kUnsupported,
+                    "--int8: INT8 calibration is not implemented yet in the emulator; use "
+                    "--fp16, --bf16 or --fp8");
+    if (a.has("fp8")) {
+        const std::string f = a.get("fp8");
+        if (f.empty() || f == "e4m3fn" || f == "e4m3") return emu::Precision::kFP8E4M3;
+        if (f == "e5m2") return emu::Precision::kFP8E5M2;
+        throw Error(ErrorKind::kUsage, "--fp8 expects e4m3fn or e5m2, got '" + f + "'");
+    }
+    return a.has("tf32") ? emu::Precision::kTF32 : emu::Precision::kFP32;
+}
+
+emu::PrecisionPolicy precision_policy(const ParsedArgs& a) {
+    emu::PrecisionPolicy policy;
+    policy.default_precision = default_precision(a);
+    policy.layers = emu::parse_layer_precisions(a.get_all("layer_precisions"));
+    for (const auto& lp : policy.layers)
+        if (lp.precision == emu::Precision::kINT8)
+            throw Error(ErrorKind::kUnsupported,
+                        "--layer-precisions " + lp.selector +
+                            ":int8: INT8 calibration is not implemented yet in the emulator");
+    policy.constraints = emu::parse_constraints(a.get("precision_constraints", "none"));
+    return policy;
+}
+
+void show_precisions(const emu::EmuRunner& r) {
+    std::string s = "Precisions | " + r.name() + " (node (op): precision)";
+    for (const auto& [node, p] : r.resolved_precisions())
+        s += "\n    " + node->name + " (" + node->op_type + "): " + emu::precision_name(p);
+    log_info("{}", s);
+}
+
+std::unique_ptr<runners::Runner> make_emu(const ParsedArgs& a, const ir::Model& model) {
+    emu::EmuRunnerOptions o;
+    o.session.threads = threads_arg(a);
+    o.policy = precision_policy(a);
+    o.emulation.rounding = emu::parse_rounding_mode(a.get("rounding", "nearest-even"));
+    o.emulation.accumulate_fp16 = a.get("accumulate", "fp32") == "fp16";
+    auto r = std::make_unique<emu::EmuRunner>(model, std::move(o));
+    if (a.count("show_precisions")) show_precisions(*r);
+    return r;
+}
+
+void add_emu_args(ArgParser& p) {
+    p.group("Precision emulation (--emu)");
+    p.flag({"--fp16"}, "fp16", "Run float compute nodes in float16 (the emulator's default).");
+    p.flag({"--bf16"}, "bf16", "Run float compute nodes in bfloat16.");
+    p.flag({"--tf32"}, "tf32",
+           "Round the operands of MatMul/Gemm/Conv/ConvTranspose to TF32 (yields to --fp16, "
+           "--bf16 or --fp8 when given with one of them).");
+    OptionSpec fp8;
+    fp8.names = {"--fp8"};
+    fp8.dest = "fp8";
+    fp8.nargs = Nargs::kOptionalOne;
+    fp8.metavar = "FORMAT";
+    fp8.help =
+        "Run float compute nodes in FP8: e4m3fn (default; saturates at 448) or e5m2 (overflows "
+        "to inf).";
+    p.add(std::move(fp8));
+    p.flag({"--int8"}, "int8", "INT8 (refused for now: calibration is not implemented yet).");
+    p.values({"--layer-precisions"}, "layer_precisions", "SELECTOR:PRECISION",
+             "Per-node precisions: SELECTOR is a node-name regex (full match) or op:OpType; "
+             "entries comma- or space-separated, the last matching entry wins. Example: "
+             "'.*Conv.*':fp16,'.*Gemm.*':fp32 Add:float32");
+    p.value({"--precision-constraints"}, "precision_constraints", "{obey,prefer,none}",
+            "As TensorRT: with prefer (and none) a node whose op has no reduced-precision form "
+            "stays float32; with obey an explicit --layer-precisions entry on such a node is an "
+            "error. Default: none.",
+            {"obey", "prefer", "none"});
+    p.value({"--accumulate"}, "accumulate", "{fp32,fp16}",
+            "Accumulation of MatMul/Gemm at 16/8-bit precisions: fp16 rounds each 32-wide "
+            "K-block partial sum into a float16 running sum. Default: fp32.",
+            {"fp32", "fp16"});
+    p.value({"--rounding"}, "rounding", "{nearest-even,nearest-away,toward-zero}",
+            "Rounding to reduced formats. Default: nearest-even.",
+            {"nearest-even", "nearest-away", "toward-zero"});
+    p.flag({"--show-precisions"}, "show_precisions",
+           "Log each node's resolved precision when the emulator is built.");
+}
+
 }  // namespace
 
 void add_runner_args(ArgParser& p) {
@@ -50,9 +145,12 @@ void add_runner_args(ArgParser& p) {
     p.flag({"--ref"}, "ref", "Run the built-in reference CPU interpreter.");
     p.flag({"--onnxrt"}, "onnxrt",
            "Run ONNX Runtime (CPU), loaded from libonnxruntime.so.1 at run time.");
+    p.flag({"--emu"}, "emu",
+           "Run the reference interpreter under a per-node precision policy (--fp16, "
+           "--layer-precisions, ...): emulates reduced-precision inference.");
     p.flag({"--trt"}, "trt",
-           "TensorRT is not available in this build: use --ref/--onnxrt, or the precision emulator "
-           "when it lands.");
+           "TensorRT is not available in this build: use --ref/--onnxrt, or --emu to emulate "
+           "its reduced precisions.");
     p.value({"--threads"}, "threads", "N", "Threads for each runner (default: every core).");
     p.value(
         {"--ref-precision"}, "ref_precision", "{fp32,fp64}",
@@ -67,6 +165,7 @@ void add_runner_args(ArgParser& p) {
              "Execution providers, in order of preference. Only the CPU provider is available.");
     p.value({"--ort-optimization-level"}, "ort_opt_level", "LEVEL",
             "ONNX Runtime graph optimization level: disable, basic, extended or all (default).");
+    add_emu_args(p);
 }
 
 std::vector<std::string> selected_runners(const ParsedArgs& a) {
@@ -85,11 +184,45 @@ std::vector<std::unique_ptr<runners::Runner>> make_runners(const ParsedArgs& a,
             throw Error(
                 ErrorKind::kUnsupported,
                 "--trt: TensorRT is not available here. Use --ref (reference interpreter) or "
-                "--onnxrt (ONNX Runtime); reduced-precision emulation (--emu) comes next.");
-        out.push_back(r == "ref" ? make_ref(a, model) : make_onnxrt(a, model, model_path));
+                "--onnxrt (ONNX Runtime); --emu emulates reduced precisions.");
+        if (r == "emu")
+            out.push_back(make_emu(a, model));
+        else
+            out.push_back(r == "ref" ? make_ref(a, model) : make_onnxrt(a, model, model_path));
         log_verbose("Created runner: {}", out.back()->name());
     }
+    warn_unused_precision_flags(a);
     return out;
+}
+
+void warn_unused_precision_flags(const ParsedArgs& a) {
+    const auto r = selected_runners(a);
+    if (std::count(r.begin(), r.end(), "emu")) return;
+    for (const char* d : {"fp16", "bf16", "tf32", "fp8", "int8", "layer_precisions",
+                          "precision_constraints", "accumulate", "rounding", "show_precisions"})
+        if (a.has(d))
+            log_warning("Precision options (--{}) only apply to --emu, which was not selected", d);
+}
+
+void log_precision_evidence(const std::vector<std::unique_ptr<runners::Runner>>& runners) {
+    for (const auto& r : runners) {
+        const auto* e = dynamic_cast<const emu::EmuRunner*>(r.get());
+        if (!e) continue;
+        const auto lines = emu::evidence_lines(e->evidence());
+        if (lines.empty()) {
+            log_info(
+                "Precision evidence | {} | no overflow, underflow to zero or NaN/Inf at any "
+                "node",
+                e->name());
+            continue;
+        }
+        std::string s = fmt::format(
+            "Precision evidence | {} | {} node(s) with overflow, "
+            "underflow to zero or NaN/Inf:",
+            e->name(), lines.size());
+        for (const auto& l : lines) s += "\n    " + l;
+        log_warning("{}", s);
+    }
 }
 
 }  // namespace pg::cli

@@ -12,15 +12,25 @@
 
 namespace pg::cli {
 
-// --ref, --onnxrt, --trt (refused with alternatives), --threads, --ref-precision,
-// --onnxrt-lib, --providers, --ort-optimization-level.
+// --ref, --onnxrt, --emu, --trt (refused with alternatives), --threads, --ref-precision,
+// --onnxrt-lib, --providers, --ort-optimization-level, and the emulator's precision options
+// (--fp16 --bf16 --tf32 --fp8 --int8 --layer-precisions --precision-constraints --accumulate
+// --rounding --show-precisions).
 void add_runner_args(ArgParser& p);
 
 // The runner flags in the order given (dests "ref", "onnxrt", ...).
 std::vector<std::string> selected_runners(const ParsedArgs& a);
 
 // Builds the runners in order. `model` must outlive them. Throws kUsage / kUnsupported.
-std::vector<std::unique_ptr<runners::Runner>> make_runners(const ParsedArgs& a, const ir::Model& model,
-                                                            const std::string& model_path);
+std::vector<std::unique_ptr<runners::Runner>> make_runners(const ParsedArgs& a,
+                                                           const ir::Model& model,
+                                                           const std::string& model_path);
+
+// Warns about precision options given without --emu.
+void warn_unused_precision_flags(const ParsedArgs& a);
+
+// Logs, for each emulator runner, the nodes whose rounding overflowed, underflowed to zero or
+// produced NaN/Inf during its last inference ("Precision evidence | ...").
+void log_precision_evidence(const std::vector<std::unique_ptr<runners::Runner>>& runners);
 
 }  // namespace pg::cli

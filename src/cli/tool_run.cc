@@ -136,9 +136,15 @@ int run_main(const ParsedArgs& a) {
         log_info("Saving inference input data to {}", a.get("save_inputs"));
         data::save_inputs(a.get("save_inputs"), s.feeds);
     }
-    if (a.has("onnx_outputs")) return run_layerwise_mode(a, s, opts);
+    if (a.has("onnx_outputs")) {
+        const int rc = run_layerwise_mode(a, s, opts);
+        log_precision_evidence(s.runners);
+        return rc;
+    }
     run_all(a, s);
-    return finish(a, s, opts);
+    const int rc = finish(a, s, opts);
+    log_precision_evidence(s.runners);
+    return rc;
 }
 
 }  // namespace

@@ -39,9 +39,12 @@ struct Session::Impl {
     std::unordered_map<const ir::Graph*, std::unique_ptr<GraphPlan>> plans;
     std::vector<std::unique_ptr<ir::Graph>> function_bodies;
     std::set<std::string> missing;
+    std::function<ops::KernelFn(const ir::Node&, ops::KernelFn)> wrapper;
 
-    Impl(const ir::Model& m, int threads)
-        : model(m), pool(threads > 0 ? threads : hardware_threads()) {}
+    Impl(const ir::Model& m, const SessionOptions& o)
+        : model(m),
+          pool(o.threads > 0 ? o.threads : hardware_threads()),
+          wrapper(o.kernel_wrapper) {}
 
     void plan_graph(const ir::Graph& g, const OpsetFn& opset);
     void plan_step(const ir::Graph& g, const ir::Node& n, GraphPlan& p, const OpsetFn& opset);
@@ -134,6 +137,7 @@ void Session::Impl::plan_step(const ir::Graph& g, const ir::Node& n, GraphPlan& 
         missing.insert((n.domain.empty() ? "" : n.domain + "::") + n.op_type + " (opset " +
                        std::to_string(version) + ")");
     }
+    if (wrapper && s.kernel && &g == model.graph.get()) s.kernel = wrapper(n, std::move(s.kernel));
     for (const ir::Value* in : n.inputs()) {
         auto it = in ? p.slot.find(in) : p.slot.end();
         s.inputs.push_back(it == p.slot.end() ? -1 : it->second);
@@ -221,7 +225,7 @@ std::vector<ops::RtValue> Session::Impl::execute(const ir::Graph& g,
 }
 
 Session::Session(const ir::Model& model, SessionOptions options)
-    : model_(model), impl_(std::make_unique<Impl>(model, options.threads)) {
+    : model_(model), impl_(std::make_unique<Impl>(model, options)) {
     if (!model.graph) throw Error(ErrorKind::kInvalidInput, "the model has no graph");
     impl_->plan_graph(*model.graph,
                       [&model](const std::string& d) { return model.opset_version(d); });

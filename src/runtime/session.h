@@ -4,12 +4,14 @@
 // as they are produced (layer-wise comparison and precision emulation build on it).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "ir/model.h"
+#include "ops/kernel.h"
 #include "ops/rt_value.h"
 
 namespace pg::runtime {
@@ -17,6 +19,10 @@ namespace pg::runtime {
 struct SessionOptions {
     int threads = 0;              // 0 = every core
     bool poison_outputs = false;  // tests: fill graph outputs left unwritten with NaN checks
+    // Called once per main-graph node at plan time with the node's kernel; the returned kernel
+    // runs instead (precision emulation rounds around the real kernel). Subgraph and function
+    // body nodes are not wrapped. Empty = kernels run as they are.
+    std::function<ops::KernelFn(const ir::Node&, ops::KernelFn)> kernel_wrapper;
 };
 
 // Observes node execution in the main graph.

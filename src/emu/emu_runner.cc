@@ -1,0 +1,93 @@
+#include "emu/emu_runner.h"
+
+#include <chrono>
+#include <unordered_map>
+
+#include "base/error.h"
+
+namespace pg::emu {
+
+namespace {
+
+std::vector<std::pair<const ir::Node*, Precision>> resolve_all(const ir::Model& m,
+                                                               const PrecisionPolicy& policy) {
+    std::vector<std::pair<const ir::Node*, Precision>> out;
+    for (const auto& n : m.graph->nodes()) out.emplace_back(n.get(), policy.resolve(*n));
+    return out;
+}
+
+// Forwards every tensor output of each top-level node to a TensorSink.
+class SinkHook : public runtime::NodeHook {
+  public:
+    explicit SinkHook(runners::TensorSink& sink) : sink_(sink) {}
+    void on_node(const ir::Node& node, const std::vector<const ops::RtValue*>&,
+                 const std::vector<ops::RtValue>& outputs) override {
+        for (size_t i = 0; i < outputs.size(); ++i) {
+            const ir::Value* v = node.output(i);
+            if (v && outputs[i].is_tensor())
+                sink_.on_tensor(node.name, v->name(), outputs[i].tensor());
+        }
+    }
+
+  private:
+    runners::TensorSink& sink_;
+};
+
+}  // namespace
+
+EmuRunner::EmuRunner(const ir::Model& model, EmuRunnerOptions options)
+    : evidence_(std::make_shared<EvidenceTable>()),
+      resolved_(model.graph ? resolve_all(model, options.policy)
+                            : std::vector<std::pair<const ir::Node*, Precision>>{}),
+      options_(options),
+      model_(model),
+      name_(runners::make_runner_name("emu-runner")) {
+    std::unordered_map<const ir::Node*, Precision> by_node(resolved_.begin(), resolved_.end());
+    runtime::SessionOptions so = options.session;
+    so.kernel_wrapper = [by_node, o = options.emulation, ev = evidence_](const ir::Node& n,
+                                                                         ops::KernelFn k) {
+        auto it = by_node.find(&n);
+        const Precision p = it == by_node.end() ? Precision::kFP32 : it->second;
+        return emulate_kernel(n, std::move(k), p, o, ev.get());
+    };
+    session_ = std::make_unique<runtime::Session>(model, so);
+}
+
+std::unique_ptr<runners::Runner> EmuRunner::for_model(const ir::Model& model) const {
+    return std::make_unique<EmuRunner>(model, options_);
+}
+
+std::vector<runners::TensorMeta> EmuRunner::input_metadata() const {
+    return runners::graph_input_metadata(*model_.graph);
+}
+
+runners::NamedTensors EmuRunner::infer(const std::map<std::string, Tensor>& feeds) {
+    return run(feeds, nullptr);
+}
+
+runners::NamedTensors EmuRunner::infer_streaming(const std::map<std::string, Tensor>& feeds,
+                                                 runners::TensorSink& sink) {
+    SinkHook hook(sink);
+    return run(feeds, &hook);
+}
+
+runners::NamedTensors EmuRunner::run(const std::map<std::string, Tensor>& feeds,
+                                     runtime::NodeHook* hook) {
+    evidence_->clear();
+    runtime::Feeds rt;
+    for (const auto& [name, t] : feeds) rt[name] = ops::RtValue::of(t);
+    const auto start = std::chrono::steady_clock::now();
+    auto results = session_->run(rt, hook);
+    last_time_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    runners::NamedTensors out;
+    for (auto& [name, v] : results) {
+        if (!v.is_tensor())
+            throw Error(ErrorKind::kUnsupported,
+                        "output '" + name +
+                            "' is a sequence or optional; only tensor outputs can be compared");
+        out.emplace_back(name, std::move(v.tensor()));
+    }
+    return out;
+}
+
+}  // namespace pg::emu

@@ -1,0 +1,199 @@
+#include "emu/emulation.h"
+
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "ir/graph.h"
+
+namespace pg::emu {
+
+namespace {
+
+bool is_f32(const ops::RtValue* v) {
+    return v && v->is_tensor() && v->tensor().dtype() == DataType::kFloat32;
+}
+
+bool all_finite(const Tensor& t) {
+    const float* d = t.data<float>();
+    for (uint64_t i = 0; i < t.numel(); ++i)
+        if (!std::isfinite(d[i])) return false;
+    return true;
+}
+
+uint64_t count_nonfinite(const Tensor& t) {
+    uint64_t n = 0;
+    const float* d = t.data<float>();
+    for (uint64_t i = 0; i < t.numel(); ++i) n += !std::isfinite(d[i]);
+    return n;
+}
+
+// Elements [begin, end) of `axis` of a float32 tensor.
+Tensor slice_axis(const Tensor& t, size_t axis, int64_t begin, int64_t end) {
+    std::vector<int64_t> dims = t.dims();
+    int64_t outer = 1, inner = 1;
+    for (size_t i = 0; i < axis; ++i) outer *= dims[i];
+    for (size_t i = axis + 1; i < dims.size(); ++i) inner *= dims[i];
+    const int64_t n = dims[axis];
+    dims[axis] = end - begin;
+    Tensor out = Tensor::zeros(DataType::kFloat32, dims);
+    float* dst = reinterpret_cast<float*>(out.mutable_bytes());
+    const float* src = t.data<float>();
+    const size_t row = static_cast<size_t>((end - begin) * inner);
+    for (int64_t o = 0; o < outer; ++o)
+        std::memcpy(dst + o * (end - begin) * inner, src + (o * n + begin) * inner,
+                    row * sizeof(float));
+    return out;
+}
+
+int64_t int_attr(const ir::Node& n, const char* name) {
+    const ir::Attribute* a = n.find_attribute(name);
+    return a ? a->i : 0;
+}
+
+// The K axes of (A, B) for MatMul / Gemm, or false when blocking does not apply.
+bool k_axes(const ir::Node& n, const Tensor& a, const Tensor& b, size_t& ka, size_t& kb) {
+    if (a.rank() < 1 || b.rank() < 1) return false;
+    if (n.op_type == "Gemm") {
+        if (a.rank() != 2 || b.rank() != 2) return false;
+        ka = int_attr(n, "transA") ? 0 : 1;
+        kb = int_attr(n, "transB") ? 1 : 0;
+    } else {
+        ka = static_cast<size_t>(a.rank() - 1);
+        kb = b.rank() == 1 ? 0 : static_cast<size_t>(b.rank() - 2);
+    }
+    return a.dims()[ka] == b.dims()[kb];
+}
+
+// Runs `kernel` on `inputs` and returns its outputs.
+std::vector<ops::RtValue> call(const ops::KernelFn& kernel, const ops::KernelContext& ctx,
+                               std::vector<const ops::RtValue*> inputs) {
+    ops::KernelContext inner(ctx.node(), std::move(inputs), ctx.num_outputs(), ctx.pool(), nullptr);
+    kernel(inner);
+    return std::move(inner.outputs());
+}
+
+// MatMul / Gemm with K summed in blocks whose partial products accumulate in float16.
+std::vector<ops::RtValue> call_fp16_accumulate(const ops::KernelFn& kernel,
+                                               const ops::KernelContext& ctx,
+                                               const std::vector<const ops::RtValue*>& in,
+                                               RoundingMode mode) {
+    size_t ka = 0, kb = 0;
+    if (in.size() < 2 || !is_f32(in[0]) || !is_f32(in[1]) ||
+        !k_axes(ctx.node(), in[0]->tensor(), in[1]->tensor(), ka, kb))
+        return call(kernel, ctx, in);
+    const Tensor& a = in[0]->tensor();
+    const int64_t k = a.dims()[ka];
+    std::vector<ops::RtValue> acc;
+    for (int64_t b0 = 0; b0 < k || (k == 0 && b0 == 0); b0 += kAccumulateBlock) {
+        const int64_t b1 = std::min(k, b0 + kAccumulateBlock);
+        const bool last = b1 >= k;
+        ops::RtValue sa = ops::RtValue::of(slice_axis(a, ka, b0, b1));
+        ops::RtValue sb = ops::RtValue::of(slice_axis(in[1]->tensor(), kb, b0, b1));
+        std::vector<const ops::RtValue*> part_in = {&sa, &sb};
+        for (size_t i = 2; i < in.size(); ++i) part_in.push_back(last ? in[i] : nullptr);
+        auto part = call(kernel, ctx, part_in);
+        RoundingStats ignored;
+        round_tensor(Precision::kFP16, part[0].tensor(), mode, ignored);
+        if (acc.empty()) {
+            acc = std::move(part);
+        } else {
+            float* d = reinterpret_cast<float*>(acc[0].tensor().mutable_bytes());
+            const float* p = part[0].tensor().data<float>();
+            for (uint64_t i = 0; i < acc[0].tensor().numel(); ++i)
+                d[i] = round_to(Precision::kFP16, d[i] + p[i], mode);
+        }
+        if (k == 0) break;
+    }
+    return acc;
+}
+
+bool blocks_accumulation(const ir::Node& n, Precision p, const EmulationOptions& o) {
+    return o.accumulate_fp16 && p != Precision::kTF32 &&
+           (n.op_type == "MatMul" || n.op_type == "Gemm");
+}
+
+}  // namespace
+
+bool NodeEvidence::notable() const {
+    return inputs.overflow + outputs.overflow + inputs.underflow + outputs.underflow +
+               nonfinite_produced >
+           0;
+}
+
+void EvidenceTable::clear() {
+    entries_.clear();
+    index_.clear();
+}
+
+void EvidenceTable::record(const std::string& node, NodeEvidence e) {
+    auto it = index_.find(node);
+    if (it != index_.end()) {
+        entries_[it->second].second = std::move(e);
+        return;
+    }
+    index_[node] = entries_.size();
+    entries_.emplace_back(node, std::move(e));
+}
+
+const NodeEvidence* EvidenceTable::find(const std::string& node) const {
+    auto it = index_.find(node);
+    return it == index_.end() ? nullptr : &entries_[it->second].second;
+}
+
+ops::KernelFn emulate_kernel(const ir::Node& n, ops::KernelFn kernel, Precision p,
+                             const EmulationOptions& o, EvidenceTable* evidence) {
+    if (p == Precision::kFP32) return kernel;
+    format_spec(p);  // kINT8 is refused here, at plan time
+    return [&n, kernel = std::move(kernel), p, o, evidence](ops::KernelContext& ctx) {
+        NodeEvidence e{n.op_type, p, {}, {}, 0};
+        std::vector<ops::RtValue> rounded(ctx.num_inputs());
+        std::vector<const ops::RtValue*> in;
+        bool finite_in = true;
+        for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+            const ops::RtValue* v = ctx.value(i);
+            if (!is_f32(v)) {
+                in.push_back(v);
+                continue;
+            }
+            finite_in = finite_in && all_finite(v->tensor());
+            rounded[i] = *v;
+            round_tensor(p, rounded[i].tensor(), o.rounding, e.inputs);
+            in.push_back(&rounded[i]);
+        }
+        auto out = blocks_accumulation(n, p, o) ? call_fp16_accumulate(kernel, ctx, in, o.rounding)
+                                                : call(kernel, ctx, in);
+        for (size_t k = 0; k < out.size(); ++k) {
+            if (is_f32(&out[k])) {
+                if (p != Precision::kTF32) round_tensor(p, out[k].tensor(), o.rounding, e.outputs);
+                if (finite_in) e.nonfinite_produced += count_nonfinite(out[k].tensor());
+            }
+            ctx.outputs()[k] = std::move(out[k]);
+        }
+        if (evidence) evidence->record(n.name, std::move(e));
+    };
+}
+
+std::string evidence_cell(const NodeEvidence& e) {
+    return fmt::format("ovf {} unf {} nan/inf {} max|x| {:.5g}",
+                       e.inputs.overflow + e.outputs.overflow,
+                       e.inputs.underflow + e.outputs.underflow, e.nonfinite_produced,
+                       std::max(e.inputs.max_abs, e.outputs.max_abs));
+}
+
+std::vector<std::string> evidence_lines(const EvidenceTable& t) {
+    std::vector<std::string> out;
+    for (const auto& [name, e] : t.entries()) {
+        if (!e.notable()) continue;
+        out.push_back(fmt::format(
+            "{} ({}) @{}: overflow {} in / {} out, underflow to zero {} in / {} out, NaN/Inf "
+            "produced {}, max |x| {:.6g} in / {:.6g} out, max rounding error {:.6g}",
+            name, e.op, precision_name(e.precision), e.inputs.overflow, e.outputs.overflow,
+            e.inputs.underflow, e.outputs.underflow, e.nonfinite_produced, e.inputs.max_abs,
+            e.outputs.max_abs, e.outputs.max_round_err));
+    }
+    return out;
+}
+
+}  // namespace pg::emu

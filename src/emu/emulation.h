@@ -1,0 +1,61 @@
+// The rounding wrapper around a node's reference kernel, and the per-node evidence it records.
+// A node at precision P: float32 inputs (activations and weights) are rounded to P's storage
+// format (copies), the real kernel computes in float32 with float32 accumulation, and float32
+// outputs are rounded to P. TF32 rounds only the operands (outputs stay float32). With
+// accumulate_fp16, MatMul / Gemm at a 16/8-bit precision sum K in blocks of kAccumulateBlock:
+// each block's float32 partial product is rounded to float16 and added to a float16 running
+// sum (for Gemm, beta*C joins the last block's partial). Other ops ignore accumulate_fp16.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "emu/precision.h"
+#include "ops/kernel.h"
+
+namespace pg::emu {
+
+inline constexpr int64_t kAccumulateBlock = 32;
+
+struct EmulationOptions {
+    RoundingMode rounding = RoundingMode::kNearestEven;
+    bool accumulate_fp16 = false;  // --accumulate fp16 (MatMul / Gemm)
+};
+
+// What happened at one node during the last run.
+struct NodeEvidence {
+    std::string op;
+    Precision precision = Precision::kFP32;
+    RoundingStats inputs;             // rounding of the float inputs (activations and weights)
+    RoundingStats outputs;            // rounding of the float outputs
+    uint64_t nonfinite_produced = 0;  // NaN/Inf outputs of a node whose inputs were all finite
+    // True when anything worth reporting happened (overflow, underflow to zero, NaN/Inf).
+    bool notable() const;
+};
+
+// Evidence per node name, in execution order.
+class EvidenceTable {
+  public:
+    void clear();
+    void record(const std::string& node, NodeEvidence e);
+    // nullptr when the node was not run at a reduced precision.
+    const NodeEvidence* find(const std::string& node) const;
+    const std::vector<std::pair<std::string, NodeEvidence>>& entries() const { return entries_; }
+
+  private:
+    std::vector<std::pair<std::string, NodeEvidence>> entries_;
+    std::map<std::string, size_t> index_;
+};
+
+// `kernel` wrapped to run node `n` at precision `p`, recording into `evidence` (may be null).
+// Returns `kernel` itself for kFP32. `n` and `evidence` must outlive the returned kernel.
+ops::KernelFn emulate_kernel(const ir::Node& n, ops::KernelFn kernel, Precision p,
+                             const EmulationOptions& o, EvidenceTable* evidence);
+
+// One line per notable node: "node (Op) @float16: overflow 3 (out), underflow 0, ...".
+std::vector<std::string> evidence_lines(const EvidenceTable& t);
+// A short cell for tables: "ovf 3 unf 0 nan/inf 0 max|x| 6.5e+04".
+std::string evidence_cell(const NodeEvidence& e);
+
+}  // namespace pg::emu

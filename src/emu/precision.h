@@ -1,0 +1,65 @@
+// Reduced-precision formats for the emulator (--emu): which formats a node can run at, their
+// names on the command line, and rounding a float32 value or tensor to a format's storage with a
+// chosen rounding mode while counting what the rounding did (overflow, underflow to zero, ...).
+// To add a format: add an enumerator, its names in precision.cc's name table and its
+// FormatSpec in format_spec().
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tensor/tensor.h"
+
+namespace pg::emu {
+
+enum class Precision { kFP32, kTF32, kFP16, kBF16, kFP8E4M3, kFP8E5M2, kINT8 };
+
+// How a value between two representable neighbours is rounded.
+enum class RoundingMode {
+    kNearestEven,  // IEEE default: nearest, ties to the even mantissa
+    kNearestAway,  // nearest, ties away from zero
+    kTowardZero,   // truncation; never overflows to infinity (clamps to the largest finite)
+};
+
+// Parses "float32"/"fp32", "tf32", "float16"/"fp16"/"half", "bfloat16"/"bf16",
+// "fp8"/"e4m3"/"e4m3fn"/"float8e4m3fn", "e5m2"/"float8e5m2", "int8" (case-insensitive).
+// Throws kUsage naming the accepted spellings.
+Precision parse_precision(const std::string& s);
+// Canonical name: "float32", "tf32", "float16", "bfloat16", "fp8e4m3fn", "fp8e5m2", "int8".
+const char* precision_name(Precision p);
+// Parses "nearest-even", "nearest-away", "toward-zero". Throws kUsage.
+RoundingMode parse_rounding_mode(const std::string& s);
+const char* rounding_mode_name(RoundingMode m);
+
+// A binary float format described by its mantissa bits and exponent range.
+struct FormatSpec {
+    int mant_bits = 23;     // explicit mantissa bits
+    int min_exp = -126;     // exponent of the smallest normal number (subnormals below)
+    double max_finite = 0;  // largest finite magnitude
+    bool has_inf = true;    // overflow gives +-inf (else it saturates to +-max_finite)
+};
+
+// The storage format of `p` (kFP32: float32 itself). Throws kUnsupported for kINT8.
+FormatSpec format_spec(Precision p);
+
+// `x` rounded to the format of `p` (returned as float32; exact in float32 for every format).
+// NaN stays NaN; infinities stay infinite, or saturate in formats without infinity.
+float round_to(Precision p, float x, RoundingMode mode = RoundingMode::kNearestEven);
+float round_to_format(const FormatSpec& f, float x, RoundingMode mode);
+
+// What rounding a set of values did. Counts are element counts.
+struct RoundingStats {
+    uint64_t values = 0;       // elements rounded
+    uint64_t overflow = 0;     // finite values beyond the format's largest finite value
+    uint64_t underflow = 0;    // nonzero finite values that rounded to zero
+    uint64_t nonfinite = 0;    // NaN / Inf after rounding
+    double max_abs = 0;        // largest finite |x| before rounding
+    double max_round_err = 0;  // largest |rounded - x| over finite results
+    void merge(const RoundingStats& o);
+};
+
+// Rounds every element of a float32 tensor in place (other dtypes are left alone) and adds what
+// happened to `stats`.
+void round_tensor(Precision p, Tensor& t, RoundingMode mode, RoundingStats& stats);
+
+}  // namespace pg::emu
