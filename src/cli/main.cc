@@ -17,6 +17,7 @@ constexpr const char* kVersion = "0.1.0";
 
 const std::vector<ToolEntry> kTools = {
     {"run", "Run a model on several runners and compare their outputs, optionally layer by layer.", run_run},
+    {"convert", "Convert ONNX models to float16 or bfloat16, keeping chosen ops in float32.", run_convert},
     {"inspect", "Display information about models and data files.", run_inspect},
     {"surgeon", "Modify ONNX models: extract subgraphs, sanitize, insert and prune nodes.", run_surgeon},
 };
