@@ -16,6 +16,7 @@
 #include "compare/simple_compare.h"
 #include "compare/validate.h"
 #include "emu/emu_runner.h"
+#include "emu/root_cause.h"
 #include "layerwise/layerwise.h"
 
 namespace pg::cli {
@@ -203,6 +204,26 @@ void add_evidence(const runners::Runner& b, std::vector<Row>& rows) {
                 std::string(emu::precision_name(e->precision)) + " " + emu::evidence_cell(*e);
 }
 
+// With the emulator as the second runner: the node whose evidence explains the divergence.
+ordered_json report_root_cause(const runners::Runner& b, const ir::Model& m, const Row& bad) {
+    const auto* emu_runner = dynamic_cast<const emu::EmuRunner*>(&b);
+    if (!emu_runner || bad.node.empty()) return nullptr;
+    const emu::RootCause rc = emu::find_root_cause(m, bad.node, emu_runner->evidence());
+    if (rc.found)
+        log_error("Root cause: {} | label: {} | '{}' ({}) {}", rc.explanation, rc.label, bad.node,
+                  bad.op,
+                  rc.divergent_label == "local" ? "is itself the cause"
+                                                : "shows it through " + rc.divergent_label);
+    else
+        log_info("Root cause: '{}' ({}) | label: {} | {}", bad.node, bad.op, rc.label,
+                 rc.explanation);
+    return {{"node", rc.node},
+            {"op", rc.op},
+            {"label", rc.label},
+            {"explanation", rc.explanation},
+            {"divergent_node_label", rc.divergent_label}};
+}
+
 const Row* first_divergent(const std::vector<Row>& rows) {
     for (const Row& r : rows)
         if (!r.passed) return &r;
@@ -266,6 +287,7 @@ bool compare_pair(runners::Runner& a, runners::Runner& b, const ir::Model& m,
             "First divergent node: '{}' ({}) | output '{}' | max abs error {} | max rel error {}",
             bad->node.empty() ? bad->tensor : bad->node, bad->op, bad->tensor,
             py_g(bad->max_abs, 5), py_g(bad->max_rel, 5));
+    ordered_json cause = bad ? report_root_cause(b, m, *bad) : ordered_json(nullptr);
     for (const auto& m2 : stats.missing)
         log_warning("Tensor '{}' was not produced by both runners", m2);
     ordered_json attribution =
@@ -282,7 +304,8 @@ bool compare_pair(runners::Runner& a, runners::Runner& b, const ir::Model& m,
           bad ? ordered_json{{"node", bad->node}, {"op", bad->op}, {"tensor", bad->tensor}}
               : ordered_json(nullptr)},
          {"tensors", rows_json(sink.rows)},
-         {"attribution", attribution}});
+         {"attribution", attribution},
+         {"root_cause", cause}});
     return bad == nullptr && stats.missing.empty();
 }
 

@@ -1,0 +1,67 @@
+// Root-cause labels of `run --emu ... --onnx-outputs mark all`: the divergence shows at Sub, the
+// evidence blames Add's overflow (Polygraphy's precision-constraints story).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/builder.h"
+#include "onnx/model_io.h"
+#include "support/cli_runner.h"
+#include "support/test_paths.h"
+
+namespace pg {
+namespace {
+
+// x -> MatMul(I) -> Add(c) -> Sub(c) -> MatMul(I), float32 [1,1,4,4].
+std::string story_model(const std::string& dir, float c) {
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{1, 1, 4, 4});
+    std::vector<float> eye(16, 0.0f);
+    for (int i = 0; i < 4; ++i) eye[static_cast<size_t>(i * 5)] = 1.0f;
+    ir::Value* I = b.constant_f32("eye", {4, 4}, eye);
+    ir::Value* k = b.constant_f32("c", {}, {c});
+    ir::Value* v = b.op("MatMul", {x, I}, {}, "MatMul_0");
+    v = b.op("Add", {v, k}, {}, "Add");
+    v = b.op("Sub", {v, k}, {}, "Sub");
+    v = b.op("MatMul", {v, I}, {}, "MatMul_1");
+    b.output(v, DataType::kFloat32, {1, 1, 4, 4});
+    onnx::save_model(*m, dir + "/story.onnx");
+    return dir + "/story.onnx";
+}
+
+std::vector<std::string> story_args(const std::string& model) {
+    return {"run",     model,
+            "--ref",   "--emu",
+            "--fp16",  "--val-range",
+            "x:[1,2]", "--check-error-stat",
+            "median",  "--atol",
+            "1e-3",    "--rtol",
+            "1e-3",    "--onnx-outputs",
+            "mark",    "all",
+            "--json"};
+}
+
+TEST(RootCause, OverflowAtAddExplainsTheCancellationAtSub) {
+    auto r = test::run_polygraph(story_args(story_model(test::make_temp_dir(), 65504.0f)));
+    ASSERT_EQ(r.status, 1) << r.all();
+    auto j = nlohmann::json::parse(r.out);
+    const auto& cause = j["layerwise"][0]["root_cause"];
+    EXPECT_EQ(cause["node"], "Add");
+    EXPECT_EQ(cause["label"], "overflow");
+    EXPECT_EQ(cause["divergent_node_label"], "cancellation");
+    EXPECT_NE(cause["explanation"].get<std::string>().find("65504"), std::string::npos);
+    EXPECT_EQ(j["layerwise"][0]["first_divergent"]["node"], "Sub");
+}
+
+TEST(RootCause, NoEvidenceMeansRounding) {
+    // A constant well inside FP16's range: Sub still cancels, but nothing overflowed.
+    auto r = test::run_polygraph(story_args(story_model(test::make_temp_dir(), 4000.0f)));
+    auto j = nlohmann::json::parse(r.out);
+    const auto& cause = j["layerwise"][0]["root_cause"];
+    if (cause.is_null()) GTEST_SKIP() << "no divergence at this tolerance";
+    EXPECT_EQ(cause["label"], "rounding/accumulation");
+}
+
+}  // namespace
+}  // namespace pg
