@@ -23,7 +23,7 @@ constexpr int64_t kGrain = 16384;
 
 template <typename T, typename F>
 Tensor map_same(KernelContext& ctx, const Tensor& x, F f) {
-    Tensor out = Tensor::zeros(x.dtype(), x.dims());
+    Tensor out = Tensor::uninitialized(x.dtype(), x.dims());
     T* dst = reinterpret_cast<T*>(out.mutable_bytes());
     const T* src = x.data<T>();
     auto body = [&](int64_t b, int64_t e) {
@@ -160,7 +160,7 @@ KernelFn make_prelu(const Attrs&, int64_t opset) {
         const Dims sd = slope_dims(x, s, opset);
         dispatch_numeric(x.dtype(), "PRelu", [&]<typename T>() {
             const Dims out_dims = broadcast_shape(x.dims(), sd);
-            Tensor out = Tensor::zeros(x.dtype(), out_dims);
+            Tensor out = Tensor::uninitialized(x.dtype(), out_dims);
             T* dst = reinterpret_cast<T*>(out.mutable_bytes());
             const T* px = x.data<T>();
             const T* ps = s.data<T>();
@@ -244,7 +244,7 @@ KernelFn make_norm(Norm kind, const char* name, const Attrs& a, int64_t opset) {
                 inner *= x.dims()[d];
         }
         dispatch_float(x.dtype(), name, [&]<typename T>() {
-            Tensor out = Tensor::zeros(x.dtype(), x.dims());
+            Tensor out = Tensor::uninitialized(x.dtype(), x.dims());
             T* dst = reinterpret_cast<T*>(out.mutable_bytes());
             const T* src = x.data<T>();
             auto rows = [&](int64_t b, int64_t e) {  // row r = (o, i)

@@ -38,7 +38,7 @@ Dims output_dims(const ConvShape& s) {
 
 // Runs conv (fast for float32) or conv-transpose on the typed buffers.
 void run_conv(const ConvShape& s, const ConvInputs& in, bool transpose, KernelContext& ctx) {
-    Tensor y = Tensor::zeros(in.x->dtype(), output_dims(s));
+    Tensor y = Tensor::uninitialized(in.x->dtype(), output_dims(s));
     dispatch_float(in.x->dtype(), transpose ? "ConvTranspose" : "Conv", [&]<typename T>() {
         const T* b = in.b ? in.b->data<T>() : nullptr;
         T* py = reinterpret_cast<T*>(y.mutable_bytes());

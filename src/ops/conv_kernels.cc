@@ -153,31 +153,6 @@ template void conv_transpose_reference<double>(const ConvShape&, const double*, 
 
 namespace {
 
-// col[(c, k), o] = x[c, window position of o at kernel offset k] (0 in the padding).
-void im2col(const Window& g, int64_t channels, const float* x, float* col) {
-    const int64_t ks = g.kernel_size(), os = g.out_size();
-    for (int64_t c = 0; c < channels; ++c)
-        for (int64_t k = 0; k < ks; ++k) {
-            const int64_t kd = k / (g.kernel[1] * g.kernel[2]), kh = k / g.kernel[2] % g.kernel[1],
-                          kw = k % g.kernel[2];
-            const float* xc = x + c * g.in_size();
-            float* row = col + (c * ks + k) * os;
-            for (int64_t od = 0; od < g.out[0]; ++od) {
-                const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dil[0];
-                for (int64_t oh = 0; oh < g.out[1]; ++oh) {
-                    const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dil[1];
-                    float* dst = row + (od * g.out[1] + oh) * g.out[2];
-                    const bool inside = id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1];
-                    const float* src = xc + (id * g.in[1] + ih) * g.in[2];
-                    for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-                        const int64_t iw = ow * g.stride[2] - g.pad_begin[2] + kw * g.dil[2];
-                        dst[ow] = inside && iw >= 0 && iw < g.in[2] ? src[iw] : 0.0f;
-                    }
-                }
-            }
-        }
-}
-
 bool is_pointwise(const Window& g) {
     for (int i = 0; i < 3; ++i)
         if (g.kernel[i] != 1 || g.stride[i] != 1 || g.pad_begin[i] != 0 || g.out[i] != g.in[i])
@@ -185,38 +160,132 @@ bool is_pointwise(const Window& g) {
     return true;
 }
 
-// One (image, group): y_g (mg x os) = bias + w_g (mg x cg*ks) * col (cg*ks x os).
+// Output positions [lo, hi) of [ow0, ow0 + n) whose input column ow * stride + off lies inside
+// the row, as offsets from ow0.
+void inside_run(const Window& g, int64_t ow0, int64_t n, int64_t off, int64_t* lo, int64_t* hi) {
+    const int64_t s = g.stride[2];
+    const int64_t first = off >= 0 ? 0 : (-off + s - 1) / s;
+    const int64_t end = g.in[2] - 1 - off < 0 ? 0 : (g.in[2] - 1 - off) / s + 1;
+    *lo = std::clamp<int64_t>(first - ow0, 0, n);
+    *hi = std::clamp<int64_t>(end - ow0, *lo, n);
+}
+
+// The input row read by output row (od, oh) at kernel offset (kd, kh), or nullptr in the padding.
+const float* input_row(const Window& g, const float* xc, int64_t od, int64_t oh, int64_t kd,
+                       int64_t kh) {
+    const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dil[0];
+    const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dil[1];
+    if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) return nullptr;
+    return xc + (id * g.in[1] + ih) * g.in[2];
+}
+
+// Writes n values of one im2col row to dst: output positions ow0.. of output row (od, oh) at
+// kernel offset (kd, kh, kw) of channel image xc (0 in the padding).
+void im2col_run(const Window& g, const float* xc, int64_t od, int64_t oh, int64_t ow0, int64_t n,
+                int64_t kd, int64_t kh, int64_t kw, float* dst) {
+    const float* src = input_row(g, xc, od, oh, kd, kh);
+    if (!src) return (void)std::fill_n(dst, n, 0.0f);
+    const int64_t s = g.stride[2], off = kw * g.dil[2] - g.pad_begin[2];  // iw = ow * s + off
+    int64_t lo, hi;
+    inside_run(g, ow0, n, off, &lo, &hi);
+    std::fill_n(dst, lo, 0.0f);
+    if (s == 1)
+        std::copy(src + ow0 + lo + off, src + ow0 + hi + off, dst + lo);
+    else
+        for (int64_t j = lo; j < hi; ++j) dst[j] = src[(ow0 + j) * s + off];
+    std::fill_n(dst + hi, n - hi, 0.0f);
+}
+
+// One depthwise plane: each output row starts at b, then each kernel tap in order adds
+// w * (input) to it (the reference's order, so the sums match it exactly).
+void depthwise_plane(const Window& g, const float* xc, const float* wk, float b, float* yc) {
+    const int64_t s = g.stride[2], ks = g.kernel_size();
+    for (int64_t od = 0; od < g.out[0]; ++od)
+        for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+            float* yr = yc + (od * g.out[1] + oh) * g.out[2];
+            std::fill_n(yr, g.out[2], b);
+            for (int64_t k = 0; k < ks; ++k) {
+                const int64_t kd = k / (g.kernel[1] * g.kernel[2]),
+                              kh = k / g.kernel[2] % g.kernel[1], kw = k % g.kernel[2];
+                const float* src = input_row(g, xc, od, oh, kd, kh);
+                if (!src) continue;
+                const int64_t off = kw * g.dil[2] - g.pad_begin[2];
+                int64_t lo, hi;
+                inside_run(g, 0, g.out[2], off, &lo, &hi);
+                const float wv = wk[k];
+                if (s == 1)
+                    for (int64_t j = lo; j < hi; ++j) yr[j] += src[j + off] * wv;
+                else
+                    for (int64_t j = lo; j < hi; ++j) yr[j] += src[j * s + off] * wv;
+            }
+        }
+}
+
+// Packs im2col rows [p0, p0+kc) x output positions [j0, j0+nc) of channels xg into
+// kGemmNr-wide panels (the layout gemm_fast_packed expects), without building the im2col matrix.
+void pack_im2col(const Window& g, const float* xg, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
+                 float* dst) {
+    const int64_t ks = g.kernel_size(), plane = g.out[1] * g.out[2];
+    for (int64_t jp = 0; jp < nc; jp += kGemmNr) {
+        const int64_t w = std::min<int64_t>(kGemmNr, nc - jp);
+        for (int64_t p = 0; p < kc; ++p, dst += kGemmNr) {
+            const int64_t r = p0 + p, k = r % ks;
+            const int64_t kd = k / (g.kernel[1] * g.kernel[2]), kh = k / g.kernel[2] % g.kernel[1],
+                          kw = k % g.kernel[2];
+            const float* xc = xg + (r / ks) * g.in_size();
+            for (int64_t j = 0; j < w;) {  // runs of positions within one output row
+                const int64_t o = j0 + jp + j, ow = o % g.out[2];
+                const int64_t n = std::min(w - j, g.out[2] - ow);
+                im2col_run(g, xc, o / plane, o / g.out[2] % g.out[1], ow, n, kd, kh, kw, dst + j);
+                j += n;
+            }
+            std::fill(dst + w, dst + kGemmNr, 0.0f);
+        }
+    }
+}
+
+// One (image, group): y_g (mg x os) = bias + w_g (mg x cg*ks) * im2col(x_g) (cg*ks x os).
 void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const float* w,
-              const float* bias, float* y, std::vector<float>& col, ThreadPool* pool) {
+              const float* bias, float* y, ThreadPool* pool) {
     const Window& g = s.w;
     const int64_t cg = s.c / s.group, mg = s.m / s.group, kk = cg * g.kernel_size(),
                   os = g.out_size();
     const float* xg = x + (n * s.c + grp * cg) * g.in_size();
-    const float* b = xg;
-    if (!is_pointwise(g)) {
-        col.resize(static_cast<size_t>(kk * os));
-        im2col(g, cg, xg, col.data());
-        b = col.data();
-    }
     float* yg = y + (n * s.m + grp * mg) * os;
-    for (int64_t m = 0; m < mg; ++m) std::fill_n(yg + m * os, os, bias ? bias[grp * mg + m] : 0.0f);
+    if (bias)
+        for (int64_t m = 0; m < mg; ++m) std::fill_n(yg + m * os, os, bias[grp * mg + m]);
     GemmArgs<float> a;
-    a.m = mg, a.n = os, a.k = kk, a.a = w + grp * mg * kk, a.lda = kk, a.b = b, a.ldb = os;
-    a.c = yg, a.ldc = os, a.beta = 1.0f;
-    gemm_fast(a, pool);
+    a.m = mg, a.n = os, a.k = kk, a.a = w + grp * mg * kk, a.lda = kk, a.b = xg, a.ldb = os;
+    a.c = yg, a.ldc = os, a.beta = bias ? 1.0f : 0.0f;
+    if (is_pointwise(g)) return gemm_fast(a, pool);
+    gemm_fast_packed(
+        a,
+        [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* dst) {
+            pack_im2col(g, xg, p0, kc, j0, nc, dst);
+        },
+        pool);
 }
 
 }  // namespace
 
 void conv_fast(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
                ThreadPool* pool) {
+    if (s.group > 1 && s.group == s.c && s.group == s.m) {  // depthwise: one channel per group
+        const int64_t ks = s.w.kernel_size(), in = s.w.in_size(), os = s.w.out_size();
+        const bool split = s.n * s.c > 1 && s.n * s.c * os * ks > (1 << 14);
+        return run_parallel(split ? pool : nullptr, s.n * s.c, [&](int64_t b, int64_t e) {
+            for (int64_t p = b; p < e; ++p) {
+                const int64_t c = p % s.c;
+                depthwise_plane(s.w, x + p * in, w + c * ks, bias ? bias[c] : 0.0f, y + p * os);
+            }
+        });
+    }
     const int64_t jobs = s.n * s.group;
     const int64_t work = (s.m / s.group) * s.w.out_size() * (s.c / s.group) * s.w.kernel_size();
     const bool split_jobs = jobs > 1 && work < (1 << 20);
     run_parallel(split_jobs ? pool : nullptr, jobs, [&](int64_t b, int64_t e) {
-        std::vector<float> col;
         for (int64_t j = b; j < e; ++j)
-            conv_one(s, j / s.group, j % s.group, x, w, bias, y, col, split_jobs ? nullptr : pool);
+            conv_one(s, j / s.group, j % s.group, x, w, bias, y, split_jobs ? nullptr : pool);
     });
 }
 

@@ -18,7 +18,7 @@ namespace {
 template <typename T, typename Out, typename Op>
 Tensor apply_binary(const Tensor& a, const Tensor& b, DataType out_type, Op op) {
     const Dims out_dims = broadcast_shape(a.dims(), b.dims());
-    Tensor out = Tensor::zeros(out_type, out_dims);
+    Tensor out = Tensor::uninitialized(out_type, out_dims);
     Out* dst = reinterpret_cast<Out*>(out.mutable_bytes());
     const T* pa = a.data<T>();
     const T* pb = b.data<T>();
@@ -132,7 +132,7 @@ KernelFn make_pow(const Attrs&, int64_t) {
         dispatch_numeric(a.dtype(), "Pow", [&]<typename T>() {
             dispatch_numeric(b.dtype(), "Pow", [&]<typename E>() {
                 const Dims out_dims = broadcast_shape(a.dims(), b.dims());
-                Tensor out = Tensor::zeros(a.dtype(), out_dims);
+                Tensor out = Tensor::uninitialized(a.dtype(), out_dims);
                 T* dst = reinterpret_cast<T*>(out.mutable_bytes());
                 const T* pa = a.data<T>();
                 const E* pb = b.data<E>();

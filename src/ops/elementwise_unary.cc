@@ -20,7 +20,7 @@ constexpr int64_t kGrain = 16384;
 // out[i] = f(x[i]) with x of type T and out of type Out.
 template <typename T, typename Out, typename F>
 Tensor map_unary(KernelContext& ctx, const Tensor& x, DataType out_type, F f) {
-    Tensor out = Tensor::zeros(out_type, x.dims());
+    Tensor out = Tensor::uninitialized(out_type, x.dims());
     Out* dst = reinterpret_cast<Out*>(out.mutable_bytes());
     const T* src = x.data<T>();
     auto body = [&](int64_t b, int64_t e) {

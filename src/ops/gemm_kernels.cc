@@ -1,10 +1,14 @@
-// The float32 fast GEMM: B is packed into column panels of kNr, A into row panels of kMr, and a
-// micro-kernel keeps a kMr x kNr tile of C in registers (the compiler vectorizes its simple
-// loops). The micro-kernel is compiled twice, for the x86-64 baseline and for AVX2+FMA, and
-// chosen at run time. Work is split over (row block, column block) tiles on the thread pool.
+// The float32 fast GEMM: op(A) is packed once into row panels of kMr, op(B) block by block
+// (kKc x nc) into column panels of kNr, and a micro-kernel keeps a kMr x kNr tile of C in
+// registers (the compiler vectorizes its simple loops; it stores C on the first k-slice when
+// beta is 0, so C is never cleared first). The micro-kernel is compiled twice, for the x86-64
+// baseline and for AVX2+FMA, and chosen at run time. Work is split over column blocks (each task
+// packs its own B) or, when there are fewer column blocks than threads, over row panels of one
+// shared packed B block. m == 1 is a plain matrix-vector loop (op(B) streamed once, unpacked).
 #include "ops/gemm_kernels.h"
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "base/thread_pool.h"
@@ -23,19 +27,20 @@ void run_parallel(ThreadPool* pool, int64_t n, const std::function<void(int64_t,
 
 namespace {
 
-constexpr int kMr = 6, kNr = 16;
+constexpr int kMr = 6, kNr = kGemmNr;
 constexpr int64_t kKc = 256, kMc = 96, kNc = 512;  // kMc % kMr == 0, kNc % kNr == 0
 
+// beta == 0: C is stored without being read; otherwise C = beta * C + alpha * acc.
 using MicroFn = void (*)(int64_t kc, const float* ap, const float* bp, float* c, int64_t ldc,
-                         int mr, int nr, float alpha);
+                         int mr, int nr, float alpha, float beta);
 
 // Eight floats; GCC lowers it to one AVX register or two SSE registers.
 typedef float V8 __attribute__((vector_size(32)));
 
-// C[mr x nr] += alpha * Ap (kc x kMr panel) * Bp (kc x kNr panel).
+// C[mr x nr] = beta * C + alpha * Ap (kc x kMr panel) * Bp (kc x kNr panel).
 inline __attribute__((always_inline)) void micro_body(int64_t kc, const float* ap, const float* bp,
                                                       float* c, int64_t ldc, int mr, int nr,
-                                                      float alpha) {
+                                                      float alpha, float beta) {
     V8 acc[kMr][2] = {};
     for (int64_t p = 0; p < kc; ++p) {
         V8 b0, b1;
@@ -50,20 +55,26 @@ inline __attribute__((always_inline)) void micro_body(int64_t kc, const float* a
     for (int i = 0; i < mr; ++i) {
         float row[kNr];
         __builtin_memcpy(row, &acc[i][0], sizeof row);
-        for (int j = 0; j < nr; ++j) c[i * ldc + j] += alpha * row[j];
+        float* ci = c + i * ldc;
+        if (beta == 0.0f)
+            for (int j = 0; j < nr; ++j) ci[j] = alpha * row[j];
+        else if (beta == 1.0f)
+            for (int j = 0; j < nr; ++j) ci[j] += alpha * row[j];
+        else
+            for (int j = 0; j < nr; ++j) ci[j] = beta * ci[j] + alpha * row[j];
     }
 }
 
 void micro_base(int64_t kc, const float* ap, const float* bp, float* c, int64_t ldc, int mr, int nr,
-                float alpha) {
-    micro_body(kc, ap, bp, c, ldc, mr, nr, alpha);
+                float alpha, float beta) {
+    micro_body(kc, ap, bp, c, ldc, mr, nr, alpha, beta);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("avx2,fma"))) void micro_avx2(int64_t kc, const float* ap, const float* bp,
                                                     float* c, int64_t ldc, int mr, int nr,
-                                                    float alpha) {
-    micro_body(kc, ap, bp, c, ldc, mr, nr, alpha);
+                                                    float alpha, float beta) {
+    micro_body(kc, ap, bp, c, ldc, mr, nr, alpha, beta);
 }
 #endif
 
@@ -75,14 +86,18 @@ MicroFn pick_micro() {
     return micro_base;
 }
 
-// Packs rows [p0, p0+kc) x columns [j0, j0+nc) of op(B) into kNr-wide panels, zero-padded.
-void pack_b(const GemmArgs<float>& g, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* dst) {
+// Packs rows [p0, p0+kc) x columns [j0, j0+nc) of op(B) (a dense matrix) into kNr-wide panels.
+void pack_b_dense(const GemmArgs<float>& g, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
+                  float* dst) {
     for (int64_t jp = 0; jp < nc; jp += kNr) {
         const int64_t w = std::min<int64_t>(kNr, nc - jp);
         for (int64_t p = 0; p < kc; ++p, dst += kNr) {
-            for (int64_t j = 0; j < w; ++j) {
-                const int64_t col = j0 + jp + j, row = p0 + p;
-                dst[j] = g.trans_b ? g.b[col * g.ldb + row] : g.b[row * g.ldb + col];
+            const int64_t row = p0 + p, col0 = j0 + jp;
+            if (!g.trans_b) {
+                const float* src = g.b + row * g.ldb + col0;
+                for (int64_t j = 0; j < w; ++j) dst[j] = src[j];
+            } else {
+                for (int64_t j = 0; j < w; ++j) dst[j] = g.b[(col0 + j) * g.ldb + row];
             }
             for (int64_t j = w; j < kNr; ++j) dst[j] = 0.0f;
         }
@@ -91,14 +106,18 @@ void pack_b(const GemmArgs<float>& g, int64_t p0, int64_t kc, int64_t j0, int64_
 
 // Packs rows [i0, i0+mc) x columns [p0, p0+kc) of op(A) into kMr-tall panels, zero-padded.
 void pack_a(const GemmArgs<float>& g, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* dst) {
-    for (int64_t ip = 0; ip < mc; ip += kMr) {
+    for (int64_t ip = 0; ip < mc; ip += kMr, dst += kMr * kc) {
         const int64_t h = std::min<int64_t>(kMr, mc - ip);
-        for (int64_t p = 0; p < kc; ++p, dst += kMr) {
-            for (int64_t i = 0; i < h; ++i) {
-                const int64_t row = i0 + ip + i, col = p0 + p;
-                dst[i] = g.trans_a ? g.a[col * g.lda + row] : g.a[row * g.lda + col];
+        for (int64_t i = 0; i < kMr; ++i) {  // row by row: contiguous reads when A is row-major
+            const int64_t row = i0 + ip + i;
+            if (i >= h) {
+                for (int64_t p = 0; p < kc; ++p) dst[p * kMr + i] = 0.0f;
+            } else if (!g.trans_a) {
+                const float* src = g.a + row * g.lda + p0;
+                for (int64_t p = 0; p < kc; ++p) dst[p * kMr + i] = src[p];
+            } else {
+                for (int64_t p = 0; p < kc; ++p) dst[p * kMr + i] = g.a[(p0 + p) * g.lda + row];
             }
-            for (int64_t i = h; i < kMr; ++i) dst[i] = 0.0f;
         }
     }
 }
@@ -115,50 +134,152 @@ void scale_c(const GemmArgs<float>& g) {
     }
 }
 
-// One (row block, column block) tile for k-slice [p0, p0+kc) with B already packed.
-void run_tile(const GemmArgs<float>& g, MicroFn micro, const float* bpack, int64_t p0, int64_t kc,
-              int64_t i0, int64_t mc, int64_t j0, int64_t nc, std::vector<float>& apack) {
-    apack.resize(static_cast<size_t>((mc + kMr - 1) / kMr * kMr * kc));
-    pack_a(g, i0, mc, p0, kc, apack.data());
+// The whole of op(A), packed once: k-slice s (starting at p0) holds mpad x kc floats at
+// mpad * p0, row panel ip of it at ip * kc.
+struct PackedA {
+    std::unique_ptr<float[]> data;  // not zero-filled: every element is packed
+    int64_t mpad = 0;
+    const float* panel(int64_t p0, int64_t kc, int64_t row) const {
+        return data.get() + mpad * p0 + row * kc;
+    }
+};
+
+PackedA pack_all_a(const GemmArgs<float>& g, ThreadPool* pool) {
+    PackedA a;
+    a.mpad = (g.m + kMr - 1) / kMr * kMr;
+    a.data.reset(new float[static_cast<size_t>(a.mpad * g.k)]);
+    const int64_t slices = (g.k + kKc - 1) / kKc, mblocks = (g.m + kMc - 1) / kMc;
+    run_parallel(g.m * g.k > (1 << 16) ? pool : nullptr, slices * mblocks,
+                 [&](int64_t b, int64_t e) {
+                     for (int64_t t = b; t < e; ++t) {
+                         const int64_t p0 = (t / mblocks) * kKc, i0 = (t % mblocks) * kMc;
+                         const int64_t kc = std::min(kKc, g.k - p0);
+                         pack_a(g, i0, std::min(kMc, g.m - i0), p0, kc,
+                                a.data.get() + a.mpad * p0 + i0 * kc);
+                     }
+                 });
+    return a;
+}
+
+// C rows [i0, i1) x columns [j0, j0+nc) for k-slice [p0, p0+kc), B block packed in bpack.
+void run_block(const GemmArgs<float>& g, MicroFn micro, const PackedA& a, const float* bpack,
+               int64_t p0, int64_t kc, int64_t i0, int64_t i1, int64_t j0, int64_t nc) {
+    const float beta = p0 == 0 ? g.beta : 1.0f;
     for (int64_t jp = 0; jp < nc; jp += kNr) {
         const float* bp = bpack + jp * kc;
         const int nr = static_cast<int>(std::min<int64_t>(kNr, nc - jp));
-        for (int64_t ip = 0; ip < mc; ip += kMr) {
-            const int mr = static_cast<int>(std::min<int64_t>(kMr, mc - ip));
-            float* c = g.c + (i0 + ip) * g.ldc + j0 + jp;
-            micro(kc, apack.data() + ip * kc, bp, c, g.ldc, mr, nr, g.alpha);
+        for (int64_t ip = i0; ip < i1; ip += kMr) {
+            const int mr = static_cast<int>(std::min<int64_t>(kMr, g.m - ip));
+            micro(kc, a.panel(p0, kc, ip), bp, g.c + ip * g.ldc + j0 + jp, g.ldc, mr, nr, g.alpha,
+                  beta);
         }
     }
 }
 
+// Column blocks split over the pool: each task packs its own B blocks and runs every row.
+void gemm_by_columns(const GemmArgs<float>& g, MicroFn micro, const PackedA& a,
+                     const GemmPackB& pack_b, int64_t nc, ThreadPool* pool) {
+    const int64_t nblocks = (g.n + nc - 1) / nc;
+    const size_t bsize = static_cast<size_t>((nc + kNr - 1) / kNr * kNr * std::min(kKc, g.k));
+    run_parallel(pool, nblocks, [&](int64_t b, int64_t e) {
+        std::unique_ptr<float[]> bpack(new float[bsize]);
+        for (int64_t jb = b; jb < e; ++jb) {
+            const int64_t j0 = jb * nc, w = std::min(nc, g.n - j0);
+            for (int64_t p0 = 0; p0 < g.k; p0 += kKc) {
+                const int64_t kc = std::min(kKc, g.k - p0);
+                pack_b(p0, kc, j0, w, bpack.get());
+                run_block(g, micro, a, bpack.get(), p0, kc, 0, g.m, j0, w);
+            }
+        }
+    });
+}
+
+// Row panels split over the pool for each shared packed B block (B packed in parallel first).
+void gemm_by_rows(const GemmArgs<float>& g, MicroFn micro, const PackedA& a,
+                  const GemmPackB& pack_b, ThreadPool* pool) {
+    std::unique_ptr<float[]> bpack(new float[static_cast<size_t>((std::min(kNc, g.n) + kNr - 1) /
+                                                                 kNr * kNr * std::min(kKc, g.k))]);
+    const int64_t panels = (g.m + kMr - 1) / kMr;
+    for (int64_t j0 = 0; j0 < g.n; j0 += kNc) {
+        const int64_t w = std::min(kNc, g.n - j0), bpanels = (w + kNr - 1) / kNr;
+        for (int64_t p0 = 0; p0 < g.k; p0 += kKc) {
+            const int64_t kc = std::min(kKc, g.k - p0);
+            run_parallel(w * kc > (1 << 14) ? pool : nullptr, bpanels, [&](int64_t b, int64_t e) {
+                const int64_t cb = b * kNr, ce = std::min(w, e * kNr);
+                pack_b(p0, kc, j0 + cb, ce - cb, bpack.get() + cb * kc);
+            });
+            run_parallel(pool, panels, [&](int64_t b, int64_t e) {
+                run_block(g, micro, a, bpack.get(), p0, kc, b * kMr, std::min(g.m, e * kMr), j0, w);
+            });
+        }
+    }
+}
+
+// y[j] = alpha * sum_p a[p] * op(B)[p, j] + beta * y[j] for one row of A (a matrix-vector
+// product: no packing, op(B) streamed once).
+void gemv(const GemmArgs<float>& g, ThreadPool* pool) {
+    std::vector<float> av(static_cast<size_t>(g.k));
+    for (int64_t p = 0; p < g.k; ++p) av[p] = g.trans_a ? g.a[p * g.lda] : g.a[p];
+    const int64_t grain = std::max<int64_t>(16, (1 << 15) / std::max<int64_t>(g.k, 1));
+    auto body = [&](int64_t b, int64_t e) {
+        std::vector<float> acc(static_cast<size_t>(e - b), 0.0f);
+        if (g.trans_b) {
+            for (int64_t j = b; j < e; ++j) {
+                const float* row = g.b + j * g.ldb;
+                float s[8] = {};
+                int64_t p = 0;
+                for (; p + 8 <= g.k; p += 8)
+                    for (int u = 0; u < 8; ++u) s[u] += av[p + u] * row[p + u];
+                for (; p < g.k; ++p) s[0] += av[p] * row[p];
+                acc[j - b] = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+            }
+        } else {
+            for (int64_t p = 0; p < g.k; ++p) {
+                const float* row = g.b + p * g.ldb;
+                const float x = av[p];
+                for (int64_t j = b; j < e; ++j) acc[j - b] += x * row[j];
+            }
+        }
+        for (int64_t j = b; j < e; ++j)
+            g.c[j] = g.beta == 0.0f ? g.alpha * acc[j - b] : g.alpha * acc[j - b] + g.beta * g.c[j];
+    };
+    const int threads = pool ? pool->num_threads() : 1;
+    if (threads > 1 && g.n * g.k > (1 << 16))  // B row-major: one contiguous range per thread
+        pool->parallel_for(g.n, g.trans_b ? grain : (g.n + threads - 1) / threads, body);
+    else
+        body(0, g.n);
+}
+
+MicroFn micro_fn() {
+    static const MicroFn micro = pick_micro();
+    return micro;
+}
+
 }  // namespace
 
-void gemm_fast(const GemmArgs<float>& g, ThreadPool* pool) {
-    static const MicroFn micro = pick_micro();
+void gemm_fast_packed(const GemmArgs<float>& g, const GemmPackB& pack_b, ThreadPool* pool) {
     if (g.m <= 0 || g.n <= 0) return;
-    scale_c(g);
-    if (g.k <= 0 || g.alpha == 0.0f) return;
-    const int64_t mblocks = (g.m + kMc - 1) / kMc, nblocks = (g.n + kNc - 1) / kNc;
-    const int64_t npad = (g.n + kNr - 1) / kNr * kNr;
-    std::vector<float> bpack;
-    for (int64_t p0 = 0; p0 < g.k; p0 += kKc) {
-        const int64_t kc = std::min(kKc, g.k - p0);
-        bpack.resize(static_cast<size_t>(npad * kc));
-        run_parallel(pool, nblocks, [&](int64_t b, int64_t e) {
-            for (int64_t jb = b; jb < e; ++jb) {
-                const int64_t j0 = jb * kNc;
-                pack_b(g, p0, kc, j0, std::min(kNc, g.n - j0), bpack.data() + j0 * kc);
-            }
-        });
-        run_parallel(pool, mblocks * nblocks, [&](int64_t b, int64_t e) {
-            std::vector<float> apack;
-            for (int64_t t = b; t < e; ++t) {
-                const int64_t i0 = (t / nblocks) * kMc, j0 = (t % nblocks) * kNc;
-                run_tile(g, micro, bpack.data() + j0 * kc, p0, kc, i0, std::min(kMc, g.m - i0), j0,
-                         std::min(kNc, g.n - j0), apack);
-            }
-        });
-    }
+    if (g.k <= 0 || g.alpha == 0.0f) return scale_c(g);
+    const int threads = pool ? pool->num_threads() : 1;
+    const PackedA a = pack_all_a(g, pool);
+    const int64_t min_blocks = (g.n + kNc - 1) / kNc;
+    if (threads > 1 && min_blocks < threads && g.m > kMr * threads)
+        return gemm_by_rows(g, micro_fn(), a, pack_b, pool);
+    // Column blocks: a multiple of the thread count, as even as kNr-wide panels allow.
+    int64_t blocks = std::max<int64_t>(min_blocks, 1);
+    blocks = (blocks + threads - 1) / threads * threads;
+    const int64_t nc = std::max<int64_t>(kNr, ((g.n + blocks - 1) / blocks + kNr - 1) / kNr * kNr);
+    gemm_by_columns(g, micro_fn(), a, pack_b, nc, threads > 1 ? pool : nullptr);
+}
+
+void gemm_fast(const GemmArgs<float>& g, ThreadPool* pool) {
+    if (g.m == 1 && g.n > 0 && g.k > 0 && g.alpha != 0.0f) return gemv(g, pool);
+    gemm_fast_packed(
+        g,
+        [&g](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* dst) {
+            pack_b_dense(g, p0, kc, j0, nc, dst);
+        },
+        pool);
 }
 
 }  // namespace pg::ops

@@ -51,8 +51,17 @@ void gemm_plain(const GemmArgs<T>& g) {
 
 // float32 reference (gemm_plain<float>), the oracle of gemm_fast.
 void gemm_reference(const GemmArgs<float>& g);
-// float32 fast path; `pool` may be nullptr (single-threaded).
+// float32 fast path; `pool` may be nullptr (single-threaded). m == 1 runs a matrix-vector loop.
 void gemm_fast(const GemmArgs<float>& g, ThreadPool* pool);
+
+// Width of the column panels gemm_fast packs B into.
+constexpr int kGemmNr = 16;
+// Packs rows [p0, p0 + kc) x columns [j0, j0 + nc) of op(B) into kGemmNr-wide column panels,
+// panel after panel, each kc rows of kGemmNr floats (zero past column nc).
+using GemmPackB = std::function<void(int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* dst)>;
+// gemm_fast with op(B) produced by `pack_b` (g.b, g.ldb and g.trans_b are not read): Conv packs
+// its im2col panels straight from the image.
+void gemm_fast_packed(const GemmArgs<float>& g, const GemmPackB& pack_b, ThreadPool* pool);
 
 // Runs fn(begin, end) over [0, n) on `pool` (inline when pool is nullptr or n is 1).
 void run_parallel(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn);

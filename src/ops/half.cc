@@ -14,7 +14,7 @@ bool is_half(DataType dt) {
 
 Tensor widen_half(const Tensor& t) {
     if (!is_half(t.dtype())) return t;
-    Tensor out = Tensor::zeros(DataType::kFloat32, t.dims());
+    Tensor out = Tensor::uninitialized(DataType::kFloat32, t.dims());
     float* dst = reinterpret_cast<float*>(out.mutable_bytes());
     const uint16_t* src = t.data<uint16_t>();
     const bool bf = t.dtype() == DataType::kBFloat16;
@@ -25,7 +25,7 @@ Tensor widen_half(const Tensor& t) {
 
 Tensor narrow_half(const Tensor& t, DataType target) {
     if (!is_half(target) || t.dtype() != DataType::kFloat32) return t;
-    Tensor out = Tensor::zeros(target, t.dims());
+    Tensor out = Tensor::uninitialized(target, t.dims());
     uint16_t* dst = reinterpret_cast<uint16_t*>(out.mutable_bytes());
     const float* src = t.data<float>();
     const bool bf = target == DataType::kBFloat16;

@@ -44,7 +44,7 @@ Tensor matmul_tensors(const Tensor& a, const Tensor& b, ThreadPool* pool) {
     Dims out_dims = batch;
     if (!a_vec) out_dims.push_back(m);
     if (!b_vec) out_dims.push_back(n);
-    Tensor out = Tensor::zeros(a.dtype(), out_dims);
+    Tensor out = Tensor::uninitialized(a.dtype(), out_dims);
     T* dst = reinterpret_cast<T*>(out.mutable_bytes());
     std::vector<std::array<int64_t, 3>> items;  // (a matrix, b matrix, out matrix)
     for_each_broadcast2(batch, broadcast_strides(ba, batch), broadcast_strides(bb, batch),
@@ -85,7 +85,7 @@ Tensor gemm_tensors(const Tensor& a, const Tensor& b, const Tensor* c, bool ta, 
     const int64_t m = ta ? a.dims()[1] : a.dims()[0], k = ta ? a.dims()[0] : a.dims()[1];
     const int64_t n = tb ? b.dims()[0] : b.dims()[1], kb = tb ? b.dims()[1] : b.dims()[0];
     if (k != kb) fail("Gemm: inner dimensions differ");
-    Tensor out = Tensor::zeros(a.dtype(), {m, n});
+    Tensor out = Tensor::uninitialized(a.dtype(), {m, n});
     T* dst = reinterpret_cast<T*>(out.mutable_bytes());
     const bool use_c = c && beta != 0.0;
     if (use_c) {

@@ -35,7 +35,7 @@ KernelFn make_batch_norm(const Attrs& at, int64_t opset) {
         for (size_t i = 1; i < 5; ++i)
             if (ctx.input(i).numel() != static_cast<uint64_t>(c))
                 fail("BatchNormalization: parameters must have C elements");
-        Tensor y = Tensor::zeros(x.dtype(), x.dims());
+        Tensor y = Tensor::uninitialized(x.dtype(), x.dims());
         dispatch_float(x.dtype(), "BatchNormalization", [&]<typename T>() {
             batch_norm<T>(x, ctx.input(1).data<T>(), ctx.input(2).data<T>(), ctx.input(3).data<T>(),
                           ctx.input(4).data<T>(), eps, reinterpret_cast<T*>(y.mutable_bytes()));
@@ -52,7 +52,7 @@ KernelFn make_instance_norm(const Attrs& at, int64_t) {
         const int64_t c = x.dims()[1];
         if (ctx.input(1).numel() != uint64_t(c) || ctx.input(2).numel() != uint64_t(c))
             fail("InstanceNormalization: scale and B must have C elements");
-        Tensor y = Tensor::zeros(x.dtype(), x.dims());
+        Tensor y = Tensor::uninitialized(x.dtype(), x.dims());
         dispatch_float(x.dtype(), "InstanceNormalization", [&]<typename T>() {
             group_norm<T>(x, c, ctx.input(1).data<T>(), ctx.input(2).data<T>(), true, eps,
                           reinterpret_cast<T*>(y.mutable_bytes()), ctx.pool());
@@ -75,7 +75,7 @@ KernelFn make_group_norm(const Attrs& at, int64_t) {
         const bool per_channel = scale.numel() == c;
         if ((!per_channel && scale.numel() != uint64_t(groups)) || bias.numel() != scale.numel())
             fail("GroupNormalization: scale and bias must have num_groups or C elements");
-        Tensor y = Tensor::zeros(x.dtype(), x.dims());
+        Tensor y = Tensor::uninitialized(x.dtype(), x.dims());
         dispatch_float(x.dtype(), "GroupNormalization", [&]<typename T>() {
             group_norm<T>(x, groups, scale.data<T>(), bias.data<T>(), per_channel, eps,
                           reinterpret_cast<T*>(y.mutable_bytes()), ctx.pool());
@@ -111,7 +111,7 @@ KernelFn make_layer_norm(const Attrs& at, int64_t) {
         for (size_t i = static_cast<size_t>(axis); i < stat_dims.size(); ++i) stat_dims[i] = 1;
         const DataType stash =
             x.dtype() == DataType::kFloat64 ? DataType::kFloat64 : DataType::kFloat32;
-        Tensor y = Tensor::zeros(x.dtype(), x.dims());
+        Tensor y = Tensor::uninitialized(x.dtype(), x.dims());
         Tensor mean = Tensor::zeros(stash, stat_dims), inv = Tensor::zeros(stash, stat_dims);
         dispatch_float(x.dtype(), "LayerNormalization", [&]<typename T>() {
             layer_norm<T>(
@@ -132,7 +132,7 @@ KernelFn make_lrn(const Attrs& at, int64_t) {
         const Tensor& x = ctx.input(0);
         if (x.rank() < 2 || p.size < 1)
             fail("LRN: X must have rank >= 2 and size must be positive");
-        Tensor y = Tensor::zeros(x.dtype(), x.dims());
+        Tensor y = Tensor::uninitialized(x.dtype(), x.dims());
         dispatch_float(x.dtype(), "LRN", [&]<typename T>() {
             lrn<T>(x, p, reinterpret_cast<T*>(y.mutable_bytes()));
         });
@@ -146,7 +146,7 @@ KernelFn make_lp_norm(const Attrs& at, int64_t) {
     return half_via_float([axis_attr, p](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         const int64_t axis = normalize_axis(axis_attr, x.rank(), "LpNormalization");
-        Tensor y = Tensor::zeros(x.dtype(), x.dims());
+        Tensor y = Tensor::uninitialized(x.dtype(), x.dims());
         dispatch_float(x.dtype(), "LpNormalization", [&]<typename T>() {
             lp_normalize<T>(x, axis, p, reinterpret_cast<T*>(y.mutable_bytes()));
         });
@@ -161,7 +161,7 @@ KernelFn make_mvn(const Attrs& at, int64_t) {
         std::vector<bool> reduced(static_cast<size_t>(x.rank()), false);
         for (int64_t a : axes_attr)
             reduced[normalize_axis(a, x.rank(), "MeanVarianceNormalization")] = true;
-        Tensor y = Tensor::zeros(x.dtype(), x.dims());
+        Tensor y = Tensor::uninitialized(x.dtype(), x.dims());
         dispatch_float(x.dtype(), "MeanVarianceNormalization", [&]<typename T>() {
             mean_variance_normalize<T>(x, reduced, reinterpret_cast<T*>(y.mutable_bytes()));
         });

@@ -40,7 +40,7 @@ KernelFn make_max_pool(const Attrs& at, int64_t) {
     return half_via_float([wa, col_major](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         const Window g = pool_window(wa, x, "MaxPool");
-        Tensor y = Tensor::zeros(x.dtype(), pooled_dims(x, g));
+        Tensor y = Tensor::uninitialized(x.dtype(), pooled_dims(x, g));
         const bool want_idx = ctx.num_outputs() > 1;
         Tensor idx = Tensor::zeros(DataType::kInt64, want_idx ? y.dims() : Dims{0});
         dispatch_numeric(x.dtype(), "MaxPool", [&]<typename T>() {
@@ -60,7 +60,7 @@ KernelFn make_average_pool(const Attrs& at, int64_t) {
     return half_via_float([wa, include_pad](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         const Window g = pool_window(wa, x, "AveragePool");
-        Tensor y = Tensor::zeros(x.dtype(), pooled_dims(x, g));
+        Tensor y = Tensor::uninitialized(x.dtype(), pooled_dims(x, g));
         dispatch_float(x.dtype(), "AveragePool", [&]<typename T>() {
             avg_pool<T>(g, x.dims()[0] * x.dims()[1], x.data<T>(),
                         reinterpret_cast<T*>(y.mutable_bytes()), include_pad, ctx.pool());
@@ -75,7 +75,7 @@ KernelFn make_lp_pool(const Attrs& at, int64_t opset) {
     return half_via_float([wa, p](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         const Window g = pool_window(wa, x, "LpPool");
-        Tensor y = Tensor::zeros(x.dtype(), pooled_dims(x, g));
+        Tensor y = Tensor::uninitialized(x.dtype(), pooled_dims(x, g));
         dispatch_float(x.dtype(), "LpPool", [&]<typename T>() {
             lp_pool<T>(g, x.dims()[0] * x.dims()[1], x.data<T>(),
                        reinterpret_cast<T*>(y.mutable_bytes()), p, ctx.pool());
@@ -92,7 +92,7 @@ KernelFn global_pool(const char* op, int kind, double p) {
         Dims out_dims = x.dims();
         int64_t plane = 1;
         for (size_t i = 2; i < out_dims.size(); ++i) plane *= out_dims[i], out_dims[i] = 1;
-        Tensor y = Tensor::zeros(x.dtype(), out_dims);
+        Tensor y = Tensor::uninitialized(x.dtype(), out_dims);
         dispatch_float(x.dtype(), op, [&]<typename T>() {
             global_pool_planes<T>(x.data<T>(), reinterpret_cast<T*>(y.mutable_bytes()),
                                   x.dims()[0] * x.dims()[1], plane, kind, p);

@@ -57,7 +57,7 @@ Tensor take(const std::vector<const Tensor*>& sources, Dims dims, const std::vec
     if (dt == DataType::kString) return take_strings(sources, std::move(dims), refs);
     const int bits = dtype_bits(dt);
     if (bits > 0 && bits < 8) return take_bits(sources, std::move(dims), refs, bits);
-    Tensor out = Tensor::zeros(dt, std::move(dims));
+    Tensor out = Tensor::uninitialized(dt, std::move(dims));
     dispatch_by_size(dt, op, [&]<typename T>() {
         T* dst = reinterpret_cast<T*>(out.mutable_bytes());
         std::vector<const T*> src;

@@ -1,6 +1,9 @@
 #include "tensor/tensor.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "base/error.h"
@@ -57,6 +60,36 @@ Tensor Tensor::zeros(DataType dtype, std::vector<int64_t> dims) {
     auto buf = std::make_shared<std::string>(t.nbytes_, '\0');
     t.data_ = reinterpret_cast<const uint8_t*>(buf->data());
     t.owner_ = buf;
+    t.owned_ = true;
+    return t;
+}
+
+namespace {
+
+std::atomic<bool>& poison_flag() {
+    static std::atomic<bool> on{[] {
+        const char* v = std::getenv("PG_POISON_UNINITIALIZED");
+        return v && std::string(v) == "1";
+    }()};
+    return on;
+}
+
+}  // namespace
+
+void Tensor::set_poison_uninitialized(bool on) {
+    poison_flag() = on;
+}
+
+Tensor Tensor::uninitialized(DataType dtype, std::vector<int64_t> dims) {
+    if (dtype == DataType::kString) return zeros(dtype, std::move(dims));
+    Tensor t;
+    t.dtype_ = dtype;
+    t.nbytes_ = checked_bytes(dtype, dims, &t.numel_);
+    t.dims_ = std::move(dims);
+    std::shared_ptr<uint8_t[]> buf(new uint8_t[std::max<uint64_t>(t.nbytes_, 1)]);
+    if (poison_flag()) std::memset(buf.get(), 0xA5, t.nbytes_);
+    t.data_ = buf.get();
+    t.owner_ = std::move(buf);
     t.owned_ = true;
     return t;
 }

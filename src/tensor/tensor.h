@@ -23,6 +23,13 @@ public:
 
     // A zero-filled tensor (empty strings for STRING). Throws kInvalidInput on bad dims.
     static Tensor zeros(DataType dtype, std::vector<int64_t> dims);
+    // A tensor whose storage is allocated but not initialized, for kernels that write every
+    // element (STRING tensors get empty strings). With poisoning on (set_poison_uninitialized,
+    // or the environment variable PG_POISON_UNINITIALIZED=1) the bytes are filled with 0xA5 so
+    // that elements a kernel leaves unwritten show up in tests.
+    static Tensor uninitialized(DataType dtype, std::vector<int64_t> dims);
+    // Turns poisoning of uninitialized() storage on or off (process-wide).
+    static void set_poison_uninitialized(bool on);
     // Takes ownership of `bytes`, which must hold exactly storage_bytes(dtype, numel) bytes.
     static Tensor from_bytes(DataType dtype, std::vector<int64_t> dims, std::string bytes);
     // A view of `size` bytes at `data`, kept alive by `owner` (e.g. a MappedFile).

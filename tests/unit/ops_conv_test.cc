@@ -60,6 +60,44 @@ TEST(OpsConv, FastConvMatchesReferenceOnRandomGeometries) {
     }
 }
 
+// Larger geometries: several k-slices and column blocks of the packed GEMM (im2col packed from
+// the image), pointwise convolutions, and depthwise planes with strides, dilations and pads.
+TEST(OpsConv, FastConvMatchesReferenceOnLargeGeometries) {
+    struct Case {
+        int64_t c, m, group, h, w, k, stride, dil, pad;
+    };
+    const Case cases[] = {{40, 20, 1, 40, 37, 3, 1, 1, 1},  {30, 70, 1, 23, 29, 3, 2, 1, 0},
+                          {300, 13, 1, 9, 11, 1, 1, 1, 0},  {24, 24, 24, 33, 30, 3, 1, 1, 1},
+                          {16, 16, 16, 31, 17, 3, 2, 2, 2}, {12, 12, 12, 20, 21, 5, 2, 1, 2},
+                          {9, 30, 3, 19, 18, 3, 1, 1, 1},   {8, 600, 1, 5, 5, 2, 1, 1, 1}};
+    std::mt19937 rng(9);
+    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+    ThreadPool pool(2);
+    for (size_t t = 0; t < std::size(cases); ++t) {
+        const Case& k = cases[t];
+        ops::WindowAttrs wa;
+        wa.strides = {k.stride, k.stride}, wa.dilations = {k.dil, k.dil};
+        wa.pads = {k.pad, k.pad, k.pad + 1, k.pad};
+        ops::ConvShape s;
+        s.n = 1 + int64_t(t % 2), s.c = k.c, s.m = k.m, s.group = k.group;
+        s.w = ops::make_window(wa, {k.h, k.w}, {k.k, k.k}, "Conv");
+        const int64_t cg = s.c / s.group;
+        std::vector<float> x(size_t(s.n * s.c * s.w.in_size())),
+            w(size_t(s.m * cg * s.w.kernel_size())), b(size_t(s.m));
+        for (auto* v : {&x, &w, &b})
+            for (float& e : *v) e = val(rng);
+        const size_t ny = size_t(s.n * s.m * s.w.out_size());
+        std::vector<float> fast(ny, std::numeric_limits<float>::quiet_NaN()), ref = fast;
+        ops::conv_fast(s, x.data(), w.data(), t % 3 ? b.data() : nullptr, fast.data(),
+                       t % 4 ? &pool : nullptr);
+        ops::conv_reference(s, x.data(), w.data(), t % 3 ? b.data() : nullptr, ref.data());
+        const double tol = 1e-5 * std::sqrt(double(cg * s.w.kernel_size()) + 1);
+        for (size_t i = 0; i < ny; ++i)
+            ASSERT_LE(std::fabs(fast[i] - ref[i]), tol * (1 + std::fabs(ref[i])))
+                << "case " << t << " at " << i;
+    }
+}
+
 TEST(OpsConv, PadsStridesAndBias) {
     using ir::Attribute;
     // 1x1x3x3 input of ones, 2x2 kernel of ones, pads 1, stride 2: corner windows see 1 element.

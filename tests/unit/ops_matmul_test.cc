@@ -65,6 +65,20 @@ TEST(OpsMatMul, FastGemmMatchesReferenceAcrossBlocks) {
     diff_gemm(1, 700, 300, false, true, 1.0f, 0.0f, nullptr, rng);  // matrix-vector
 }
 
+// Each work split of gemm_fast: rows over the pool (few column blocks), columns over the pool
+// (one or many blocks, few rows), and the matrix-vector loop (m = 1) in parallel.
+TEST(OpsMatMul, FastGemmMatchesReferenceInEverySplit) {
+    std::mt19937 rng(13);
+    ThreadPool pool(2);
+    diff_gemm(200, 300, 600, false, false, 1.0f, 0.0f, &pool, rng);  // rows split
+    diff_gemm(200, 300, 600, true, true, 0.5f, -0.25f, &pool, rng);
+    diff_gemm(5, 2000, 300, false, false, 1.0f, 1.0f, &pool, rng);  // columns, few rows
+    diff_gemm(40, 1500, 70, false, true, 1.0f, 0.0f, &pool, rng);
+    diff_gemm(1, 3000, 1000, false, false, 1.0f, 0.5f, &pool, rng);  // matrix-vector
+    diff_gemm(1, 3000, 1000, true, true, 2.0f, 0.0f, &pool, rng);
+    diff_gemm(1, 5, 3, false, false, 1.0f, 0.0f, &pool, rng);
+}
+
 TEST(OpsMatMul, OneDimensionalOperands) {
     auto v = run_op("MatMul", {f32({3}, {1, 2, 3}), f32({3}, {4, 5, 6})});
     EXPECT_TRUE(v[0].dims().empty());
