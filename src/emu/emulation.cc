@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <memory>
+#include <mutex>
 
 #include <fmt/format.h>
 
@@ -13,13 +15,6 @@ namespace {
 
 bool is_f32(const ops::RtValue* v) {
     return v && v->is_tensor() && v->tensor().dtype() == DataType::kFloat32;
-}
-
-bool all_finite(const Tensor& t) {
-    const float* d = t.data<float>();
-    for (uint64_t i = 0; i < t.numel(); ++i)
-        if (!std::isfinite(d[i])) return false;
-    return true;
 }
 
 uint64_t count_nonfinite(const Tensor& t) {
@@ -95,18 +90,78 @@ std::vector<ops::RtValue> call_fp16_accumulate(const ops::KernelFn& kernel,
         for (size_t i = 2; i < in.size(); ++i) part_in.push_back(last ? in[i] : nullptr);
         auto part = call(kernel, ctx, part_in);
         RoundingStats ignored;
-        round_tensor(Precision::kFP16, part[0].tensor(), mode, ignored);
+        round_tensor(Precision::kFP16, part[0].tensor(), mode, ignored, ctx.pool());
         if (acc.empty()) {
             acc = std::move(part);
         } else {
             float* d = reinterpret_cast<float*>(acc[0].tensor().mutable_bytes());
             const float* p = part[0].tensor().data<float>();
             for (uint64_t i = 0; i < acc[0].tensor().numel(); ++i)
-                d[i] = round_to(Precision::kFP16, d[i] + p[i], mode);
+                d[i] = round_to_fast(Precision::kFP16, d[i] + p[i], mode);
         }
         if (k == 0) break;
     }
     return acc;
+}
+
+// A float input rounded to a node's precision, with what the rounding did.
+struct RoundedInput {
+    ops::RtValue value;
+    RoundingStats stats;
+    bool finite = true;  // the unrounded input had no NaN/Inf
+};
+
+RoundedInput round_input(const Tensor& t, Precision p, RoundingMode mode, ThreadPool* pool) {
+    RoundedInput r;
+    uint64_t nonfinite_in = 0;
+    r.value = ops::RtValue::of(rounded_copy(p, t, mode, r.stats, nonfinite_in, pool));
+    r.finite = nonfinite_in == 0;
+    return r;
+}
+
+// Initializers and Constant outputs: their rounding is cached per input slot.
+bool is_constant(const ir::Value* v) {
+    return v && (v->is_initializer() || (v->producer() && v->producer()->op_type == "Constant"));
+}
+
+// One rounded copy per constant input slot of a node, with the evidence of its rounding
+// (replayed on every run). An entry is keyed by the source tensor's data pointer, size and
+// dims, and holds a reference to the source: its buffer cannot be freed or written in place
+// (copy on write) while cached, so an equal key means equal contents.
+class WeightCache {
+  public:
+    RoundedInput get(size_t slot, const Tensor& src, Precision p, RoundingMode mode,
+                     ThreadPool* pool) {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (slot >= entries_.size()) entries_.resize(slot + 1);
+        Entry& en = entries_[slot];
+        if (!en.valid || en.source.bytes() != src.bytes() || en.source.nbytes() != src.nbytes() ||
+            en.source.dims() != src.dims())
+            en = Entry{src, round_input(src, p, mode, pool), true};
+        return en.rounded;
+    }
+
+  private:
+    struct Entry {
+        Tensor source;
+        RoundedInput rounded;
+        bool valid = false;
+    };
+    std::mutex mu_;
+    std::vector<Entry> entries_;
+};
+
+// Rounds one float32 output of a node at `p` (not TF32) and records its evidence in `e`.
+void round_output(Precision p, const EmulationOptions& o, ThreadPool* pool, bool finite_in,
+                  Tensor& t, NodeEvidence& e) {
+    if (p == Precision::kTF32) {
+        if (finite_in) e.nonfinite_produced += count_nonfinite(t);
+        return;
+    }
+    RoundingStats s;
+    round_tensor(p, t, o.rounding, s, pool);
+    e.outputs.merge(s);
+    if (finite_in) e.nonfinite_produced += s.nonfinite;
 }
 
 bool blocks_accumulation(const ir::Node& n, Precision p, const EmulationOptions& o) {
@@ -146,7 +201,8 @@ ops::KernelFn emulate_kernel(const ir::Node& n, ops::KernelFn kernel, Precision 
                              const EmulationOptions& o, EvidenceTable* evidence) {
     if (p == Precision::kFP32) return kernel;
     format_spec(p);  // kINT8 is refused here, at plan time
-    return [&n, kernel = std::move(kernel), p, o, evidence](ops::KernelContext& ctx) {
+    auto cache = std::make_shared<WeightCache>();
+    return [&n, kernel = std::move(kernel), p, o, evidence, cache](ops::KernelContext& ctx) {
         NodeEvidence e{n.op_type, p, {}, {}, 0};
         std::vector<ops::RtValue> rounded(ctx.num_inputs());
         std::vector<const ops::RtValue*> in;
@@ -157,18 +213,22 @@ ops::KernelFn emulate_kernel(const ir::Node& n, ops::KernelFn kernel, Precision 
                 in.push_back(v);
                 continue;
             }
-            finite_in = finite_in && all_finite(v->tensor());
-            rounded[i] = *v;
-            round_tensor(p, rounded[i].tensor(), o.rounding, e.inputs);
+            RoundedInput r = is_constant(n.input(i))
+                                 ? cache->get(i, v->tensor(), p, o.rounding, ctx.pool())
+                                 : round_input(v->tensor(), p, o.rounding, ctx.pool());
+            e.inputs.merge(r.stats);
+            finite_in = finite_in && r.finite;
+            if (r.value.tensor().bytes() == v->tensor().bytes()) {
+                in.push_back(v);  // already representable: no copy
+                continue;
+            }
+            rounded[i] = std::move(r.value);
             in.push_back(&rounded[i]);
         }
         auto out = blocks_accumulation(n, p, o) ? call_fp16_accumulate(kernel, ctx, in, o.rounding)
                                                 : call(kernel, ctx, in);
         for (size_t k = 0; k < out.size(); ++k) {
-            if (is_f32(&out[k])) {
-                if (p != Precision::kTF32) round_tensor(p, out[k].tensor(), o.rounding, e.outputs);
-                if (finite_in) e.nonfinite_produced += count_nonfinite(out[k].tensor());
-            }
+            if (is_f32(&out[k])) round_output(p, o, ctx.pool(), finite_in, out[k].tensor(), e);
             ctx.outputs()[k] = std::move(out[k]);
         }
         if (evidence) evidence->record(n.name, std::move(e));

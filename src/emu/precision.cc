@@ -1,13 +1,17 @@
 #include "emu/precision.h"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <utility>
 #include <vector>
 
 #include "base/error.h"
+#include "base/float16.h"
+#include "base/thread_pool.h"
 
 namespace pg::emu {
 
@@ -153,26 +157,214 @@ void RoundingStats::merge(const RoundingStats& o) {
     max_round_err = std::max(max_round_err, o.max_round_err);
 }
 
-void round_tensor(Precision p, Tensor& t, RoundingMode mode, RoundingStats& stats) {
-    if (t.dtype() != DataType::kFloat32 || p == Precision::kFP32 || t.numel() == 0) return;
-    const FormatSpec f = format_spec(p);
-    float* d = reinterpret_cast<float*>(t.mutable_bytes());
-    for (uint64_t i = 0; i < t.numel(); ++i) {
-        const float x = d[i];
-        const float y = round_to_format(f, x, mode);
+namespace {
+
+// Elements per parallel chunk; tensors under two chunks are rounded inline.
+constexpr int64_t kRoundGrain = int64_t{1} << 15;
+
+// Rounds to a format with float32's exponent range (BF16: K = 16, TF32: K = 13) by dropping the
+// low K mantissa bits; a carry into the exponent gives the next binade or infinity, as the
+// generic routine does. NaN and infinities pass through unchanged.
+template <int K>
+float round_low_bits(float x, RoundingMode mode) {
+    constexpr uint32_t kMask = (1u << K) - 1u;
+    const uint32_t b = std::bit_cast<uint32_t>(x);
+    uint32_t r = b;
+    if (mode == RoundingMode::kNearestEven)
+        r += (kMask >> 1) + ((b >> K) & 1u);
+    else if (mode == RoundingMode::kNearestAway)
+        r += 1u << (K - 1);
+    return std::bit_cast<float>((b & 0x7FFFFFFFu) >= 0x7F800000u ? b : r & ~kMask);
+}
+
+// FP16 nearest-even, bit-identical to float_to_half_bits then half_bits_to_float (base/float16.h)
+// but inlinable: normal halves drop 13 mantissa bits with a nearest-even carry, |x| at or past
+// 65520 becomes infinity, and the subnormal range (quantum 2^-24) rounds by the float32 adder
+// ((a + 0.5) - 0.5 is exact and ties to even). NaN keeps its payload.
+inline float round_fp16_even(float x) {
+    const uint32_t b = std::bit_cast<uint32_t>(x);
+    const uint32_t sign = b & 0x80000000u, a = b & 0x7FFFFFFFu;
+    const uint32_t normal = (a + 0xFFFu + ((a >> 13) & 1u)) & ~0x1FFFu;
+    const uint32_t sub = std::bit_cast<uint32_t>((std::bit_cast<float>(a) + 0.5f) - 0.5f);
+    // Masks rather than branches, so the rounding loop vectorizes.
+    const uint32_t is_normal = 0u - static_cast<uint32_t>(a >= 0x38800000u);
+    const uint32_t is_inf = 0u - static_cast<uint32_t>(a >= 0x477FF000u);
+    const uint32_t keep = 0u - static_cast<uint32_t>(a >= 0x7F800000u);
+    uint32_t r = (normal & is_normal) | (sub & ~is_normal);
+    r = sign | (r & ~is_inf) | (0x7F800000u & is_inf);
+    return std::bit_cast<float>((b & keep) | (r & ~keep));
+}
+
+// What rounding a span did, plus whether any element changed and how many inputs were NaN/Inf.
+struct SpanResult {
+    RoundingStats stats;
+    uint64_t nonfinite_in = 0;
+    bool changed = false;
+    void merge(const SpanResult& o) {
+        stats.merge(o.stats);
+        nonfinite_in += o.nonfinite_in;
+        changed = changed || o.changed;
+    }
+};
+
+// Rounds src[b, e) with `rnd`, writing to dst when kWrite (dst may equal src), counting as
+// round_tensor always has. `max_finite` is exact in float32 for every format. Fast paths: the
+// counters work on bit patterns (a non-negative float's bits order like its value) so the loop
+// vectorizes, and |rounded - x| is exact in float (the unit test checks it).
+template <bool kWrite, class Round>
+void round_span_fast(const float* src, float* dst, int64_t b, int64_t e, float max_finite,
+                     Round rnd, SpanResult& r) {
+    const uint32_t mf = std::bit_cast<uint32_t>(max_finite);
+    uint32_t max_abs = 0, max_err = 0;
+    uint32_t ovf = 0, unf = 0, nonfinite = 0, nonfinite_in = 0;  // e - b < 2^32 (see caller)
+    for (int64_t i = b; i < e; ++i) {
+        const float x = src[i], y = rnd(x);
+        const uint32_t ax = std::bit_cast<uint32_t>(x) & 0x7FFFFFFFu;
+        const uint32_t ay = std::bit_cast<uint32_t>(y) & 0x7FFFFFFFu;
+        const uint32_t fx = ax < 0x7F800000u, fy = ay < 0x7F800000u;  // 0 or 1
+        const uint32_t err = std::bit_cast<uint32_t>(std::fabs(y - x)) & 0x7FFFFFFFu;
+        max_abs = std::max(max_abs, ax & (0u - fx));
+        max_err = std::max(max_err, err & (0u - (fx & fy)));
+        ovf += fx & static_cast<uint32_t>(ax > mf);
+        unf += fx & static_cast<uint32_t>(ax != 0) & static_cast<uint32_t>(ay == 0);
+        nonfinite += 1u - fy;
+        nonfinite_in += 1u - fx;
+        if constexpr (kWrite) dst[i] = y;
+    }
+    SpanResult part;
+    part.stats = {static_cast<uint64_t>(e - b), ovf, unf, nonfinite, std::bit_cast<float>(max_abs),
+                  std::bit_cast<float>(max_err)};
+    part.nonfinite_in = nonfinite_in;
+    // The fast rounders return NaN and infinities as they are and keep the sign of zero, so an
+    // element changed exactly when its error is nonzero or it overflowed to infinity.
+    part.changed = max_err != 0 || nonfinite != nonfinite_in;
+    r.merge(part);
+}
+
+// round_span_fast for the generic routine: the same counters, the error in double (saturation
+// can make it inexact in float).
+template <bool kWrite, class Round>
+void round_span_generic(const float* src, float* dst, int64_t b, int64_t e, float max_finite,
+                        Round rnd, SpanResult& r) {
+    SpanResult part;
+    RoundingStats& s = part.stats;
+    for (int64_t i = b; i < e; ++i) {
+        const float x = src[i], y = rnd(x);
         const double ax = std::fabs(static_cast<double>(x));
         if (std::isfinite(x)) {
-            stats.max_abs = std::max(stats.max_abs, ax);
-            if (ax > f.max_finite) ++stats.overflow;
-            if (x != 0 && y == 0) ++stats.underflow;
+            s.max_abs = std::max(s.max_abs, ax);
+            s.overflow += ax > max_finite;
+            s.underflow += x != 0 && y == 0;
             if (std::isfinite(y))
-                stats.max_round_err =
-                    std::max(stats.max_round_err, std::fabs(static_cast<double>(y) - x));
+                s.max_round_err = std::max(s.max_round_err, std::fabs(static_cast<double>(y) - x));
         }
-        if (!std::isfinite(y)) ++stats.nonfinite;
-        d[i] = y;
+        s.nonfinite += !std::isfinite(y);
+        part.nonfinite_in += !std::isfinite(x);
+        part.changed = part.changed || std::bit_cast<uint32_t>(y) != std::bit_cast<uint32_t>(x);
+        if constexpr (kWrite) dst[i] = y;
     }
-    stats.values += t.numel();
+    s.values = static_cast<uint64_t>(e - b);
+    r.merge(part);
+}
+
+template <bool kWrite, bool kFast, class Round>
+void round_span(const float* src, float* dst, int64_t b, int64_t e, float max_finite, Round rnd,
+                SpanResult& r) {
+    if constexpr (kFast)
+        round_span_fast<kWrite>(src, dst, b, e, max_finite, rnd, r);
+    else
+        round_span_generic<kWrite>(src, dst, b, e, max_finite, rnd, r);
+}
+
+// round_span over [0, n), split over `pool` for large n; chunk results merge in any order
+// (sums and maxima), so the result does not depend on the split.
+template <bool kWrite, bool kFast = true, class Round>
+SpanResult run_spans(const float* src, float* dst, int64_t n, float max_finite, Round rnd,
+                     ThreadPool* pool) {
+    SpanResult total;
+    if (!pool || pool->num_threads() <= 1 || n < 2 * kRoundGrain) {
+        round_span<kWrite, kFast>(src, dst, 0, n, max_finite, rnd, total);
+        return total;
+    }
+    std::mutex mu;
+    pool->parallel_for(n, kRoundGrain, [&](int64_t b, int64_t e) {
+        SpanResult part;
+        round_span<kWrite, kFast>(src, dst, b, e, max_finite, rnd, part);
+        std::lock_guard<std::mutex> lock(mu);
+        total.merge(part);
+    });
+    return total;
+}
+
+// run_spans with round_low_bits<K> for a mode known at compile time (the loop then vectorizes).
+template <bool kWrite, int K>
+SpanResult low_bits_spans(RoundingMode mode, const float* src, float* dst, int64_t n, float mf,
+                          ThreadPool* pool) {
+    constexpr auto kEven = RoundingMode::kNearestEven, kAway = RoundingMode::kNearestAway;
+    constexpr auto kZero = RoundingMode::kTowardZero;
+    if (mode == kEven)
+        return run_spans<kWrite>(
+            src, dst, n, mf, [](float x) { return round_low_bits<K>(x, kEven); }, pool);
+    if (mode == kAway)
+        return run_spans<kWrite>(
+            src, dst, n, mf, [](float x) { return round_low_bits<K>(x, kAway); }, pool);
+    return run_spans<kWrite>(
+        src, dst, n, mf, [](float x) { return round_low_bits<K>(x, kZero); }, pool);
+}
+
+// Rounds n floats of src (to dst when kWrite) to `p` with the fastest exact rounder.
+template <bool kWrite>
+SpanResult round_floats(Precision p, RoundingMode mode, const float* src, float* dst, int64_t n,
+                        ThreadPool* pool) {
+    const FormatSpec f = format_spec(p);
+    const float mf = static_cast<float>(f.max_finite);
+    if (p == Precision::kFP16 && mode == RoundingMode::kNearestEven)
+        return run_spans<kWrite>(
+            src, dst, n, mf, [](float x) { return round_fp16_even(x); }, pool);
+    if (p == Precision::kBF16) return low_bits_spans<kWrite, 16>(mode, src, dst, n, mf, pool);
+    if (p == Precision::kTF32) return low_bits_spans<kWrite, 13>(mode, src, dst, n, mf, pool);
+    return run_spans<kWrite, false>(
+        src, dst, n, mf, [&f, mode](float x) { return round_to_format(f, x, mode); }, pool);
+}
+
+bool roundable(Precision p, const Tensor& t) {
+    return t.dtype() == DataType::kFloat32 && p != Precision::kFP32 && t.numel() != 0;
+}
+
+}  // namespace
+
+bool has_fast_rounding(Precision p, RoundingMode mode) {
+    return (p == Precision::kFP16 && mode == RoundingMode::kNearestEven) || p == Precision::kBF16 ||
+           p == Precision::kTF32;
+}
+
+float round_to_fast(Precision p, float x, RoundingMode mode) {
+    if (p == Precision::kFP16 && mode == RoundingMode::kNearestEven) return round_fp16_even(x);
+    if (p == Precision::kBF16) return round_low_bits<16>(x, mode);
+    if (p == Precision::kTF32) return round_low_bits<13>(x, mode);
+    return round_to(p, x, mode);
+}
+
+void round_tensor(Precision p, Tensor& t, RoundingMode mode, RoundingStats& stats,
+                  ThreadPool* pool) {
+    if (!roundable(p, t)) return;
+    float* d = reinterpret_cast<float*>(t.mutable_bytes());
+    const auto n = static_cast<int64_t>(t.numel());
+    stats.merge(round_floats<true>(p, mode, d, d, n, pool).stats);
+}
+
+Tensor rounded_copy(Precision p, const Tensor& src, RoundingMode mode, RoundingStats& stats,
+                    uint64_t& nonfinite_in, ThreadPool* pool) {
+    if (!roundable(p, src)) return src;
+    const auto n = static_cast<int64_t>(src.numel());
+    const SpanResult r = round_floats<false>(p, mode, src.data<float>(), nullptr, n, pool);
+    stats.merge(r.stats);
+    nonfinite_in += r.nonfinite_in;
+    if (!r.changed) return src;
+    Tensor out = src;
+    float* d = reinterpret_cast<float*>(out.mutable_bytes());
+    round_floats<true>(p, mode, d, d, n, pool);
+    return out;
 }
 
 }  // namespace pg::emu

@@ -10,6 +10,10 @@
 
 #include "tensor/tensor.h"
 
+namespace pg {
+class ThreadPool;
+}
+
 namespace pg::emu {
 
 enum class Precision { kFP32, kTF32, kFP16, kBF16, kFP8E4M3, kFP8E5M2, kINT8 };
@@ -45,7 +49,15 @@ FormatSpec format_spec(Precision p);
 // `x` rounded to the format of `p` (returned as float32; exact in float32 for every format).
 // NaN stays NaN; infinities stay infinite, or saturate in formats without infinity.
 float round_to(Precision p, float x, RoundingMode mode = RoundingMode::kNearestEven);
+// The generic (double-based) rounding: the reference every fast path is diffed against.
 float round_to_format(const FormatSpec& f, float x, RoundingMode mode);
+
+// True when round_to_fast() has an exact bit-level path for (p, mode): FP16 nearest-even (via
+// base/float16.h), BF16 and TF32 in every mode (mantissa bit masking).
+bool has_fast_rounding(Precision p, RoundingMode mode);
+// round_to(p, x, mode) through the fast path when has_fast_rounding(p, mode), else the generic
+// routine; bit-identical to round_to_format(format_spec(p), x, mode) (unit-tested).
+float round_to_fast(Precision p, float x, RoundingMode mode);
 
 // What rounding a set of values did. Counts are element counts.
 struct RoundingStats {
@@ -59,7 +71,15 @@ struct RoundingStats {
 };
 
 // Rounds every element of a float32 tensor in place (other dtypes are left alone) and adds what
-// happened to `stats`.
-void round_tensor(Precision p, Tensor& t, RoundingMode mode, RoundingStats& stats);
+// happened to `stats`. Large tensors are split over `pool` when given.
+void round_tensor(Precision p, Tensor& t, RoundingMode mode, RoundingStats& stats,
+                  ThreadPool* pool = nullptr);
+
+// A float32 tensor's rounding to `p` without touching `src`: returns `src` itself (shared
+// buffer, no copy) when every element is already representable, else a rounded copy. Adds what
+// the rounding did to `stats` (as round_tensor would) and the count of NaN/Inf elements of
+// `src` to `nonfinite_in`. Other dtypes and kFP32 come back unchanged with no stats.
+Tensor rounded_copy(Precision p, const Tensor& src, RoundingMode mode, RoundingStats& stats,
+                    uint64_t& nonfinite_in, ThreadPool* pool = nullptr);
 
 }  // namespace pg::emu
