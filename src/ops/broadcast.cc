@@ -41,4 +41,26 @@ Dims broadcast_strides(const Dims& in, const Dims& out) {
     return strides;
 }
 
+BroadcastRuns broadcast_runs(const Dims& out, const Dims& sa, const Dims& sb) {
+    BroadcastRuns r;
+    for (size_t i = 0; i < out.size(); ++i) {
+        if (out[i] == 1) continue;  // size-1 axes move nothing
+        // Merge into the previous axis when both operands continue it contiguously.
+        if (!r.out.empty() && r.sa.back() == sa[i] * out[i] && r.sb.back() == sb[i] * out[i]) {
+            r.out.back() *= out[i], r.sa.back() = sa[i], r.sb.back() = sb[i];
+            continue;
+        }
+        r.out.push_back(out[i]), r.sa.push_back(sa[i]), r.sb.push_back(sb[i]);
+    }
+    if (r.out.empty()) r.out = {1}, r.sa = {0}, r.sb = {0};
+    int64_t total = 1;
+    for (int64_t d : r.out) total *= d;
+    r.inner = r.out.back();
+    r.runs = r.inner == 0 ? 0 : total / r.inner;
+    r.step_a = r.sa.back(), r.step_b = r.sb.back();
+    for (int64_t d : out)
+        if (d == 0) r.runs = 0;
+    return r;
+}
+
 }  // namespace pg::ops

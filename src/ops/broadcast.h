@@ -40,4 +40,40 @@ void for_each_broadcast2(const Dims& out, const Dims& sa, const Dims& sb, F&& f)
     }
 }
 
+// The iteration of for_each_broadcast2 as runs along the innermost axis after merging adjacent
+// axes that both operands step through alike (e.g. [N, C, H, W] with a [1, C, 1, 1] operand
+// becomes [N * C, H * W] with steps 1 and 0), so kernels can write simple inner loops.
+struct BroadcastRuns {
+    Dims out, sa, sb;    // merged shape and element strides (0 along broadcast axes)
+    int64_t inner = 0;   // run length: the last merged dim (1 for rank 0)
+    int64_t runs = 0;    // number of runs (0 when the output is empty)
+    int64_t step_a = 0;  // a's stride along the run
+    int64_t step_b = 0;  // b's stride along the run
+};
+BroadcastRuns broadcast_runs(const Dims& out, const Dims& sa, const Dims& sb);
+
+// Calls f(out_offset, offset_a, offset_b) for runs [begin, end) of `r`: run i covers outputs
+// [out_offset, out_offset + r.inner), a and b advancing by r.step_a and r.step_b.
+template <typename F>
+void for_each_run(const BroadcastRuns& r, int64_t begin, int64_t end, F&& f) {
+    if (begin >= end) return;
+    const size_t outer = r.out.size() - 1;
+    std::vector<int64_t> idx(outer, 0);
+    int64_t off_a = 0, off_b = 0, rem = begin;
+    for (size_t ax = outer; ax-- > 0;) {  // coordinates of run `begin` on the outer axes
+        idx[ax] = rem % r.out[ax], rem /= r.out[ax];
+        off_a += idx[ax] * r.sa[ax], off_b += idx[ax] * r.sb[ax];
+    }
+    for (int64_t run = begin; run < end; ++run) {
+        f(run * r.inner, off_a, off_b);
+        for (size_t ax = outer; ax-- > 0;) {  // odometer over the outer axes
+            ++idx[ax];
+            off_a += r.sa[ax], off_b += r.sb[ax];
+            if (idx[ax] < r.out[ax]) break;
+            off_a -= r.sa[ax] * r.out[ax], off_b -= r.sb[ax] * r.out[ax];
+            idx[ax] = 0;
+        }
+    }
+}
+
 }  // namespace pg::ops

@@ -1,8 +1,12 @@
 // Binary elementwise ops with broadcasting: arithmetic, comparisons, logical and bitwise ops.
-// Each op is a scalar function applied through for_each_broadcast2; float16/bfloat16 inputs
-// are computed in float32 (half_via_float).
+// Each op is a scalar function applied over runs of the merged broadcast shape (broadcast_runs,
+// whose iteration tests diff against for_each_broadcast2); float16/bfloat16 inputs are computed
+// in float32 (half_via_float).
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
+
+#include "base/thread_pool.h"
 
 #include "ir/graph.h"
 #include "ops/broadcast.h"
@@ -14,17 +18,46 @@ namespace pg::ops {
 
 namespace {
 
-// Applies op(a, b) -> Out over broadcast inputs of type T.
+constexpr int64_t kGrain = 16384;
+
+// dst[k] = op(a[k * da], b[k * db]) for k < n, with the common steps (0 or 1) as their own loops
+// so the compiler vectorizes them.
 template <typename T, typename Out, typename Op>
-Tensor apply_binary(const Tensor& a, const Tensor& b, DataType out_type, Op op) {
+void binary_run(const T* a, int64_t da, const T* b, int64_t db, Out* dst, int64_t n, Op& op) {
+    if (da == 1 && db == 1) {
+        for (int64_t k = 0; k < n; ++k) dst[k] = static_cast<Out>(op(a[k], b[k]));
+    } else if (da == 1 && db == 0) {
+        const T y = *b;
+        for (int64_t k = 0; k < n; ++k) dst[k] = static_cast<Out>(op(a[k], y));
+    } else if (da == 0 && db == 1) {
+        const T x = *a;
+        for (int64_t k = 0; k < n; ++k) dst[k] = static_cast<Out>(op(x, b[k]));
+    } else {
+        for (int64_t k = 0; k < n; ++k) dst[k] = static_cast<Out>(op(a[k * da], b[k * db]));
+    }
+}
+
+// Applies op(a, b) -> Out over broadcast inputs of type T: runs of the merged innermost axis
+// (broadcast_runs), split over the pool for large outputs.
+template <typename T, typename Out, typename Op>
+Tensor apply_binary(const Tensor& a, const Tensor& b, DataType out_type, Op op,
+                    ThreadPool* pool = nullptr) {
     const Dims out_dims = broadcast_shape(a.dims(), b.dims());
     Tensor out = Tensor::uninitialized(out_type, out_dims);
     Out* dst = reinterpret_cast<Out*>(out.mutable_bytes());
     const T* pa = a.data<T>();
     const T* pb = b.data<T>();
-    for_each_broadcast2(
-        out_dims, broadcast_strides(a.dims(), out_dims), broadcast_strides(b.dims(), out_dims),
-        [&](int64_t o, int64_t ia, int64_t ib) { dst[o] = static_cast<Out>(op(pa[ia], pb[ib])); });
+    const BroadcastRuns r = broadcast_runs(out_dims, broadcast_strides(a.dims(), out_dims),
+                                           broadcast_strides(b.dims(), out_dims));
+    auto body = [&](int64_t begin, int64_t end) {
+        for_each_run(r, begin, end, [&](int64_t o, int64_t ia, int64_t ib) {
+            binary_run(pa + ia, r.step_a, pb + ib, r.step_b, dst + o, r.inner, op);
+        });
+    };
+    if (pool && pool->num_threads() > 1 && r.runs > 1 && r.runs * r.inner > 2 * kGrain)
+        pool->parallel_for(r.runs, std::max<int64_t>(1, kGrain / r.inner), body);
+    else
+        body(0, r.runs);
     return out;
 }
 
@@ -44,7 +77,8 @@ MakeKernel arithmetic(const char* name, Op op) {
             check_same_type(a, b, name);
             dispatch_numeric(a.dtype(), name, [&]<typename T>() {
                 ctx.set_output(
-                    0, apply_binary<T, T>(a, b, a.dtype(), [&](T x, T y) { return op(x, y); }));
+                    0, apply_binary<T, T>(
+                           a, b, a.dtype(), [&](T x, T y) { return op(x, y); }, ctx.pool()));
             });
         });
     };
@@ -74,8 +108,9 @@ MakeKernel comparison(const char* name, Op op) {
             if (a.is_string() && std::string(name) == "Equal")
                 return ctx.set_output(0, string_equal(a, b));
             dispatch_numeric_bool(a.dtype(), name, [&]<typename T>() {
-                ctx.set_output(0, apply_binary<T, uint8_t>(a, b, DataType::kBool,
-                                                           [&](T x, T y) { return op(x, y); }));
+                ctx.set_output(
+                    0, apply_binary<T, uint8_t>(
+                           a, b, DataType::kBool, [&](T x, T y) { return op(x, y); }, ctx.pool()));
             });
         });
     };

@@ -194,25 +194,26 @@ void gemm_by_columns(const GemmArgs<float>& g, MicroFn micro, const PackedA& a,
     });
 }
 
-// Row panels split over the pool for each shared packed B block (B packed in parallel first).
+// Row panels split evenly into one task per thread; each task packs every B block itself (a
+// little packing twice instead of synchronizing the threads per k-slice).
 void gemm_by_rows(const GemmArgs<float>& g, MicroFn micro, const PackedA& a,
-                  const GemmPackB& pack_b, ThreadPool* pool) {
-    std::unique_ptr<float[]> bpack(new float[static_cast<size_t>((std::min(kNc, g.n) + kNr - 1) /
-                                                                 kNr * kNr * std::min(kKc, g.k))]);
+                  const GemmPackB& pack_b, int threads, ThreadPool* pool) {
     const int64_t panels = (g.m + kMr - 1) / kMr;
-    for (int64_t j0 = 0; j0 < g.n; j0 += kNc) {
-        const int64_t w = std::min(kNc, g.n - j0), bpanels = (w + kNr - 1) / kNr;
-        for (int64_t p0 = 0; p0 < g.k; p0 += kKc) {
-            const int64_t kc = std::min(kKc, g.k - p0);
-            run_parallel(w * kc > (1 << 14) ? pool : nullptr, bpanels, [&](int64_t b, int64_t e) {
-                const int64_t cb = b * kNr, ce = std::min(w, e * kNr);
-                pack_b(p0, kc, j0 + cb, ce - cb, bpack.get() + cb * kc);
-            });
-            run_parallel(pool, panels, [&](int64_t b, int64_t e) {
-                run_block(g, micro, a, bpack.get(), p0, kc, b * kMr, std::min(g.m, e * kMr), j0, w);
-            });
+    const size_t bsize =
+        static_cast<size_t>((std::min(kNc, g.n) + kNr - 1) / kNr * kNr * std::min(kKc, g.k));
+    run_parallel(pool, threads, [&](int64_t b, int64_t e) {
+        std::unique_ptr<float[]> bpack(new float[bsize]);
+        const int64_t i0 = panels * b / threads * kMr,
+                      i1 = std::min(g.m, panels * e / threads * kMr);
+        for (int64_t j0 = 0; j0 < g.n && i0 < i1; j0 += kNc) {
+            const int64_t w = std::min(kNc, g.n - j0);
+            for (int64_t p0 = 0; p0 < g.k; p0 += kKc) {
+                const int64_t kc = std::min(kKc, g.k - p0);
+                pack_b(p0, kc, j0, w, bpack.get());
+                run_block(g, micro, a, bpack.get(), p0, kc, i0, i1, j0, w);
+            }
         }
-    }
+    });
 }
 
 // y[j] = alpha * sum_p a[p] * op(B)[p, j] + beta * y[j] for one row of A (a matrix-vector
@@ -262,9 +263,10 @@ void gemm_fast_packed(const GemmArgs<float>& g, const GemmPackB& pack_b, ThreadP
     if (g.k <= 0 || g.alpha == 0.0f) return scale_c(g);
     const int threads = pool ? pool->num_threads() : 1;
     const PackedA a = pack_all_a(g, pool);
+    // Rows split when there are too few column panels to share evenly.
+    if (threads > 1 && g.n < threads * 8 * kNr && g.m > kMr * threads)
+        return gemm_by_rows(g, micro_fn(), a, pack_b, threads, pool);
     const int64_t min_blocks = (g.n + kNc - 1) / kNc;
-    if (threads > 1 && min_blocks < threads && g.m > kMr * threads)
-        return gemm_by_rows(g, micro_fn(), a, pack_b, pool);
     // Column blocks: a multiple of the thread count, as even as kNr-wide panels allow.
     int64_t blocks = std::max<int64_t>(min_blocks, 1);
     blocks = (blocks + threads - 1) / threads * threads;

@@ -43,6 +43,11 @@ KernelFn make_max_pool(const Attrs& at, int64_t) {
         Tensor y = Tensor::uninitialized(x.dtype(), pooled_dims(x, g));
         const bool want_idx = ctx.num_outputs() > 1;
         Tensor idx = Tensor::zeros(DataType::kInt64, want_idx ? y.dims() : Dims{0});
+        if (x.dtype() == DataType::kFloat32 && !want_idx) {
+            max_pool_fast<float>(g, x.dims()[0] * x.dims()[1], x.data<float>(),
+                                 reinterpret_cast<float*>(y.mutable_bytes()), ctx.pool());
+            return ctx.set_output(0, std::move(y));
+        }
         dispatch_numeric(x.dtype(), "MaxPool", [&]<typename T>() {
             max_pool<T>(g, x.dims()[0] * x.dims()[1], x.data<T>(),
                         reinterpret_cast<T*>(y.mutable_bytes()),
@@ -61,6 +66,12 @@ KernelFn make_average_pool(const Attrs& at, int64_t) {
         const Tensor& x = ctx.input(0);
         const Window g = pool_window(wa, x, "AveragePool");
         Tensor y = Tensor::uninitialized(x.dtype(), pooled_dims(x, g));
+        if (x.dtype() == DataType::kFloat32) {
+            avg_pool_fast<float>(g, x.dims()[0] * x.dims()[1], x.data<float>(),
+                                 reinterpret_cast<float*>(y.mutable_bytes()), include_pad,
+                                 ctx.pool());
+            return ctx.set_output(0, std::move(y));
+        }
         dispatch_float(x.dtype(), "AveragePool", [&]<typename T>() {
             avg_pool<T>(g, x.dims()[0] * x.dims()[1], x.data<T>(),
                         reinterpret_cast<T*>(y.mutable_bytes()), include_pad, ctx.pool());

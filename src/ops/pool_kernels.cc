@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "ops/gemm_kernels.h"
 #include "ops/kernel.h"
@@ -59,7 +60,109 @@ int64_t to_col_major(const Window& g, int64_t i) {
     return d + g.in[0] * (h + g.in[1] * w);
 }
 
+// Per output position along one axis: the input index of tap 0, the taps [lo, hi) inside the
+// input and the number of taps inside the padded input (visit_window's count).
+struct AxisTaps {
+    std::vector<int64_t> start, lo, hi, padded;
+};
+
+AxisTaps axis_taps(const Window& g, int a) {
+    AxisTaps t;
+    for (int64_t o = 0; o < g.out[a]; ++o) {
+        const int64_t start = o * g.stride[a] - g.pad_begin[a];
+        int64_t lo = g.kernel[a], hi = 0, padded = 0;
+        for (int64_t k = 0; k < g.kernel[a]; ++k) {
+            const int64_t i = start + k * g.dil[a];
+            if (i >= 0 && i < g.in[a]) lo = std::min(lo, k), hi = k + 1;
+            if (i < g.in[a] + g.pad_end[a]) padded = k + 1;
+        }
+        t.start.push_back(start), t.lo.push_back(std::min(lo, hi)), t.hi.push_back(hi);
+        t.padded.push_back(padded);
+    }
+    return t;
+}
+
+// Output columns [lo, hi) whose input column ow * stride + off lies inside the row.
+void inside_columns(const Window& g, int64_t off, int64_t* lo, int64_t* hi) {
+    const int64_t s = g.stride[2];
+    *lo = std::min(g.out[2], off >= 0 ? 0 : (-off + s - 1) / s);
+    *hi =
+        std::max(*lo, std::min(g.out[2], g.in[2] - 1 - off < 0 ? 0 : (g.in[2] - 1 - off) / s + 1));
+}
+
+// One output row (od, oh) of a plane, a whole row at a time: init(ow, first tap or nullptr),
+// then step(ow, value) for every tap inside the input, in visit_window's order per element.
+template <typename T, typename Init, typename Step>
+void pool_row(const Window& g, const AxisTaps t[3], const T* xp, int64_t od, int64_t oh,
+              Init&& init, Step&& step) {
+    const int64_t d0 = t[0].lo[od], d1 = t[0].hi[od], h0 = t[1].lo[oh], h1 = t[1].hi[oh];
+    for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+        const bool empty = d0 == d1 || h0 == h1 || t[2].lo[ow] == t[2].hi[ow];
+        const int64_t id = t[0].start[od] + d0 * g.dil[0], ih = t[1].start[oh] + h0 * g.dil[1];
+        init(ow,
+             empty ? nullptr
+                   : xp + (id * g.in[1] + ih) * g.in[2] + t[2].start[ow] + t[2].lo[ow] * g.dil[2]);
+    }
+    for (int64_t kd = d0; kd < d1; ++kd)
+        for (int64_t kh = h0; kh < h1; ++kh) {
+            const int64_t id = t[0].start[od] + kd * g.dil[0], ih = t[1].start[oh] + kh * g.dil[1];
+            const T* row = xp + (id * g.in[1] + ih) * g.in[2];
+            for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+                const int64_t off = kw * g.dil[2] - g.pad_begin[2], s = g.stride[2];
+                int64_t lo, hi;
+                inside_columns(g, off, &lo, &hi);
+                if (s == 1)
+                    for (int64_t ow = lo; ow < hi; ++ow) step(ow, row[ow + off]);
+                else
+                    for (int64_t ow = lo; ow < hi; ++ow) step(ow, row[ow * s + off]);
+            }
+        }
+}
+
 }  // namespace
+
+template <typename T>
+void max_pool_fast(const Window& g, int64_t planes, const T* x, T* y, ThreadPool* pool) {
+    const AxisTaps t[3] = {axis_taps(g, 0), axis_taps(g, 1), axis_taps(g, 2)};
+    for_planes(planes, pool, [&](int64_t p) {
+        const T* xp = x + p * g.in_size();
+        for (int64_t od = 0; od < g.out[0]; ++od)
+            for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+                T* yr = y + p * g.out_size() + (od * g.out[1] + oh) * g.out[2];
+                // The first tap, then every greater one (a NaN first tap stays, as in max_pool).
+                pool_row<T>(
+                    g, t, xp, od, oh,
+                    [&](int64_t ow, const T* first) {
+                        yr[ow] = first ? *first : -std::numeric_limits<T>::infinity();
+                    },
+                    [&](int64_t ow, T v) { yr[ow] = v > yr[ow] ? v : yr[ow]; });
+            }
+    });
+}
+
+template <typename T>
+void avg_pool_fast(const Window& g, int64_t planes, const T* x, T* y, bool include_pad,
+                   ThreadPool* pool) {
+    const AxisTaps t[3] = {axis_taps(g, 0), axis_taps(g, 1), axis_taps(g, 2)};
+    for_planes(planes, pool, [&](int64_t p) {
+        const T* xp = x + p * g.in_size();
+        for (int64_t od = 0; od < g.out[0]; ++od)
+            for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+                T* yr = y + p * g.out_size() + (od * g.out[1] + oh) * g.out[2];
+                pool_row<T>(
+                    g, t, xp, od, oh, [&](int64_t ow, const T*) { yr[ow] = T(0); },
+                    [&](int64_t ow, T v) { yr[ow] += v; });
+                const int64_t inner = (t[0].hi[od] - t[0].lo[od]) * (t[1].hi[oh] - t[1].lo[oh]);
+                for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+                    const int64_t div = include_pad
+                                            ? t[0].padded[od] * t[1].padded[oh] * t[2].padded[ow]
+                                            : inner * (t[2].hi[ow] - t[2].lo[ow]);
+                    yr[ow] = div > 0 ? yr[ow] / static_cast<T>(div)
+                                     : std::numeric_limits<T>::quiet_NaN();
+                }
+            }
+    });
+}
 
 template <typename T>
 void max_pool(const Window& g, int64_t planes, const T* x, T* y, int64_t* indices, bool col_major,
@@ -188,6 +291,8 @@ void max_roi_pool(const Tensor& x, const T* rois, int64_t num_rois,
     template void max_roi_pool<T>(const Tensor&, const T*, int64_t, const std::vector<int64_t>&, \
                                   double, T*);
 PG_POOL_FLOAT(float)
+template void max_pool_fast<float>(const Window&, int64_t, const float*, float*, ThreadPool*);
+template void avg_pool_fast<float>(const Window&, int64_t, const float*, float*, bool, ThreadPool*);
 PG_POOL_FLOAT(double)
 #undef PG_POOL_FLOAT
 #define PG_MAX_POOL(T) \

@@ -20,6 +20,14 @@ void max_pool(const Window& g, int64_t planes, const T* x, T* y, int64_t* indice
 template <typename T>
 void avg_pool(const Window& g, int64_t planes, const T* x, T* y, bool include_pad,
               ThreadPool* pool);
+// Fast paths with the same results as max_pool (without indices) and avg_pool: the taps inside
+// the input are precomputed per output row and column instead of being searched per element.
+// Diffed against them in tests/unit/ops_pool_test.cc.
+template <typename T>
+void max_pool_fast(const Window& g, int64_t planes, const T* x, T* y, ThreadPool* pool);
+template <typename T>
+void avg_pool_fast(const Window& g, int64_t planes, const T* x, T* y, bool include_pad,
+                   ThreadPool* pool);
 // (sum |x|^p)^(1/p) over the taps inside the input.
 template <typename T>
 void lp_pool(const Window& g, int64_t planes, const T* x, T* y, double p, ThreadPool* pool);

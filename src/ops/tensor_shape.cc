@@ -75,13 +75,7 @@ KernelFn make_transpose(const Attrs& a, int64_t) {
             if (sorted[static_cast<size_t>(i)] != i || static_cast<int64_t>(perm.size()) != r)
                 fail("Transpose: perm " + dims_str(perm) + " is not a permutation of rank " +
                      std::to_string(r));
-        const Dims in_strides = strides_of(x.dims());
-        Dims out(static_cast<size_t>(r)), strides(static_cast<size_t>(r));
-        for (size_t i = 0; i < perm.size(); ++i) {
-            out[i] = x.dims()[static_cast<size_t>(perm[i])];
-            strides[i] = in_strides[static_cast<size_t>(perm[i])];
-        }
-        ctx.set_output(0, take1(x, out, strided_refs(out, strides), ctx.pool(), "Transpose"));
+        ctx.set_output(0, transpose_fast(x, perm, ctx.pool()));
     };
 }
 
@@ -103,19 +97,7 @@ KernelFn make_concat(const Attrs& a, int64_t opset) {
             d[axis] = out[axis];
             if (d != out) fail("Concat: input shapes differ outside the axis");
         }
-        const int64_t outer = count_of(Dims(out.begin(), out.begin() + static_cast<int64_t>(axis)));
-        const int64_t out_row = count_of(out) / std::max<int64_t>(outer, 1);
-        std::vector<int64_t> refs(static_cast<size_t>(count_of(out)));
-        int64_t start = 0;
-        for (size_t k = 0; k < in.size(); ++k) {
-            const int64_t row = outer ? static_cast<int64_t>(in[k]->numel()) / outer : 0;
-            for (int64_t o = 0; o < outer; ++o)
-                for (int64_t j = 0; j < row; ++j)
-                    refs[static_cast<size_t>(o * out_row + start + j)] =
-                        src_ref(static_cast<int64_t>(k), o * row + j);
-            start += row;
-        }
-        ctx.set_output(0, take(in, out, refs, ctx.pool(), "Concat"));
+        ctx.set_output(0, concat_fast(in, out, axis, ctx.pool()));
     };
 }
 

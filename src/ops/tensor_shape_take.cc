@@ -1,5 +1,6 @@
 #include "ops/tensor_shape_take.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "base/float16.h"
@@ -76,8 +77,7 @@ Tensor with_dims(const Tensor& t, Dims dims) {
     if (count_of(dims) != static_cast<int64_t>(t.numel()))
         throw Error(ErrorKind::kInternal, "with_dims: element count differs");
     if (t.is_string()) return Tensor::from_strings(std::move(dims), t.strings());
-    return Tensor::from_bytes(t.dtype(), std::move(dims),
-                              std::string(reinterpret_cast<const char*>(t.bytes()), t.nbytes()));
+    return t.reshaped(std::move(dims));  // shares the (immutable) storage
 }
 
 Tensor scalar_of(DataType dt, double v) {
@@ -139,6 +139,103 @@ int64_t wrap_index(int64_t i, int64_t n, const char* op) {
         fail(std::string(op) + ": index " + std::to_string(i) + " is out of range [" +
              std::to_string(-n) + ", " + std::to_string(n) + ")");
     return i < 0 ? i + n : i;
+}
+
+Tensor concat_plain(const std::vector<const Tensor*>& in, const Dims& out, size_t axis,
+                    ThreadPool* pool) {
+    const int64_t outer = count_of(Dims(out.begin(), out.begin() + static_cast<int64_t>(axis)));
+    const int64_t out_row = count_of(out) / std::max<int64_t>(outer, 1);
+    std::vector<int64_t> refs(static_cast<size_t>(count_of(out)));
+    int64_t start = 0;
+    for (size_t k = 0; k < in.size(); ++k) {
+        const int64_t row = outer ? static_cast<int64_t>(in[k]->numel()) / outer : 0;
+        for (int64_t o = 0; o < outer; ++o)
+            for (int64_t j = 0; j < row; ++j)
+                refs[static_cast<size_t>(o * out_row + start + j)] =
+                    src_ref(static_cast<int64_t>(k), o * row + j);
+        start += row;
+    }
+    return take(in, out, refs, pool, "Concat");
+}
+
+namespace {
+
+// fn over [0, rows) of `row_items` elements each, in parallel when there are many elements.
+void parallel_rows(ThreadPool* pool, int64_t rows, int64_t row_items,
+                   const std::function<void(int64_t, int64_t)>& fn) {
+    if (rows <= 0) return;
+    if (!pool || pool->num_threads() <= 1 || rows < 2 || rows * row_items < 2 * kGrain)
+        return fn(0, rows);
+    pool->parallel_for(rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(row_items, 1)), fn);
+}
+
+// Element size in bytes for the fast data-movement paths; 0 when they do not apply.
+size_t movable_bytes(DataType dt) {
+    const int bits = dt == DataType::kString ? 0 : dtype_bits(dt);
+    return bits > 0 && bits % 8 == 0 ? static_cast<size_t>(bits / 8) : 0;
+}
+
+}  // namespace
+
+Tensor concat_fast(const std::vector<const Tensor*>& in, const Dims& out, size_t axis,
+                   ThreadPool* pool) {
+    const size_t es = movable_bytes(in.at(0)->dtype());
+    for (const Tensor* t : in)
+        if (t->dtype() != in[0]->dtype() || !es) return concat_plain(in, out, axis, pool);
+    const int64_t outer = count_of(Dims(out.begin(), out.begin() + static_cast<int64_t>(axis)));
+    Tensor y = Tensor::uninitialized(in[0]->dtype(), out);
+    if (outer == 0 || y.numel() == 0) return y;
+    const size_t out_row = y.nbytes() / static_cast<size_t>(outer);
+    uint8_t* dst = y.mutable_bytes();
+    parallel_rows(pool, outer, static_cast<int64_t>(y.numel()) / outer, [&](int64_t b, int64_t e) {
+        size_t start = 0;
+        for (const Tensor* t : in) {
+            const size_t row = t->nbytes() / static_cast<size_t>(outer);
+            for (int64_t o = b; o < e; ++o)
+                std::memcpy(dst + o * out_row + start, t->bytes() + o * row, row);
+            start += row;
+        }
+    });
+    return y;
+}
+
+Tensor transpose_plain(const Tensor& x, const Dims& perm, ThreadPool* pool) {
+    const Dims in_strides = strides_of(x.dims());
+    Dims out(perm.size()), strides(perm.size());
+    for (size_t i = 0; i < perm.size(); ++i) {
+        out[i] = x.dims()[static_cast<size_t>(perm[i])];
+        strides[i] = in_strides[static_cast<size_t>(perm[i])];
+    }
+    return take1(x, out, strided_refs(out, strides), pool, "Transpose");
+}
+
+Tensor transpose_fast(const Tensor& x, const Dims& perm, ThreadPool* pool) {
+    if (!movable_bytes(x.dtype()) || perm.empty()) return transpose_plain(x, perm, pool);
+    const Dims in_strides = strides_of(x.dims());
+    Dims out(perm.size()), strides(perm.size());
+    for (size_t i = 0; i < perm.size(); ++i) {
+        out[i] = x.dims()[static_cast<size_t>(perm[i])];
+        strides[i] = in_strides[static_cast<size_t>(perm[i])];
+    }
+    Tensor y = Tensor::uninitialized(x.dtype(), out);
+    const int64_t inner = out.back(), rows = inner ? count_of(out) / inner : 0;
+    const Dims outer_dims(out.begin(), out.end() - 1);
+    dispatch_by_size(x.dtype(), "Transpose", [&]<typename T>() {
+        const T* src = x.data<T>();
+        T* dst = reinterpret_cast<T*>(y.mutable_bytes());
+        const int64_t step = strides.back();
+        parallel_rows(pool, rows, inner, [&](int64_t b, int64_t e) {
+            for (int64_t r = b; r < e; ++r) {  // output row r: its source offset
+                int64_t off = 0, rem = r;
+                for (size_t a = outer_dims.size(); a-- > 0;)
+                    off += rem % outer_dims[a] * strides[a], rem /= outer_dims[a];
+                const T* s = src + off;
+                T* d = dst + r * inner;
+                for (int64_t j = 0; j < inner; ++j) d[j] = s[j * step];
+            }
+        });
+    });
+    return y;
 }
 
 void parallel_ranges(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn) {

@@ -47,6 +47,16 @@ std::vector<int64_t> strided_refs(const Dims& dims, const Dims& strides, int64_t
 // when outside [-n, n).
 int64_t wrap_index(int64_t i, int64_t n, const char* op);
 
+// Concat of `in` along `axis` into `out` dims, and Transpose of x by perm: the plain versions
+// build ref maps and call take(); the fast ones (fixed-size types of whole bytes, else they fall
+// back to the plain ones) copy contiguous runs. Tests diff them (tests/unit/ops_fastpath_test.cc).
+Tensor concat_plain(const std::vector<const Tensor*>& in, const Dims& out, size_t axis,
+                    ThreadPool* pool);
+Tensor concat_fast(const std::vector<const Tensor*>& in, const Dims& out, size_t axis,
+                   ThreadPool* pool);
+Tensor transpose_plain(const Tensor& x, const Dims& perm, ThreadPool* pool);
+Tensor transpose_fast(const Tensor& x, const Dims& perm, ThreadPool* pool);
+
 // Runs fn(begin, end) over [0, n), on the pool when there is one and n is large.
 void parallel_ranges(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn);
 

@@ -94,6 +94,17 @@ Tensor Tensor::uninitialized(DataType dtype, std::vector<int64_t> dims) {
     return t;
 }
 
+Tensor Tensor::reshaped(std::vector<int64_t> dims) const {
+    uint64_t n = 0;
+    checked_bytes(dtype_ == DataType::kString ? DataType::kString : DataType::kUInt8, dims, &n);
+    if (n != numel_)
+        throw Error(ErrorKind::kInvalidInput, "cannot view " + std::to_string(numel_) +
+                                                  " elements as shape " + dims_text(dims));
+    Tensor t = *this;
+    t.dims_ = std::move(dims);
+    return t;
+}
+
 Tensor Tensor::from_bytes(DataType dtype, std::vector<int64_t> dims, std::string bytes) {
     Tensor t;
     t.dtype_ = dtype;

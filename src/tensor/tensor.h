@@ -43,6 +43,10 @@ public:
     template <typename T>
     static Tensor from_values(DataType dtype, std::vector<int64_t> dims, const std::vector<T>& v);
 
+    // The same elements under new dims (same element count; kInvalidInput otherwise), sharing
+    // this tensor's storage (no copy).
+    Tensor reshaped(std::vector<int64_t> dims) const;
+
     DataType dtype() const { return dtype_; }
     const std::vector<int64_t>& dims() const { return dims_; }
     int64_t rank() const { return static_cast<int64_t>(dims_.size()); }

@@ -70,8 +70,10 @@ TEST(OpsMatMul, FastGemmMatchesReferenceAcrossBlocks) {
 TEST(OpsMatMul, FastGemmMatchesReferenceInEverySplit) {
     std::mt19937 rng(13);
     ThreadPool pool(2);
-    diff_gemm(200, 300, 600, false, false, 1.0f, 0.0f, &pool, rng);  // rows split
-    diff_gemm(200, 300, 600, true, true, 0.5f, -0.25f, &pool, rng);
+    diff_gemm(200, 200, 600, false, false, 1.0f, 0.0f, &pool, rng);  // rows split
+    diff_gemm(200, 100, 600, true, true, 0.5f, -0.25f, &pool, rng);
+    diff_gemm(13, 31, 300, false, true, 1.0f, 1.0f, &pool, rng);
+    diff_gemm(200, 300, 600, false, false, 1.0f, 0.0f, &pool, rng);  // columns split
     diff_gemm(5, 2000, 300, false, false, 1.0f, 1.0f, &pool, rng);  // columns, few rows
     diff_gemm(40, 1500, 70, false, true, 1.0f, 0.0f, &pool, rng);
     diff_gemm(1, 3000, 1000, false, false, 1.0f, 0.5f, &pool, rng);  // matrix-vector

@@ -1,7 +1,12 @@
 // Pooling: window geometry (pads, ceil_mode, dilations), indices, divisors, unpooling.
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <random>
+
 #include "base/error.h"
+#include "base/thread_pool.h"
+#include "ops/pool_kernels.h"
 #include "support/op_runner.h"
 
 namespace pg {
@@ -13,6 +18,45 @@ using test::run_op;
 using test::values_f32;
 
 const Tensor k4x4 = f32({1, 1, 4, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
+
+// The float32 fast paths give exactly the reference's values on random geometries (1-D..3-D,
+// strides, dilations, pads, ceil mode, count_include_pad), single- and multi-threaded.
+TEST(OpsPool, FastPoolsMatchReferenceOnRandomGeometries) {
+    std::mt19937 rng(3);
+    auto pick = [&](int64_t lo, int64_t hi) {
+        return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+    };
+    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+    ThreadPool pool(2);
+    for (int t = 0; t < 150; ++t) {
+        const int nd = 1 + t % 3;
+        ops::WindowAttrs wa;
+        std::vector<int64_t> in;
+        for (int i = 0; i < nd; ++i) {
+            wa.kernel_shape.push_back(pick(1, 4));
+            wa.strides.push_back(pick(1, 3));
+            wa.dilations.push_back(t % 5 == 0 ? pick(1, 2) : 1);
+            in.push_back(pick((wa.kernel_shape.back() - 1) * wa.dilations.back() + 1,
+                              nd == 3 ? 8 : 20));
+        }
+        for (int i = 0; i < 2 * nd; ++i) wa.pads.push_back(pick(0, wa.kernel_shape[i % nd] - 1));
+        wa.ceil_mode = t % 2 == 1;
+        const ops::Window g = ops::make_window(wa, in, wa.kernel_shape, "MaxPool");
+        const int64_t planes = pick(1, 6);
+        std::vector<float> x(size_t(planes * g.in_size()));
+        for (float& e : x) e = val(rng);
+        const size_t ny = size_t(planes * g.out_size());
+        ThreadPool* p = t % 3 ? &pool : nullptr;
+        std::vector<float> fast(ny, std::numeric_limits<float>::quiet_NaN()), ref = fast;
+        ops::max_pool_fast(g, planes, x.data(), fast.data(), p);
+        ops::max_pool(g, planes, x.data(), ref.data(), nullptr, false, nullptr);
+        for (size_t i = 0; i < ny; ++i) ASSERT_EQ(fast[i], ref[i]) << "max, case " << t;
+        const bool include_pad = t % 4 < 2;
+        ops::avg_pool_fast(g, planes, x.data(), fast.data(), include_pad, p);
+        ops::avg_pool(g, planes, x.data(), ref.data(), include_pad, nullptr);
+        for (size_t i = 0; i < ny; ++i) ASSERT_EQ(fast[i], ref[i]) << "avg, case " << t;
+    }
+}
 
 TEST(OpsPool, MaxPoolWithIndicesRowAndColumnMajor) {
     auto attrs = [](int order) {

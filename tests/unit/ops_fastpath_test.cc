@@ -1,0 +1,154 @@
+// Fast paths of the data-movement, normalization and elementwise kernels diffed against the
+// plain kernels on random shapes and types (Conv/GEMM: ops_conv_test.cc / ops_matmul_test.cc,
+// pooling: ops_pool_test.cc). Also the storage helpers they rely on (Tensor::uninitialized,
+// Tensor::reshaped).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <random>
+
+#include "base/error.h"
+#include "base/thread_pool.h"
+#include "ops/broadcast.h"
+#include "ops/tensor_shape_take.h"
+
+namespace pg {
+namespace {
+
+using Dims = std::vector<int64_t>;
+
+// A tensor of `dt` with random bytes (strings: random short strings).
+Tensor random_tensor(DataType dt, Dims dims, std::mt19937& rng) {
+    if (dt == DataType::kString) {
+        std::vector<std::string> v(static_cast<size_t>(*checked_numel(dims)));
+        for (auto& s : v) s = std::to_string(rng() % 1000);
+        return Tensor::from_strings(std::move(dims), std::move(v));
+    }
+    Tensor t = Tensor::zeros(dt, std::move(dims));
+    uint8_t* p = t.mutable_bytes();
+    for (uint64_t i = 0; i < t.nbytes(); ++i) p[i] = static_cast<uint8_t>(rng());
+    return t;
+}
+
+Dims random_dims(std::mt19937& rng, int rank, int64_t max_dim) {
+    Dims d;
+    for (int i = 0; i < rank; ++i) d.push_back(1 + static_cast<int64_t>(rng() % max_dim));
+    return d;
+}
+
+// Fixed-size types take the fast paths; strings and packed int4 fall back to the plain ones.
+const DataType kTypes[] = {DataType::kFloat32, DataType::kInt8, DataType::kInt64,
+                           DataType::kFloat16, DataType::kBool, DataType::kFloat64,
+                           DataType::kString,  DataType::kInt4};
+
+TEST(OpsFastPath, ConcatMatchesPlainOnRandomShapes) {
+    std::mt19937 rng(21);
+    ThreadPool pool(2);
+    for (int t = 0; t < 120; ++t) {
+        const DataType dt = kTypes[t % std::size(kTypes)];
+        const int rank = 1 + t % 4;
+        const size_t axis = static_cast<size_t>(rng() % rank);
+        Dims out = random_dims(rng, rank, t % 10 == 0 ? 40 : 6);
+        out[axis] = 0;
+        std::vector<Tensor> parts;
+        for (int k = 0, n = 1 + static_cast<int>(rng() % 4); k < n; ++k) {
+            Dims d = out;
+            d[axis] = static_cast<int64_t>(rng() % 5) + (k == 0);
+            out[axis] += d[axis];
+            parts.push_back(random_tensor(dt, d, rng));
+        }
+        std::vector<const Tensor*> in;
+        for (const Tensor& p : parts) in.push_back(&p);
+        ThreadPool* p = t % 2 ? &pool : nullptr;
+        const Tensor fast = ops::concat_fast(in, out, axis, p);
+        const Tensor plain = ops::concat_plain(in, out, axis, p);
+        ASSERT_TRUE(fast.same_contents(plain)) << "case " << t;
+    }
+}
+
+TEST(OpsFastPath, LargeConcatAndTransposeRunInParallel) {
+    std::mt19937 rng(22);
+    ThreadPool pool(2);
+    const Tensor a = random_tensor(DataType::kFloat32, {300, 200, 3}, rng);
+    const Tensor b = random_tensor(DataType::kFloat32, {300, 100, 3}, rng);
+    const Tensor fast = ops::concat_fast({&a, &b}, {300, 300, 3}, 1, &pool);
+    EXPECT_TRUE(fast.same_contents(ops::concat_plain({&a, &b}, {300, 300, 3}, 1, nullptr)));
+    for (const Dims& perm : {Dims{2, 0, 1}, Dims{1, 0, 2}, Dims{0, 2, 1}})
+        EXPECT_TRUE(ops::transpose_fast(a, perm, &pool)
+                        .same_contents(ops::transpose_plain(a, perm, nullptr)));
+}
+
+TEST(OpsFastPath, TransposeMatchesPlainOnRandomShapes) {
+    std::mt19937 rng(23);
+    ThreadPool pool(2);
+    for (int t = 0; t < 150; ++t) {
+        const DataType dt = kTypes[t % std::size(kTypes)];
+        const int rank = 1 + t % 5;
+        const Dims dims = random_dims(rng, rank, t % 10 == 0 ? 70 : 7);
+        Dims perm(static_cast<size_t>(rank));
+        for (int i = 0; i < rank; ++i) perm[static_cast<size_t>(i)] = i;
+        std::shuffle(perm.begin(), perm.end(), rng);
+        const Tensor x = random_tensor(dt, dims, rng);
+        ThreadPool* p = t % 2 ? &pool : nullptr;
+        ASSERT_TRUE(
+            ops::transpose_fast(x, perm, p).same_contents(ops::transpose_plain(x, perm, nullptr)))
+            << "case " << t;
+    }
+}
+
+// Elementwise binary kernels iterate broadcast_runs; they must visit exactly the (output, a, b)
+// offsets for_each_broadcast2 visits, in the same order.
+TEST(OpsFastPath, BroadcastRunsVisitWhatForEachBroadcastVisits) {
+    std::mt19937 rng(24);
+    for (int t = 0; t < 400; ++t) {
+        const int rank = t % 6;
+        const Dims out = random_dims(rng, rank, t % 3 ? 4 : 9);
+        Dims a = out, b = out;
+        for (int i = 0; i < rank; ++i) {
+            if (rng() % 3 == 0) a[static_cast<size_t>(i)] = 1;
+            if (rng() % 3 == 0) b[static_cast<size_t>(i)] = 1;
+        }
+        if (t % 7 == 0 && rank > 0)
+            a.erase(a.begin(), a.begin() + static_cast<int64_t>(rng() % rank));
+        if (t % 11 == 0 && rank > 0) b[0] = 0, a[0] = 1;  // empty output
+        const Dims od = ops::broadcast_shape(a, b);
+        const Dims sa = ops::broadcast_strides(a, od), sb = ops::broadcast_strides(b, od);
+        std::vector<std::array<int64_t, 3>> plain, runs;
+        ops::for_each_broadcast2(od, sa, sb, [&](int64_t o, int64_t i, int64_t j) {
+            plain.push_back({o, i, j});
+        });
+        const ops::BroadcastRuns r = ops::broadcast_runs(od, sa, sb);
+        const int64_t split = r.runs / 2;  // two calls, as the pool splits the runs
+        for (auto [b0, e0] : {std::pair{int64_t{0}, split}, std::pair{split, r.runs}})
+            ops::for_each_run(r, b0, e0, [&](int64_t o, int64_t i, int64_t j) {
+                for (int64_t k = 0; k < r.inner; ++k)
+                    runs.push_back({o + k, i + k * r.step_a, j + k * r.step_b});
+            });
+        ASSERT_EQ(runs, plain) << "case " << t;
+    }
+}
+
+TEST(OpsFastPath, UninitializedTensorsArePoisonedOnRequest) {
+    Tensor::set_poison_uninitialized(true);
+    const Tensor t = Tensor::uninitialized(DataType::kFloat32, {3, 5});
+    Tensor::set_poison_uninitialized(false);
+    ASSERT_EQ(t.nbytes(), 60u);
+    for (uint64_t i = 0; i < t.nbytes(); ++i) ASSERT_EQ(t.bytes()[i], 0xA5);
+    EXPECT_EQ(Tensor::uninitialized(DataType::kString, {2}).strings().size(), 2u);
+    EXPECT_EQ(Tensor::uninitialized(DataType::kFloat32, {0, 4}).numel(), 0u);
+    EXPECT_THROW(Tensor::uninitialized(DataType::kFloat32, {-1}), Error);
+}
+
+TEST(OpsFastPath, ReshapedSharesStorageAndCopiesOnWrite) {
+    Tensor a = Tensor::from_values<float>(DataType::kFloat32, {2, 3}, {1, 2, 3, 4, 5, 6});
+    Tensor b = a.reshaped({3, 2});
+    EXPECT_EQ(b.dims(), (Dims{3, 2}));
+    EXPECT_EQ(b.bytes(), a.bytes());
+    reinterpret_cast<float*>(b.mutable_bytes())[0] = 9;  // copy on write: a keeps its value
+    EXPECT_EQ(a.data<float>()[0], 1.0f);
+    EXPECT_EQ(b.data<float>()[0], 9.0f);
+    EXPECT_THROW(a.reshaped({4}), Error);
+}
+
+}  // namespace
+}  // namespace pg
