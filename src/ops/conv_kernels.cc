@@ -197,26 +197,37 @@ void im2col_run(const Window& g, const float* xc, int64_t od, int64_t oh, int64_
 }
 
 // One depthwise plane: each output row starts at b, then each kernel tap in order adds
-// w * (input) to it (the reference's order, so the sums match it exactly).
+// w * (input) to it (the reference's order, so the sums match it exactly). The columns each
+// kernel column kw reads inside the input are computed once per plane.
 void depthwise_plane(const Window& g, const float* xc, const float* wk, float b, float* yc) {
-    const int64_t s = g.stride[2], ks = g.kernel_size();
+    const int64_t s = g.stride[2], kw_n = g.kernel[2], khw = g.kernel[1] * g.kernel[2];
+    int64_t lo[16], hi[16], off[16];
+    const bool table = kw_n <= 16;
+    for (int64_t kw = 0; table && kw < kw_n; ++kw) {
+        off[kw] = kw * g.dil[2] - g.pad_begin[2];
+        inside_run(g, 0, g.out[2], off[kw], &lo[kw], &hi[kw]);
+    }
     for (int64_t od = 0; od < g.out[0]; ++od)
         for (int64_t oh = 0; oh < g.out[1]; ++oh) {
             float* yr = yc + (od * g.out[1] + oh) * g.out[2];
             std::fill_n(yr, g.out[2], b);
-            for (int64_t k = 0; k < ks; ++k) {
-                const int64_t kd = k / (g.kernel[1] * g.kernel[2]),
-                              kh = k / g.kernel[2] % g.kernel[1], kw = k % g.kernel[2];
+            for (int64_t k = 0; k < g.kernel_size(); ++k) {
+                const int64_t kd = k / khw, kh = k / kw_n % g.kernel[1], kw = k % kw_n;
                 const float* src = input_row(g, xc, od, oh, kd, kh);
-                if (!src) continue;
-                const int64_t off = kw * g.dil[2] - g.pad_begin[2];
-                int64_t lo, hi;
-                inside_run(g, 0, g.out[2], off, &lo, &hi);
+                if (!src) {
+                    k += kw_n - 1;  // the whole kernel row reads padding
+                    continue;
+                }
+                int64_t l, h, o = table ? off[kw] : kw * g.dil[2] - g.pad_begin[2];
+                if (table)
+                    l = lo[kw], h = hi[kw];
+                else
+                    inside_run(g, 0, g.out[2], o, &l, &h);
                 const float wv = wk[k];
                 if (s == 1)
-                    for (int64_t j = lo; j < hi; ++j) yr[j] += src[j + off] * wv;
+                    for (int64_t j = l; j < h; ++j) yr[j] += src[j + o] * wv;
                 else
-                    for (int64_t j = lo; j < hi; ++j) yr[j] += src[j * s + off] * wv;
+                    for (int64_t j = l; j < h; ++j) yr[j] += src[j * s + o] * wv;
             }
         }
 }

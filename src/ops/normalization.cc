@@ -36,6 +36,12 @@ KernelFn make_batch_norm(const Attrs& at, int64_t opset) {
             if (ctx.input(i).numel() != static_cast<uint64_t>(c))
                 fail("BatchNormalization: parameters must have C elements");
         Tensor y = Tensor::uninitialized(x.dtype(), x.dims());
+        if (x.dtype() == DataType::kFloat32) {
+            batch_norm_fast(x, ctx.input(1).data<float>(), ctx.input(2).data<float>(),
+                            ctx.input(3).data<float>(), ctx.input(4).data<float>(), eps,
+                            reinterpret_cast<float*>(y.mutable_bytes()), ctx.pool());
+            return ctx.set_output(0, std::move(y));
+        }
         dispatch_float(x.dtype(), "BatchNormalization", [&]<typename T>() {
             batch_norm<T>(x, ctx.input(1).data<T>(), ctx.input(2).data<T>(), ctx.input(3).data<T>(),
                           ctx.input(4).data<T>(), eps, reinterpret_cast<T*>(y.mutable_bytes()));
@@ -133,6 +139,10 @@ KernelFn make_lrn(const Attrs& at, int64_t) {
         if (x.rank() < 2 || p.size < 1)
             fail("LRN: X must have rank >= 2 and size must be positive");
         Tensor y = Tensor::uninitialized(x.dtype(), x.dims());
+        if (x.dtype() == DataType::kFloat32) {
+            lrn_fast(x, p, reinterpret_cast<float*>(y.mutable_bytes()), ctx.pool());
+            return ctx.set_output(0, std::move(y));
+        }
         dispatch_float(x.dtype(), "LRN", [&]<typename T>() {
             lrn<T>(x, p, reinterpret_cast<T*>(y.mutable_bytes()));
         });

@@ -1,8 +1,10 @@
 // Normalization kernels (see normalization_kernels.h).
 #include "ops/normalization_kernels.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "base/float16.h"
 #include "ops/dispatch.h"
@@ -45,6 +47,58 @@ void batch_norm(const Tensor& x, const T* scale, const T* bias, const T* mean, c
             for (int64_t i = 0; i < s; ++i)
                 y[off + i] = static_cast<T>((px[off + i] - mean[ch]) * k + bias[ch]);
         }
+}
+
+void batch_norm_fast(const Tensor& x, const float* scale, const float* bias, const float* mean,
+                     const float* var, double eps, float* y, ThreadPool* pool) {
+    const int64_t c = x.dims()[1], s = spatial_size(x, 2);
+    const float* px = x.data<float>();
+    const int64_t planes = x.dims()[0] * c;
+    run_parallel(
+        planes > 1 && planes * s > (1 << 15) ? pool : nullptr, planes, [&](int64_t b, int64_t e) {
+            for (int64_t p = b; p < e; ++p) {
+                const int64_t ch = p % c;
+                const auto k =
+                    static_cast<float>(scale[ch] / std::sqrt(static_cast<double>(var[ch]) + eps));
+                const float m = mean[ch], bb = bias[ch];
+                const float* xp = px + p * s;
+                float* yp = y + p * s;
+                for (int64_t i = 0; i < s; ++i) yp[i] = (xp[i] - m) * k + bb;
+            }
+        });
+}
+
+void lrn_fast(const Tensor& x, const LrnParams& p, float* y, ThreadPool* pool) {
+    const int64_t c = x.dims()[1], s = spatial_size(x, 2), planes = x.dims()[0] * c;
+    const int64_t before = (p.size - 1) / 2, after = p.size - 1 - before;
+    const float* px = x.data<float>();
+    const auto bias = static_cast<float>(p.bias);
+    const auto scale = static_cast<float>(p.alpha / static_cast<double>(p.size));
+    const auto beta = static_cast<float>(p.beta);
+    run_parallel(planes > 1 && planes * s > (1 << 14) ? pool : nullptr, planes,
+                 [&](int64_t b, int64_t e) {
+                     std::vector<float> sq(static_cast<size_t>(s));
+                     for (int64_t pl = b; pl < e; ++pl) {
+                         const int64_t n = pl / c, ch = pl % c;
+                         std::fill(sq.begin(), sq.end(), 0.0f);
+                         for (int64_t k = std::max<int64_t>(0, ch - before);
+                              k <= std::min(c - 1, ch + after); ++k) {
+                             const float* xk = px + (n * c + k) * s;
+                             for (int64_t i = 0; i < s; ++i) sq[i] += xk[i] * xk[i];
+                         }
+                         const float* xp = px + pl * s;
+                         float* yp = y + pl * s;
+                         if (p.beta == 0.75) {
+                             for (int64_t i = 0; i < s; ++i) {
+                                 const float r = std::sqrt(bias + scale * sq[i]);
+                                 yp[i] = xp[i] / (r * std::sqrt(r));
+                             }
+                         } else {
+                             for (int64_t i = 0; i < s; ++i)
+                                 yp[i] = xp[i] / std::pow(bias + scale * sq[i], beta);
+                         }
+                     }
+                 });
 }
 
 template <typename T>

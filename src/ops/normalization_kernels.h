@@ -34,6 +34,13 @@ struct LrnParams {
 // y = x / (bias + alpha / size * sum of squares over the channel window) ^ beta.
 template <typename T>
 void lrn(const Tensor& x, const LrnParams& p, T* y);
+// float32 fast paths, diffed against batch_norm / lrn in tests/unit/ops_fastpath_test.cc:
+// batch_norm_fast gives batch_norm's values (same arithmetic, planes split over the pool);
+// lrn_fast sums the channel window in float32 over whole planes (beta = 0.75 through square
+// roots), within a few float32 ulps of lrn.
+void batch_norm_fast(const Tensor& x, const float* scale, const float* bias, const float* mean,
+                     const float* var, double eps, float* y, ThreadPool* pool);
+void lrn_fast(const Tensor& x, const LrnParams& p, float* y, ThreadPool* pool);
 // y = x / ||x||_p along `axis` (p = 1 or 2; 0 where the norm is 0, as ONNX's tests expect).
 template <typename T>
 void lp_normalize(const Tensor& x, int64_t axis, int64_t p, T* y);

@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
 #include <random>
 
 #include "base/error.h"
 #include "base/thread_pool.h"
 #include "ops/broadcast.h"
+#include "ops/normalization_kernels.h"
 #include "ops/tensor_shape_take.h"
 
 namespace pg {
@@ -125,6 +127,51 @@ TEST(OpsFastPath, BroadcastRunsVisitWhatForEachBroadcastVisits) {
                     runs.push_back({o + k, i + k * r.step_a, j + k * r.step_b});
             });
         ASSERT_EQ(runs, plain) << "case " << t;
+    }
+}
+
+std::vector<float> random_floats(size_t n, std::mt19937& rng, float lo, float hi) {
+    std::uniform_real_distribution<float> d(lo, hi);
+    std::vector<float> v(n);
+    for (float& x : v) x = d(rng);
+    return v;
+}
+
+TEST(OpsFastPath, BatchNormMatchesPlainExactly) {
+    std::mt19937 rng(25);
+    ThreadPool pool(2);
+    for (int t = 0; t < 30; ++t) {
+        const Dims dims = {1 + t % 2, 1 + int64_t(rng() % 20), 1 + int64_t(rng() % 40),
+                           1 + int64_t(rng() % (t % 5 ? 9 : 300))};
+        const size_t c = size_t(dims[1]);
+        const Tensor x = Tensor::from_values(
+            DataType::kFloat32, dims, random_floats(size_t(*checked_numel(dims)), rng, -3, 3));
+        const auto scale = random_floats(c, rng, -2, 2), bias = random_floats(c, rng, -1, 1);
+        const auto mean = random_floats(c, rng, -1, 1), var = random_floats(c, rng, 0, 2);
+        std::vector<float> fast(x.numel(), NAN), plain(x.numel(), NAN);
+        ops::batch_norm_fast(x, scale.data(), bias.data(), mean.data(), var.data(), 1e-5,
+                             fast.data(), t % 2 ? &pool : nullptr);
+        ops::batch_norm<float>(x, scale.data(), bias.data(), mean.data(), var.data(), 1e-5,
+                               plain.data());
+        ASSERT_EQ(fast, plain) << "case " << t;
+    }
+}
+
+TEST(OpsFastPath, LrnMatchesPlainWithinFloatRounding) {
+    std::mt19937 rng(26);
+    ThreadPool pool(2);
+    for (int t = 0; t < 30; ++t) {
+        const Dims dims = {1 + t % 2, 1 + int64_t(rng() % 20), 1 + int64_t(rng() % 30),
+                           1 + int64_t(rng() % 30)};
+        const Tensor x = Tensor::from_values(
+            DataType::kFloat32, dims, random_floats(size_t(*checked_numel(dims)), rng, -5, 5));
+        const ops::LrnParams p{t % 3 ? 1e-4 : 0.5, t % 2 ? 0.75 : 0.6, t % 4 ? 1.0 : 2.0,
+                               1 + int64_t(rng() % 6)};
+        std::vector<float> fast(x.numel(), NAN), plain(x.numel(), NAN);
+        ops::lrn_fast(x, p, fast.data(), t % 3 ? &pool : nullptr);
+        ops::lrn<float>(x, p, plain.data());
+        for (size_t i = 0; i < fast.size(); ++i)
+            ASSERT_NEAR(fast[i], plain[i], 2e-6 * (1 + std::fabs(plain[i]))) << "case " << t;
     }
 }
 
