@@ -13,6 +13,7 @@
 #include "ops/broadcast.h"
 #include "ops/normalization_kernels.h"
 #include "ops/tensor_shape_take.h"
+#include "support/op_runner.h"
 
 namespace pg {
 namespace {
@@ -172,6 +173,49 @@ TEST(OpsFastPath, LrnMatchesPlainWithinFloatRounding) {
         ops::lrn<float>(x, p, plain.data());
         for (size_t i = 0; i < fast.size(); ++i)
             ASSERT_NEAR(fast[i], plain[i], 2e-6 * (1 + std::fabs(plain[i]))) << "case " << t;
+    }
+}
+
+// float32 RNN / GRU / LSTM take the fast path (X W^T through gemm_fast); float64 runs the plain
+// loops. The same random problem in both types must agree to float32 accuracy.
+TEST(OpsFastPath, RecurrentFloat32MatchesFloat64Plain) {
+    std::mt19937 rng(27);
+    const char* ops[] = {"RNN", "GRU", "LSTM"};
+    for (int t = 0; t < 24; ++t) {
+        const std::string op = ops[t % 3];
+        const int64_t gates = op == "RNN" ? 1 : op == "GRU" ? 3 : 4;
+        const int64_t seq = 1 + rng() % 5, batch = 1 + rng() % 3, input = 1 + rng() % 20,
+                      hidden = 1 + rng() % 24, dirs = t % 2 ? 2 : 1;
+        const Dims shapes[] = {{seq, batch, input},
+                               {dirs, gates * hidden, input},
+                               {dirs, gates * hidden, hidden},
+                               {dirs, 2 * gates * hidden},
+                               {dirs, batch, hidden}};
+        std::vector<Tensor> f32s, f64s;
+        for (const Dims& d : shapes) {
+            const auto v = random_floats(size_t(*checked_numel(d)), rng, -1, 1);
+            f32s.push_back(Tensor::from_values(DataType::kFloat32, d, v));
+            f64s.push_back(Tensor::from_values(DataType::kFloat64, d,
+                                               std::vector<double>(v.begin(), v.end())));
+        }
+        for (auto* in : {&f32s, &f64s}) in->insert(in->begin() + 4, Tensor());  // sequence_lens
+        auto attrs = [&] {  // attributes are move-only: a fresh list per run
+            std::vector<ir::Attribute> v;
+            v.push_back(ir::Attribute::make_int("hidden_size", hidden));
+            if (dirs == 2) v.push_back(ir::Attribute::make_string("direction", "bidirectional"));
+            if (op == "GRU" && t % 4 == 1)
+                v.push_back(ir::Attribute::make_int("linear_before_reset", 1));
+            return v;
+        };
+        const size_t outs = op == "LSTM" ? 3 : 2;
+        const auto a = test::run_op(op, f32s, attrs(), 14, outs);
+        const auto b = test::run_op(op, f64s, attrs(), 14, outs);
+        for (size_t k = 0; k < outs; ++k) {
+            ASSERT_EQ(a[k].numel(), b[k].numel());
+            for (uint64_t i = 0; i < a[k].numel(); ++i)
+                ASSERT_NEAR(a[k].data<float>()[i], b[k].data<double>()[i], 1e-5)
+                    << op << " case " << t << " output " << k;
+        }
     }
 }
 
