@@ -179,23 +179,6 @@ const float* input_row(const Window& g, const float* xc, int64_t od, int64_t oh,
     return xc + (id * g.in[1] + ih) * g.in[2];
 }
 
-// Writes n values of one im2col row to dst: output positions ow0.. of output row (od, oh) at
-// kernel offset (kd, kh, kw) of channel image xc (0 in the padding).
-void im2col_run(const Window& g, const float* xc, int64_t od, int64_t oh, int64_t ow0, int64_t n,
-                int64_t kd, int64_t kh, int64_t kw, float* dst) {
-    const float* src = input_row(g, xc, od, oh, kd, kh);
-    if (!src) return (void)std::fill_n(dst, n, 0.0f);
-    const int64_t s = g.stride[2], off = kw * g.dil[2] - g.pad_begin[2];  // iw = ow * s + off
-    int64_t lo, hi;
-    inside_run(g, ow0, n, off, &lo, &hi);
-    std::fill_n(dst, lo, 0.0f);
-    if (s == 1)
-        std::copy(src + ow0 + lo + off, src + ow0 + hi + off, dst + lo);
-    else
-        for (int64_t j = lo; j < hi; ++j) dst[j] = src[(ow0 + j) * s + off];
-    std::fill_n(dst + hi, n - hi, 0.0f);
-}
-
 // One depthwise plane: each output row starts at b, then each kernel tap in order adds
 // w * (input) to it (the reference's order, so the sums match it exactly). The columns each
 // kernel column kw reads inside the input are computed once per plane.
@@ -232,25 +215,61 @@ void depthwise_plane(const Window& g, const float* xc, const float* wk, float b,
         }
 }
 
+// A run of output positions within one output row: columns [j, j + n) of a panel.
+struct ColumnRun {
+    int64_t od, oh, ow0, n, j;
+};
+
 // Packs im2col rows [p0, p0+kc) x output positions [j0, j0+nc) of channels xg into
 // kGemmNr-wide panels (the layout gemm_fast_packed expects), without building the im2col matrix.
+// The output-row runs of each panel and the in-row column range of each kernel row are computed
+// once, so the per-element work is a copy.
 void pack_im2col(const Window& g, const float* xg, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
                  float* dst) {
     const int64_t ks = g.kernel_size(), plane = g.out[1] * g.out[2];
-    for (int64_t jp = 0; jp < nc; jp += kGemmNr) {
-        const int64_t w = std::min<int64_t>(kGemmNr, nc - jp);
-        for (int64_t p = 0; p < kc; ++p, dst += kGemmNr) {
-            const int64_t r = p0 + p, k = r % ks;
-            const int64_t kd = k / (g.kernel[1] * g.kernel[2]), kh = k / g.kernel[2] % g.kernel[1],
-                          kw = k % g.kernel[2];
-            const float* xc = xg + (r / ks) * g.in_size();
-            for (int64_t j = 0; j < w;) {  // runs of positions within one output row
-                const int64_t o = j0 + jp + j, ow = o % g.out[2];
-                const int64_t n = std::min(w - j, g.out[2] - ow);
-                im2col_run(g, xc, o / plane, o / g.out[2] % g.out[1], ow, n, kd, kh, kw, dst + j);
-                j += n;
+    const int64_t panels = (nc + kGemmNr - 1) / kGemmNr;
+    std::vector<ColumnRun> runs;
+    std::vector<size_t> first(static_cast<size_t>(panels + 1));
+    for (int64_t jp = 0; jp < panels; ++jp) {
+        first[static_cast<size_t>(jp)] = runs.size();
+        const int64_t w = std::min<int64_t>(kGemmNr, nc - jp * kGemmNr);
+        for (int64_t j = 0; j < w;) {
+            const int64_t o = j0 + jp * kGemmNr + j, ow = o % g.out[2];
+            const int64_t n = std::min(w - j, g.out[2] - ow);
+            runs.push_back({o / plane, o / g.out[2] % g.out[1], ow, n, j});
+            j += n;
+        }
+    }
+    first[static_cast<size_t>(panels)] = runs.size();
+    for (int64_t p = 0; p < kc; ++p) {
+        const int64_t r = p0 + p, k = r % ks;
+        const int64_t kd = k / (g.kernel[1] * g.kernel[2]), kh = k / g.kernel[2] % g.kernel[1],
+                      kw = k % g.kernel[2];
+        const float* xc = xg + (r / ks) * g.in_size();
+        const int64_t s = g.stride[2], off = kw * g.dil[2] - g.pad_begin[2];
+        int64_t row_lo, row_hi;  // output columns reading inside the input row
+        inside_run(g, 0, g.out[2], off, &row_lo, &row_hi);
+        for (int64_t jp = 0; jp < panels; ++jp) {
+            float* d = dst + (jp * kc + p) * kGemmNr;
+            const int64_t w = std::min<int64_t>(kGemmNr, nc - jp * kGemmNr);
+            for (size_t q = first[static_cast<size_t>(jp)]; q < first[static_cast<size_t>(jp + 1)];
+                 ++q) {
+                const ColumnRun& u = runs[q];
+                float* out = d + u.j;
+                const float* src = input_row(g, xc, u.od, u.oh, kd, kh);
+                const int64_t lo = std::clamp<int64_t>(row_lo - u.ow0, 0, u.n);
+                const int64_t hi = src ? std::clamp<int64_t>(row_hi - u.ow0, lo, u.n) : lo;
+                std::fill_n(out, lo, 0.0f);
+                if (hi > lo) {  // short runs: a plain loop beats a memmove call
+                    const float* in = src + u.ow0 * s + off;
+                    if (s == 1)
+                        for (int64_t j = lo; j < hi; ++j) out[j] = in[j];
+                    else
+                        for (int64_t j = lo; j < hi; ++j) out[j] = in[j * s];
+                }
+                std::fill_n(out + hi, u.n - hi, 0.0f);
             }
-            std::fill(dst + w, dst + kGemmNr, 0.0f);
+            std::fill(d + w, d + kGemmNr, 0.0f);
         }
     }
 }
