@@ -20,6 +20,7 @@ const std::vector<ToolEntry> kTools = {
     {"convert", "Convert ONNX models to float16 or bfloat16, keeping chosen ops in float32.", run_convert},
     {"inspect", "Display information about models and data files.", run_inspect},
     {"surgeon", "Modify ONNX models: extract subgraphs, sanitize, insert and prune nodes.", run_surgeon},
+    {"debug", "Iterative debugging: find the nodes that must stay in float32 (debug precision).", run_debug},
 };
 
 void print_listing(const std::string& prog, const std::string& summary, const std::vector<ToolEntry>& tools) {

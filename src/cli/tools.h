@@ -20,6 +20,7 @@ int run_inspect(const std::vector<std::string>& argv);
 int run_surgeon(const std::vector<std::string>& argv);
 int run_run(const std::vector<std::string>& argv);
 int run_convert(const std::vector<std::string>& argv);
+int run_debug(const std::vector<std::string>& argv);
 
 // Dispatches `argv[0]` among `subtools`; prints a listing for --help or a missing subtool.
 int run_subtool(const std::string& prog, const std::string& summary,

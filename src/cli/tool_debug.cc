@@ -1,0 +1,141 @@
+// `polygraph debug`: iterative accuracy debugging. `debug precision` searches for the nodes that
+// must run in float32 for a reduced-precision model (emulated with --fp16/--bf16) to match the
+// float32 reference, using the in-process check (debug/precision_check.h) and the search modes
+// of debug/search.h. To add a subtool: write its run function here and a row in kDebugTools.
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "base/log.h"
+#include "cli/common.h"
+#include "cli/run_options.h"
+#include "cli/run_support.h"
+#include "cli/tools.h"
+#include "data/data_files.h"
+#include "debug/precision_check.h"
+#include "debug/search.h"
+#include "passes/convert_fp16.h"
+#include "runners/ref_runner.h"
+
+namespace pg::cli {
+
+namespace {
+
+ArgParser precision_parser() {
+    ArgParser p("polygraph debug precision",
+                "Find the nodes that must run in float32 for an emulated float16/bfloat16 run to "
+                "match the float32 reference. Exit status 1 when no set passes. Example: "
+                "polygraph debug precision model.onnx --fp16 -o fixed.onnx");
+    p.positional("model_file", "Path to the ONNX model.");
+    p.group("Precision search");
+    p.flag({"--fp16"}, "fp16", "Reduced precision: float16 (default).");
+    p.flag({"--bf16"}, "bf16", "Reduced precision: bfloat16.");
+    p.value({"--mode"}, "mode", "{minimize,bisect,linear}",
+            "minimize (default): rank nodes by local error, add float32 nodes greedily, then drop "
+            "the unneeded ones. bisect / linear: Polygraphy's search over a topological "
+            "prefix or suffix.",
+            {"minimize", "bisect", "linear"});
+    p.value({"--dir", "--direction"}, "direction", "{forward,reverse}",
+            "bisect/linear: float32 for the first (forward, default) or last k nodes.",
+            {"forward", "reverse"});
+    p.value({"--threads"}, "threads", "N", "Threads for each run (default: every core).");
+    p.flag({"--json"}, "json", "Print the result as JSON on stdout (logs go to stderr).");
+    add_model_load_args(p);
+    add_model_save_args(p);
+    add_data_loader_args(p);
+    add_comparator_args(p);
+    add_logger_args(p);
+    return p;
+}
+
+emu::Precision reduced_precision(const ParsedArgs& a) {
+    if (a.has("fp16") && a.has("bf16"))
+        throw Error(ErrorKind::kUsage, "debug precision: choose one of --fp16 and --bf16");
+    return a.has("bf16") ? emu::Precision::kBF16 : emu::Precision::kFP16;
+}
+
+debug::SearchResult search(const ParsedArgs& a, debug::PrecisionCheck& check) {
+    const std::string mode = a.get("mode", "minimize");
+    const auto dir = debug::parse_direction(a.get("direction", "forward"));
+    auto fn = [&check](const debug::NodeSet& s) { return check(s); };
+    log_info("Searching {} candidate node(s) with --mode {}", check.candidates().size(), mode);
+    if (mode == "bisect") return debug::bisect(check.candidates(), dir, fn);
+    if (mode == "linear") return debug::linear(check.candidates(), dir, fn);
+    auto r = debug::minimize(check.ranked_candidates(), fn);
+    // Report in graph order, as the other modes do.
+    const debug::NodeSet found(r.fp32_nodes.begin(), r.fp32_nodes.end());
+    r.fp32_nodes.clear();
+    for (const auto& n : check.candidates())
+        if (found.count(n)) r.fp32_nodes.push_back(n);
+    return r;
+}
+
+void save_fixed(const ParsedArgs& a, emu::Precision p, const std::vector<std::string>& nodes) {
+    auto model = load_model_from_args(a);
+    passes::ConvertFp16Options o;
+    o.target = p == emu::Precision::kBF16 ? DataType::kBFloat16 : DataType::kFloat16;
+    o.node_block_list = nodes;
+    const auto rep = passes::convert_float_to_fp16(*model, o);
+    log_info("Converted to {} with {} node(s) kept in float32, {} Cast(s) inserted",
+             emu::precision_name(p), rep.nodes_blocked, rep.casts_inserted);
+    save_model_from_args(*model, a, a.get("output"));
+}
+
+void report(const ParsedArgs& a, const debug::SearchResult& r) {
+    const std::string lp = debug::layer_precisions_string(r.fp32_nodes);
+    const std::string trt = debug::trtexec_string(r.fp32_nodes);
+    if (a.count("json")) {
+        nlohmann::ordered_json j{{"fp32_nodes", r.fp32_nodes},
+                                 {"evaluations", r.evaluations},
+                                 {"passed", r.passed},
+                                 {"layer_precisions", lp},
+                                 {"trtexec", trt}};
+        std::printf("%s\n", j.dump(2).c_str());
+        return;
+    }
+    if (!r.passed) {
+        log_error("No float32 node set passed the check ({} evaluation(s))", r.evaluations);
+        return;
+    }
+    std::string names;
+    for (const auto& n : r.fp32_nodes) names += "\n    " + n;
+    log_info("Nodes to run in float32 ({}, {} evaluation(s)):{}", r.fp32_nodes.size(),
+             r.evaluations, names);
+    log_info("--layer-precisions {}", lp);
+    log_info("trtexec {}", trt);
+}
+
+int precision_main(const ParsedArgs& a) {
+    if (a.count("json")) logger().set_all_to_stderr(true);
+    const emu::Precision p = reduced_precision(a);
+    const auto opts = compare::parse_compare_options(compare_args(a));
+    auto model = load_model_from_args(a);
+    emu::EmuRunnerOptions base;
+    base.session.threads = static_cast<int>(int_arg(a, "threads", "--threads", 0));
+    base.policy.default_precision = p;
+    auto feeds = make_feeds(a, *model, runners::graph_input_metadata(*model->graph));
+    if (a.has("save_inputs")) data::save_inputs(a.get("save_inputs"), feeds);
+    debug::PrecisionCheck check(*model, std::move(feeds), base, opts);
+    const auto r = search(a, check);
+    report(a, r);
+    if (r.passed && a.has("output")) save_fixed(a, p, r.fp32_nodes);
+    return r.passed ? 0 : 1;
+}
+
+int run_debug_precision(const std::vector<std::string>& argv) {
+    return run_tool(precision_parser(), argv, precision_main);
+}
+
+const std::vector<ToolEntry> kDebugTools = {
+    {"precision", "Find the nodes that must run in float32 under float16/bfloat16.",
+     run_debug_precision},
+};
+
+}  // namespace
+
+int run_debug(const std::vector<std::string>& argv) {
+    return run_subtool("polygraph debug", "Iterative accuracy debugging.", kDebugTools, argv);
+}
+
+}  // namespace pg::cli
