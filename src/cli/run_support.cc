@@ -1,6 +1,9 @@
 #include "cli/run_support.h"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
 
 #include "base/error.h"
 #include "base/log.h"
@@ -24,6 +27,14 @@ std::string metadata_text(const runners::NamedTensors& tensors) {
              ", shape=" + dims + "]";
     }
     return s + "}";
+}
+
+// "[runner] k/n iterations" on stderr when it is a terminal and there is more than one iteration.
+void show_progress(const std::string& runner, size_t done, size_t total) {
+    static const bool tty = ::isatty(2) != 0;
+    if (!tty || total < 2) return;
+    std::fprintf(stderr, "\r[%s] %zu/%zu iterations", runner.c_str(), done, total);
+    if (done == total) std::fprintf(stderr, "\n");
 }
 
 std::string padded(const std::string& s, size_t n) {
@@ -89,6 +100,7 @@ compare::RunResult run_runner(runners::Runner& r, const data::FeedList& feeds, i
         total += r.last_inference_time();
         times->push_back(r.last_inference_time());
         result.iterations.push_back(std::move(out));
+        show_progress(r.name(), i + 1, feeds.size());
     }
     const double ms = total * 1000.0;
     log_info("{} | Completed {} iteration(s) in {:.4g} ms | Average inference time: {:.4g} ms.",
