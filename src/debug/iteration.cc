@@ -1,0 +1,169 @@
+#include "debug/iteration.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+#include "base/error.h"
+#include "base/fs.h"
+#include "base/log.h"
+
+namespace pg::debug {
+
+namespace {
+
+std::string join(const NodeSet& s, const char* sep) {
+    std::string out;
+    for (const auto& n : s) out += (out.empty() ? "" : sep) + n;
+    return out;
+}
+
+std::map<NodeSet, bool> load_replay_file(const std::string& path) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(read_file(path));
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(ErrorKind::kInvalidInput,
+                    "--load-debug-replay: " + path + " is not valid JSON: " + e.what());
+    }
+    if (!j.is_object())
+        throw Error(ErrorKind::kInvalidInput,
+                    "--load-debug-replay: " + path + " must hold a JSON object");
+    std::map<NodeSet, bool> out;
+    size_t ignored = 0;
+    for (const auto& [key, v] : j.items()) {
+        const bool usable = v.is_object() && v.contains("success") && v["success"].is_boolean() &&
+                            v.contains("state") && v["state"].is_object() &&
+                            v["state"].contains("fp32_nodes") &&
+                            v["state"]["fp32_nodes"].is_array();
+        NodeSet s;
+        bool names_ok = usable;
+        if (usable)
+            for (const auto& n : v["state"]["fp32_nodes"]) {
+                if (!n.is_string()) {
+                    names_ok = false;
+                    break;
+                }
+                s.insert(n.get<std::string>());
+            }
+        if (!names_ok) {
+            ++ignored;
+            continue;
+        }
+        out[s] = v["success"].get<bool>();
+    }
+    if (ignored)
+        log_warning("--load-debug-replay: ignored {} entr(y/ies) of {} without a float32 node set",
+                    ignored, path);
+    log_info("Loaded {} iteration(s) from debug replay: {}", out.size(), path);
+    return out;
+}
+
+}  // namespace
+
+std::string skip_current_path(const std::string& path) {
+    const size_t slash = path.find_last_of('/');
+    const size_t dot = path.find_last_of('.');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
+        return path + "_skip_current";
+    return path.substr(0, dot) + "_skip_current" + path.substr(dot);
+}
+
+IterativeCheck::IterativeCheck(IterationOptions o, WriteModelFn write, VerdictFn verdict)
+    : o_(std::move(o)), write_(std::move(write)), verdict_(std::move(verdict)) {
+    if (!o_.load_replay.empty()) loaded_ = load_replay_file(o_.load_replay);
+    if (!o_.artifacts_dir.empty()) {
+        ::mkdir(o_.artifacts_dir.c_str(), 0777);
+        if (!is_directory(o_.artifacts_dir))
+            throw Error(ErrorKind::kIo,
+                        "--artifacts-dir: cannot create directory " + o_.artifacts_dir);
+        std::ofstream(o_.artifacts_dir + "/verdicts.txt", std::ios::trunc);
+    } else if (o_.needs_model) {
+        const char* tmp = std::getenv("TMPDIR");
+        std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/polygraph_debug.XXXXXX";
+        if (!::mkdtemp(tmpl.data()))
+            throw Error(ErrorKind::kIo, "cannot create a temporary directory: " +
+                                            std::string(std::strerror(errno)));
+        temp_dir_ = tmpl;
+    }
+}
+
+IterativeCheck::~IterativeCheck() {
+    if (temp_dir_.empty()) return;
+    if (!pending_temp_.empty()) ::unlink(pending_temp_.c_str());  // the check threw
+    ::rmdir(temp_dir_.c_str());
+}
+
+void IterativeCheck::save_replay(const std::string& path) const {
+    write_file_atomic(path, replay_.dump(4) + "\n");
+}
+
+void IterativeCheck::record(const NodeSet& s, bool ok) {
+    const size_t i = index_ - 1;
+    replay_["_N" + std::to_string(i)] = {{"state", {{"fp32_nodes", s}}},
+                                         {"iteration_info", {{"iteration", i}}},
+                                         {"success", ok},
+                                         {"polygraphy_class", "IterationContext"}};
+}
+
+void IterativeCheck::append_verdict(const std::string& what, const NodeSet& s, bool ok) const {
+    if (o_.artifacts_dir.empty()) return;
+    std::ofstream f(o_.artifacts_dir + "/verdicts.txt", std::ios::app);
+    f << what << ' ' << (ok ? "PASSED" : "FAILED") << " fp32_nodes=" << join(s, ",") << '\n';
+    if (!f) throw Error(ErrorKind::kIo, "cannot write " + o_.artifacts_dir + "/verdicts.txt");
+}
+
+bool IterativeCheck::operator()(const NodeSet& s) {
+    const size_t i = index_++;
+    log_info("RUNNING | Iteration {} | {} node(s) in float32", i + 1, s.size());
+    const auto start = std::chrono::steady_clock::now();
+    bool ok;
+    auto it = loaded_.find(s);
+    if (it != loaded_.end()) {
+        ok = it->second;
+        ++replayed_;
+        log_info("Loading iteration information from debug replay: success={}",
+                 ok ? "True" : "False");
+        record(s, ok);
+        append_verdict("iteration_" + std::to_string(i) + " (replayed)", s, ok);
+    } else {
+        std::string model_path;
+        const std::string name = "iteration_" + std::to_string(i) + ".onnx";
+        if (!o_.artifacts_dir.empty())
+            model_path = o_.artifacts_dir + "/" + name;
+        else if (o_.needs_model)
+            model_path = temp_dir_ + "/" + name;
+        if (!temp_dir_.empty()) pending_temp_ = model_path;
+        if (!model_path.empty()) write_(s, model_path);
+        if (!o_.save_replay.empty()) {
+            // A crashing check is skipped on resume from this copy (§6.6).
+            record(s, false);
+            save_replay(skip_current_path(o_.save_replay));
+        }
+        ++checks_run_;
+        ok = verdict_(s, model_path);
+        if (!temp_dir_.empty()) {
+            ::unlink(model_path.c_str());
+            pending_temp_.clear();
+        }
+        record(s, ok);
+        append_verdict(name, s, ok);
+    }
+    if (!o_.save_replay.empty()) {
+        log_verbose("Saving debug replay to {}", o_.save_replay);
+        save_replay(o_.save_replay);
+    }
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (ok)
+        log_info("PASSED | Iteration {} | Duration {:.3f}s", i + 1, secs);
+    else
+        log_info("FAILED | Iteration {} | Duration {:.3f}s", i + 1, secs);
+    return ok;
+}
+
+}  // namespace pg::debug

@@ -1,0 +1,240 @@
+// `debug precision` with an external check (--check CMD ..., --fail-code, --ignore-fail-code,
+// --fail-regex), --artifacts-dir and --save/--load-debug-replay, on the needs_constraints story
+// model of debug_precision_test.cc (Add and Sub must run in float32).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "debug/external_check.h"
+#include "debug/iteration.h"
+#include "ir/builder.h"
+#include "onnx/model_io.h"
+#include "support/cli_runner.h"
+#include "support/test_paths.h"
+
+namespace pg {
+namespace {
+
+std::string story_model(const std::string& dir) {
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{1, 1, 4, 4});
+    std::vector<float> eye(16, 0.0f);
+    for (int i = 0; i < 4; ++i) eye[static_cast<size_t>(i * 5)] = 1.0f;
+    ir::Value* I = b.constant_f32("eye", {4, 4}, eye);
+    ir::Value* k = b.constant_f32("c", {}, {65504.0f});
+    ir::Value* v = b.op("MatMul", {x, I}, {}, "MatMul_0");
+    v = b.op("Add", {v, k}, {}, "Add");
+    v = b.op("Sub", {v, k}, {}, "Sub");
+    v = b.op("MatMul", {v, I}, {}, "MatMul_1");
+    b.output(v, DataType::kFloat32, {1, 1, 4, 4});
+    onnx::save_model(*m, dir + "/story.onnx");
+    return dir + "/story.onnx";
+}
+
+std::vector<std::string> tolerances() {
+    return {"--atol", "1e-3", "--rtol", "1e-3", "--check-error-stat", "median"};
+}
+
+struct Story {
+    std::string dir, model;
+    Story() : dir(test::make_temp_dir()), model(story_model(dir)) {
+        auto r =
+            test::run_polygraph({"run", model, "--ref", "--val-range", "x:[1,2]", "--save-inputs",
+                                 dir + "/in.json", "--save-outputs", dir + "/golden.json"});
+        EXPECT_EQ(r.status, 0) << r.all();
+    }
+    std::vector<std::string> debug(std::vector<std::string> extra = {}) const {
+        std::vector<std::string> a = {"debug",         "precision",      model,   "--fp16",
+                                      "--load-inputs", dir + "/in.json", "--json"};
+        for (const auto& t : tolerances()) a.push_back(t);
+        for (auto& t : extra) a.push_back(std::move(t));
+        return a;
+    }
+    // The external check: `polygraph run` of the candidate against the float32 golden outputs.
+    std::vector<std::string> check() const {
+        std::vector<std::string> c = {"--check",
+                                      test::polygraph_binary(),
+                                      "run",
+                                      "polygraph_debug.onnx",
+                                      "--ref",
+                                      "--load-inputs",
+                                      dir + "/in.json",
+                                      "--load-outputs",
+                                      dir + "/golden.json"};
+        for (const auto& t : tolerances()) c.push_back(t);
+        return c;
+    }
+};
+
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+bool exists(const std::string& path) {
+    return std::ifstream(path).good();
+}
+
+TEST(DebugPrecisionCheck, ExternalCheckFindsAddAndSubAndKeepsArtifacts) {
+    const Story s;
+    const std::string art = s.dir + "/art";
+    auto r = test::run_polygraph(concat(s.debug({"--artifacts-dir", art}), s.check()));
+    ASSERT_EQ(r.status, 0) << r.all();
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["fp32_nodes"], nlohmann::json::array({"Add", "Sub"}));
+    EXPECT_TRUE(j["passed"].get<bool>());
+    const int evals = j["evaluations"].get<int>();
+    EXPECT_EQ(j["checks_run"].get<int>(), evals);
+    EXPECT_NE(r.err.find("Running check command: " + test::polygraph_binary() + " run " + art +
+                         "/iteration_0.onnx"),
+              std::string::npos)
+        << r.err;
+    // Every iteration's model is kept, with one verdict line each.
+    for (int i = 0; i < evals; ++i)
+        EXPECT_TRUE(exists(art + "/iteration_" + std::to_string(i) + ".onnx")) << i;
+    const std::string verdicts = slurp(art + "/verdicts.txt");
+    EXPECT_EQ(std::count(verdicts.begin(), verdicts.end(), '\n'), evals) << verdicts;
+    EXPECT_NE(verdicts.find("iteration_0.onnx FAILED fp32_nodes=\n"), std::string::npos)
+        << verdicts;
+    EXPECT_NE(verdicts.find("PASSED fp32_nodes=Add,Sub\n"), std::string::npos) << verdicts;
+    // The in-process check agrees.
+    auto in = test::run_polygraph(s.debug());
+    ASSERT_EQ(in.status, 0) << in.all();
+    EXPECT_EQ(nlohmann::json::parse(in.out)["fp32_nodes"], j["fp32_nodes"]);
+}
+
+TEST(DebugPrecisionCheck, ExternalCheckWithoutArtifactsDirUsesATemporaryModel) {
+    const Story s;
+    auto r = test::run_polygraph(concat(s.debug({"--mode", "bisect"}), s.check()));
+    ASSERT_EQ(r.status, 0) << r.all();
+    EXPECT_EQ(nlohmann::json::parse(r.out)["fp32_nodes"],
+              nlohmann::json::array({"MatMul_0", "Add", "Sub"}));
+}
+
+TEST(DebugPrecisionCheck, FailRegexAloneIgnoresTheExitCode) {
+    const Story s;
+    // Exit 1 but no match: every set passes, so the empty set is the answer.
+    auto r = test::run_polygraph(
+        concat(s.debug({"--fail-regex", "NEVER"}), {"--check", "sh", "-c", "echo fine; exit 1"}));
+    ASSERT_EQ(r.status, 0) << r.all();
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["fp32_nodes"], nlohmann::json::array());
+    EXPECT_EQ(j["evaluations"], 1);
+    // Exit 0 but a match: nothing passes.
+    r = test::run_polygraph(
+        concat(s.debug({"--fail-regex", "B.D"}), {"--check", "sh", "-c", "echo BAD >&2"}));
+    EXPECT_EQ(r.status, 1) << r.all();
+    EXPECT_FALSE(nlohmann::json::parse(r.out)["passed"].get<bool>());
+    EXPECT_NE(r.err.find("CAPTURED STDERR"), std::string::npos) << r.err;
+}
+
+TEST(DebugPrecisionCheck, CheckStatusFollowsPolygraphyOrder) {
+    debug::CheckCommandOptions o;
+    auto pass = [&o](int rc, const std::string& out) {
+        return debug::check_passed(o, {rc, out, ""});
+    };
+    EXPECT_TRUE(pass(0, ""));
+    EXPECT_FALSE(pass(1, ""));
+    o.fail_codes = {3};
+    EXPECT_TRUE(pass(1, ""));
+    EXPECT_FALSE(pass(3, ""));
+    o.fail_regex = {"err(or)?"};
+    EXPECT_TRUE(pass(3, "all good"));  // fail code and regex must both hold
+    EXPECT_FALSE(pass(3, "an error"));
+    EXPECT_TRUE(pass(0, "an error"));
+    o.ignore_fail_codes = {3};
+    EXPECT_TRUE(pass(3, "an error"));  // ignored codes win over everything
+    o = {};
+    o.fail_regex = {"("};
+    EXPECT_THROW(pass(0, ""), Error);
+    EXPECT_EQ(debug::substitute({"a", "--x=polygraph_debug.onnx", "polygraph_debug.onnx"},
+                                "polygraph_debug.onnx", "/t/m.onnx"),
+              (std::vector<std::string>{"a", "--x=/t/m.onnx", "/t/m.onnx"}));
+    EXPECT_EQ(debug::skip_current_path("d.x/replay.json"), "d.x/replay_skip_current.json");
+    EXPECT_EQ(debug::skip_current_path("d.x/replay"), "d.x/replay_skip_current");
+}
+
+TEST(DebugPrecisionCheck, MissingCheckProgramIsAUsageError) {
+    const Story s;
+    auto r = test::run_polygraph(concat(s.debug(), {"--check", "/nonexistent/prog"}));
+    EXPECT_EQ(r.status, 2) << r.all();
+    EXPECT_NE(r.err.find("/nonexistent/prog"), std::string::npos) << r.err;
+    r = test::run_polygraph(concat(s.debug(), {"--check"}));
+    EXPECT_EQ(r.status, 2) << r.all();
+}
+
+TEST(DebugPrecisionCheck, ReplayResumesToTheSameAnswerWithFewerChecks) {
+    const Story s;
+    const std::string replay = s.dir + "/replay.json";
+    // A counting external check, so the number of real runs is visible from outside.
+    const std::string counter = s.dir + "/count";
+    std::vector<std::string> check = s.check();
+    check[1] = "sh";
+    check.insert(check.begin() + 2,
+                 {"-c", "echo x >> " + counter + "; exec \"$@\"", "sh", test::polygraph_binary()});
+    auto full = test::run_polygraph(concat(s.debug({"--save-debug-replay", replay}), check));
+    ASSERT_EQ(full.status, 0) << full.all();
+    auto jf = nlohmann::json::parse(full.out);
+    const int evals = jf["evaluations"].get<int>();
+    ASSERT_GE(evals, 3);
+    EXPECT_EQ(jf["checks_run"], evals);
+    EXPECT_EQ(static_cast<int>(slurp(counter).size()) / 2, evals);
+    EXPECT_TRUE(exists(s.dir + "/replay_skip_current.json"));
+    auto rep = nlohmann::ordered_json::parse(slurp(replay));
+    ASSERT_EQ(static_cast<int>(rep.size()), evals);
+    EXPECT_EQ(rep["_N0"]["state"]["fp32_nodes"], nlohmann::json::array());
+    EXPECT_FALSE(rep["_N0"]["success"].get<bool>());
+    EXPECT_EQ(rep["_N0"]["polygraphy_class"], "IterationContext");
+
+    // An interrupted search: only the first two iterations were recorded.
+    nlohmann::ordered_json partial = nlohmann::ordered_json::object();
+    partial["_N0"] = rep["_N0"];
+    partial["_N1"] = rep["_N1"];
+    std::ofstream(s.dir + "/partial.json") << partial.dump(4);
+    std::remove(counter.c_str());
+    auto resumed = test::run_polygraph(concat(
+        s.debug({"--load-debug-replay", s.dir + "/partial.json", "--save-debug-replay", replay}),
+        check));
+    ASSERT_EQ(resumed.status, 0) << resumed.all();
+    auto jr = nlohmann::json::parse(resumed.out);
+    EXPECT_EQ(jr["fp32_nodes"], jf["fp32_nodes"]);
+    EXPECT_EQ(jr["evaluations"], evals);
+    EXPECT_EQ(jr["replayed"], 2);
+    EXPECT_EQ(jr["checks_run"], evals - 2);
+    EXPECT_EQ(static_cast<int>(slurp(counter).size()) / 2, evals - 2);
+    EXPECT_NE(resumed.err.find("Loading iteration information from debug replay: success=False"),
+              std::string::npos);
+    // The complete replay answers everything: no check runs at all.
+    std::remove(counter.c_str());
+    auto all = test::run_polygraph(concat(s.debug({"--load-debug-replay", replay}), check));
+    ASSERT_EQ(all.status, 0) << all.all();
+    auto ja = nlohmann::json::parse(all.out);
+    EXPECT_EQ(ja["fp32_nodes"], jf["fp32_nodes"]);
+    EXPECT_EQ(ja["checks_run"], 0);
+    EXPECT_FALSE(exists(counter));
+}
+
+TEST(DebugPrecisionCheck, BrokenReplayIsRejected) {
+    const Story s;
+    std::ofstream(s.dir + "/bad.json") << "{not json";
+    auto r = test::run_polygraph(s.debug({"--load-debug-replay", s.dir + "/bad.json"}));
+    EXPECT_EQ(r.status, 3) << r.all();
+    EXPECT_NE(r.err.find("bad.json"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace pg
