@@ -1,8 +1,10 @@
 #include "cli/runner_args.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "base/error.h"
+#include "base/fs.h"
 #include "base/log.h"
 #include "emu/emu_runner.h"
 #include "runners/onnxrt_runner.h"
@@ -57,10 +59,7 @@ emu::Precision default_precision(const ParsedArgs& a) {
                                            "(use --layer-precisions for mixed precision)");
     if (a.has("fp16")) return emu::Precision::kFP16;
     if (a.has("bf16")) return emu::Precision::kBF16;
-    if (a.has("int8"))
-        throw Error(ErrorKind::kUnsupported,
-                    "--int8: INT8 calibration is not implemented yet in the emulator; use "
-                    "--fp16, --bf16 or --fp8");
+    if (a.has("int8")) return emu::Precision::kINT8;
     if (a.has("fp8")) {
         const std::string f = a.get("fp8");
         if (f.empty() || f == "e4m3fn" || f == "e4m3") return emu::Precision::kFP8E4M3;
@@ -74,11 +73,6 @@ emu::PrecisionPolicy precision_policy(const ParsedArgs& a) {
     emu::PrecisionPolicy policy;
     policy.default_precision = default_precision(a);
     policy.layers = emu::parse_layer_precisions(a.get_all("layer_precisions"));
-    for (const auto& lp : policy.layers)
-        if (lp.precision == emu::Precision::kINT8)
-            throw Error(ErrorKind::kUnsupported,
-                        "--layer-precisions " + lp.selector +
-                            ":int8: INT8 calibration is not implemented yet in the emulator");
     policy.constraints = emu::parse_constraints(a.get("precision_constraints", "none"));
     return policy;
 }
@@ -117,7 +111,20 @@ void add_emu_args(ArgParser& p) {
         "Run float compute nodes in FP8: e4m3fn (default; saturates at 448) or e5m2 (overflows "
         "to inf).";
     p.add(std::move(fp8));
-    p.flag({"--int8"}, "int8", "INT8 (refused for now: calibration is not implemented yet).");
+    p.flag({"--int8"}, "int8",
+           "Run Conv/ConvTranspose/MatMul/Gemm in INT8 by fake quantization: inputs quantized "
+           "and dequantized (activations per tensor with calibrated scales, weights per output "
+           "channel), float32 compute and output. Other ops stay float32.");
+    p.value({"--calibration-cache"}, "calibration_cache", "PATH",
+            "INT8 activation scales: read from PATH when it exists and is non-empty, else "
+            "calibrated over the inputs (--iterations) and written to PATH. Text format: a "
+            "header line, then 'tensor_name: scale' per line.");
+    p.value({"--calibration-method"}, "calibration_method", "{minmax,percentile,entropy}",
+            "INT8 calibration: minmax (default) takes max |x|; percentile the "
+            "--calibration-percentile of |x| (outliers saturate); entropy is not implemented.",
+            {"minmax", "percentile", "entropy"});
+    p.value({"--calibration-percentile"}, "calibration_percentile", "P",
+            "Percentile of |x| for --calibration-method percentile. Default: 99.99.");
     p.values({"--layer-precisions"}, "layer_precisions", "SELECTOR:PRECISION",
              "Per-node precisions: SELECTOR is a node-name regex (full match) or op:OpType; "
              "entries comma- or space-separated, the last matching entry wins. Example: "
@@ -199,15 +206,82 @@ void warn_unused_precision_flags(const ParsedArgs& a) {
     const auto r = selected_runners(a);
     if (std::count(r.begin(), r.end(), "emu")) return;
     for (const char* d : {"fp16", "bf16", "tf32", "fp8", "int8", "layer_precisions",
-                          "precision_constraints", "accumulate", "rounding", "show_precisions"})
+                          "precision_constraints", "accumulate", "rounding", "show_precisions",
+                          "calibration_cache", "calibration_method", "calibration_percentile"})
         if (a.has(d))
             log_warning("Precision options (--{}) only apply to --emu, which was not selected", d);
+}
+
+namespace {
+
+emu::CalibrationOptions calibration_options(const ParsedArgs& a) {
+    emu::CalibrationOptions o;
+    o.method = emu::parse_calibration_method(a.get("calibration_method", "minmax"));
+    o.threads = threads_arg(a);
+    if (a.has("calibration_percentile")) {
+        const std::string v = a.get("calibration_percentile");
+        try {
+            size_t used = 0;
+            o.percentile = std::stod(v, &used);
+            if (used != v.size()) throw std::invalid_argument(v);
+        } catch (const std::exception&) {
+            throw Error(ErrorKind::kUsage,
+                        "--calibration-percentile expects a number in (0, 100], got '" + v + "'");
+        }
+        if (!(o.percentile > 0 && o.percentile <= 100))
+            throw Error(ErrorKind::kUsage,
+                        "--calibration-percentile expects a number in (0, 100], got '" + v + "'");
+        if (o.method != emu::CalibrationMethod::kPercentile)
+            log_warning("--calibration-percentile only applies to --calibration-method percentile");
+    }
+    return o;
+}
+
+}  // namespace
+
+void prepare_int8(const ParsedArgs& a, const std::vector<std::unique_ptr<runners::Runner>>& runners,
+                  const std::vector<runners::NamedTensors>& feeds) {
+    for (const auto& r : runners) {
+        auto* e = dynamic_cast<emu::EmuRunner*>(r.get());
+        if (!e || e->int8_nodes().empty()) continue;
+        const std::string cache = a.get("calibration_cache");
+        std::error_code ec;
+        if (!cache.empty() && std::filesystem::is_regular_file(cache, ec) &&
+            std::filesystem::file_size(cache, ec) > 0 && !ec) {
+            e->set_int8_scales(emu::parse_calibration_cache(read_file(cache), cache));
+            log_info("INT8 calibration | {} | read {} activation scale(s) from {}", e->name(),
+                     e->int8_scales().size(), cache);
+            continue;
+        }
+        const auto o = calibration_options(a);
+        if (feeds.empty())
+            throw Error(ErrorKind::kUsage, "--int8: calibration needs at least one input");
+        const auto& scales = e->calibrate(feeds, o);
+        std::string method = emu::calibration_method_name(o.method);
+        if (o.method == emu::CalibrationMethod::kPercentile)
+            method += fmt::format(" {:g}", o.percentile);
+        log_info(
+            "INT8 calibration | {} | {} over {} input(s): {} activation scale(s) for {} INT8 "
+            "node(s)",
+            e->name(), method, feeds.size(), scales.size(), e->int8_nodes().size());
+        if (!cache.empty()) {
+            write_file_atomic(cache, emu::format_calibration_cache(scales, method));
+            log_info("INT8 calibration | wrote the calibration cache {}", cache);
+        }
+    }
 }
 
 void log_precision_evidence(const std::vector<std::unique_ptr<runners::Runner>>& runners) {
     for (const auto& r : runners) {
         const auto* e = dynamic_cast<const emu::EmuRunner*>(r.get());
         if (!e) continue;
+        const auto int8 = emu::int8_evidence_lines(e->evidence());
+        if (!int8.empty()) {
+            std::string s =
+                fmt::format("INT8 evidence | {} | {} INT8 node(s):", e->name(), int8.size());
+            for (const auto& l : int8) s += "\n    " + l;
+            log_info("{}", s);
+        }
         const auto lines = emu::evidence_lines(e->evidence());
         if (lines.empty()) {
             log_info(
@@ -218,7 +292,7 @@ void log_precision_evidence(const std::vector<std::unique_ptr<runners::Runner>>&
         }
         std::string s = fmt::format(
             "Precision evidence | {} | {} node(s) with overflow, "
-            "underflow to zero or NaN/Inf:",
+            "underflow to zero, NaN/Inf or INT8 saturation:",
             e->name(), lines.size());
         for (const auto& l : lines) s += "\n    " + l;
         log_warning("{}", s);

@@ -26,6 +26,12 @@ std::vector<std::unique_ptr<runners::Runner>> make_runners(const ParsedArgs& a,
                                                            const ir::Model& model,
                                                            const std::string& model_path);
 
+// INT8 (--emu with INT8 nodes): installs each emulator's activation scales before the timed runs,
+// read from --calibration-cache when that file exists and is non-empty, else calibrated over
+// `feeds` (--calibration-method, --calibration-percentile) and written to the cache if given.
+void prepare_int8(const ParsedArgs& a, const std::vector<std::unique_ptr<runners::Runner>>& runners,
+                  const std::vector<runners::NamedTensors>& feeds);
+
 // Warns about precision options given without --emu.
 void warn_unused_precision_flags(const ParsedArgs& a);
 

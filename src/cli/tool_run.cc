@@ -86,8 +86,10 @@ void run_all(const ParsedArgs& a, RunState& s) {
     }
     for (const auto& path : a.get_all("load_outputs")) {
         log_info("Loading inference results from {}", path);
-        auto loaded = from_data_results(
-            data::load_outputs(path, {input_names(*s.model), output_names(*s.model)}));
+        // Without a model (comparing saved outputs only) the file names its own tensors.
+        auto loaded = from_data_results(data::load_outputs(
+            path, s.model ? data::ModelNames{input_names(*s.model), output_names(*s.model)}
+                          : data::ModelNames{}));
         s.results.insert(s.results.end(), loaded.begin(), loaded.end());
     }
 }
@@ -132,6 +134,7 @@ int run_main(const ParsedArgs& a) {
         log_warning("No runners were provided; only saved outputs are compared.");
     if (s.model) s.runners = make_runners(a, *s.model, a.get("model_file"));
     if (s.model) s.feeds = make_feeds(a, *s.model, feed_metadata(*s.model, s.runners));
+    prepare_int8(a, s.runners, s.feeds);  // INT8 scales before the timed runs
     if (a.has("save_inputs")) {
         log_info("Saving inference input data to {}", a.get("save_inputs"));
         data::save_inputs(a.get("save_inputs"), s.feeds);

@@ -37,6 +37,17 @@ class EmuRunner : public runners::Runner {
     // single nodes; the policy resolves them by their names and op types as here).
     std::unique_ptr<runners::Runner> for_model(const ir::Model& model) const override;
 
+    // INT8 (calibration.h). The main-graph nodes resolved to INT8, in graph order.
+    std::vector<const ir::Node*> int8_nodes() const;
+    // Calibrates the activation scales of the INT8 nodes on the float32 model over `feeds`
+    // (one run per feed) and installs them; returns them.
+    const ScaleTable& calibrate(const std::vector<runners::NamedTensors>& feeds,
+                                const CalibrationOptions& o);
+    // Installs scales read from a calibration cache. Throws kInvalidInput naming the first
+    // activation tensor of an INT8 node that has no scale.
+    void set_int8_scales(ScaleTable scales);
+    const ScaleTable& int8_scales() const { return *options_.emulation.int8_scales; }
+
     // Per node (reduced-precision nodes only): what rounding did during the last inference.
     const EvidenceTable& evidence() const { return *evidence_; }
     // Every main-graph node with its resolved precision, in graph order.

@@ -7,11 +7,20 @@
 
 #include <fmt/format.h>
 
+#include "base/error.h"
 #include "ir/graph.h"
 
 namespace pg::emu {
 
 namespace {
+
+float max_abs_finite(const Tensor& t) {
+    float m = 0;
+    const float* d = t.data<float>();
+    for (uint64_t i = 0; i < t.numel(); ++i)
+        if (std::isfinite(d[i])) m = std::max(m, std::fabs(d[i]));
+    return m;
+}
 
 bool is_f32(const ops::RtValue* v) {
     return v && v->is_tensor() && v->tensor().dtype() == DataType::kFloat32;
@@ -164,6 +173,83 @@ void round_output(Precision p, const EmulationOptions& o, ThreadPool* pool, bool
     if (finite_in) e.nonfinite_produced += s.nonfinite;
 }
 
+// Fake quantization of input `slot` of INT8 node `n` (activations per tensor by name, weights
+// per output channel).
+RoundedInput quantize_input(const ir::Node& n, size_t slot, const Tensor& t,
+                            const EmulationOptions& o) {
+    RoundedInput r;
+    uint64_t nonfinite_in = 0;
+    std::vector<float> scales;
+    size_t axis = 0;
+    if (is_constant(n.input(slot))) {
+        const int ax = int8_weight_axis(n, slot, t.rank());
+        if (ax >= 0) {
+            axis = static_cast<size_t>(ax);
+            scales = int8_channel_scales(t, axis);
+        } else {
+            scales = {int8_scale(static_cast<double>(max_abs_finite(t)))};
+        }
+    } else {
+        const std::string& name = n.input(slot)->name();
+        const ScaleTable* table = o.int8_scales.get();
+        auto it = table ? table->find(name) : ScaleTable::const_iterator{};
+        if (!table || it == table->end())
+            throw Error(ErrorKind::kInvalidInput,
+                        "INT8 node '" + n.name + "' (" + n.op_type +
+                            "): no calibration scale for its input '" + name +
+                            "' (calibrate over the inputs, or check the --calibration-cache)");
+        scales = {it->second};
+    }
+    r.value = ops::RtValue::of(fake_quant_copy(t, scales, axis, o.rounding, r.stats, nonfinite_in));
+    r.finite = nonfinite_in == 0;
+    return r;
+}
+
+ops::KernelFn int8_kernel(const ir::Node& n, ops::KernelFn kernel, const EmulationOptions& o,
+                          EvidenceTable* evidence) {
+    auto cache = std::make_shared<std::map<size_t, std::pair<Tensor, RoundedInput>>>();
+    auto mu = std::make_shared<std::mutex>();
+    return [&n, kernel = std::move(kernel), o, evidence, cache, mu](ops::KernelContext& ctx) {
+        NodeEvidence e{n.op_type, Precision::kINT8, {}, {}, 0};
+        std::vector<ops::RtValue> rounded(ctx.num_inputs());
+        std::vector<const ops::RtValue*> in;
+        bool finite_in = true;
+        for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+            const ops::RtValue* v = ctx.value(i);
+            if (!is_f32(v) || !int8_quantizes_input(n, i)) {
+                in.push_back(v);
+                continue;
+            }
+            RoundedInput r;
+            if (is_constant(n.input(i))) {
+                std::lock_guard<std::mutex> lock(*mu);
+                auto it = cache->find(i);
+                const Tensor& src = v->tensor();
+                if (it == cache->end() || it->second.first.bytes() != src.bytes() ||
+                    it->second.first.dims() != src.dims())
+                    it =
+                        cache
+                            ->insert_or_assign(i, std::make_pair(src, quantize_input(n, i, src, o)))
+                            .first;
+                r = it->second.second;
+            } else {
+                r = quantize_input(n, i, v->tensor(), o);
+            }
+            e.inputs.merge(r.stats);
+            finite_in = finite_in && r.finite;
+            rounded[i] = std::move(r.value);
+            in.push_back(&rounded[i]);
+        }
+        auto out = call(kernel, ctx, in);
+        for (size_t k = 0; k < out.size(); ++k) {
+            if (finite_in && is_f32(&out[k]))
+                e.nonfinite_produced += count_nonfinite(out[k].tensor());
+            ctx.outputs()[k] = std::move(out[k]);
+        }
+        if (evidence) evidence->record(n.name, std::move(e));
+    };
+}
+
 bool blocks_accumulation(const ir::Node& n, Precision p, const EmulationOptions& o) {
     return o.accumulate_fp16 && p != Precision::kTF32 &&
            (n.op_type == "MatMul" || n.op_type == "Gemm");
@@ -173,7 +259,7 @@ bool blocks_accumulation(const ir::Node& n, Precision p, const EmulationOptions&
 
 bool NodeEvidence::notable() const {
     return inputs.overflow + outputs.overflow + inputs.underflow + outputs.underflow +
-               nonfinite_produced >
+               nonfinite_produced + inputs.saturated >
            0;
 }
 
@@ -200,6 +286,7 @@ const NodeEvidence* EvidenceTable::find(const std::string& node) const {
 ops::KernelFn emulate_kernel(const ir::Node& n, ops::KernelFn kernel, Precision p,
                              const EmulationOptions& o, EvidenceTable* evidence) {
     if (p == Precision::kFP32) return kernel;
+    if (p == Precision::kINT8) return int8_kernel(n, std::move(kernel), o, evidence);
     format_spec(p);  // kINT8 is refused here, at plan time
     auto cache = std::make_shared<WeightCache>();
     return [&n, kernel = std::move(kernel), p, o, evidence, cache](ops::KernelContext& ctx) {
@@ -236,16 +323,41 @@ ops::KernelFn emulate_kernel(const ir::Node& n, ops::KernelFn kernel, Precision 
 }
 
 std::string evidence_cell(const NodeEvidence& e) {
+    if (e.precision == Precision::kINT8)
+        return fmt::format("sat {} of {} nan/inf {} max|x| {:.5g}", e.inputs.saturated,
+                           e.inputs.values, e.nonfinite_produced, e.inputs.max_abs);
     return fmt::format("ovf {} unf {} nan/inf {} max|x| {:.5g}",
                        e.inputs.overflow + e.outputs.overflow,
                        e.inputs.underflow + e.outputs.underflow, e.nonfinite_produced,
                        std::max(e.inputs.max_abs, e.outputs.max_abs));
 }
 
+std::string int8_line(const std::string& name, const NodeEvidence& e) {
+    const double ratio = e.inputs.values ? 100.0 * static_cast<double>(e.inputs.saturated) /
+                                               static_cast<double>(e.inputs.values)
+                                         : 0.0;
+    return fmt::format(
+        "{} ({}) @int8: saturated {} of {} input values ({:.4g}%), NaN/Inf produced {}, max |x| "
+        "{:.6g} in, max quantization error {:.6g}",
+        name, e.op, e.inputs.saturated, e.inputs.values, ratio, e.nonfinite_produced,
+        e.inputs.max_abs, e.inputs.max_round_err);
+}
+
+std::vector<std::string> int8_evidence_lines(const EvidenceTable& t) {
+    std::vector<std::string> out;
+    for (const auto& [name, e] : t.entries())
+        if (e.precision == Precision::kINT8) out.push_back(int8_line(name, e));
+    return out;
+}
+
 std::vector<std::string> evidence_lines(const EvidenceTable& t) {
     std::vector<std::string> out;
     for (const auto& [name, e] : t.entries()) {
         if (!e.notable()) continue;
+        if (e.precision == Precision::kINT8) {
+            out.push_back(int8_line(name, e));
+            continue;
+        }
         out.push_back(fmt::format(
             "{} ({}) @{}: overflow {} in / {} out, underflow to zero {} in / {} out, NaN/Inf "
             "produced {}, max |x| {:.6g} in / {:.6g} out, max rounding error {:.6g}",

@@ -5,12 +5,19 @@
 // accumulate_fp16, MatMul / Gemm at a 16/8-bit precision sum K in blocks of kAccumulateBlock:
 // each block's float32 partial product is rounded to float16 and added to a float16 running
 // sum (for Gemm, beta*C joins the last block's partial). Other ops ignore accumulate_fp16.
+// INT8 is fake quantization instead (calibration.h): inputs 0 and 1 are quantized and
+// dequantized (activations per tensor with the calibrated scale, weights per output channel),
+// the kernel computes in float32 and the output stays float32; the evidence counts saturated
+// values (RoundingStats::saturated) of the inputs.
 #pragma once
+
+#include <memory>
 
 #include <map>
 #include <string>
 #include <vector>
 
+#include "emu/calibration.h"
 #include "emu/precision.h"
 #include "ops/kernel.h"
 
@@ -21,6 +28,9 @@ inline constexpr int64_t kAccumulateBlock = 32;
 struct EmulationOptions {
     RoundingMode rounding = RoundingMode::kNearestEven;
     bool accumulate_fp16 = false;  // --accumulate fp16 (MatMul / Gemm)
+    // INT8 activation scales by tensor name, read when an INT8 node runs (filled by
+    // calibration or a cache before the first run; a missing scale is an error).
+    std::shared_ptr<ScaleTable> int8_scales;
 };
 
 // What happened at one node during the last run.
@@ -30,7 +40,8 @@ struct NodeEvidence {
     RoundingStats inputs;             // rounding of the float inputs (activations and weights)
     RoundingStats outputs;            // rounding of the float outputs
     uint64_t nonfinite_produced = 0;  // NaN/Inf outputs of a node whose inputs were all finite
-    // True when anything worth reporting happened (overflow, underflow to zero, NaN/Inf).
+    // True when anything worth reporting happened (overflow, underflow to zero, NaN/Inf, INT8
+    // saturation).
     bool notable() const;
 };
 
@@ -55,6 +66,9 @@ ops::KernelFn emulate_kernel(const ir::Node& n, ops::KernelFn kernel, Precision 
 
 // One line per notable node: "node (Op) @float16: overflow 3 (out), underflow 0, ...".
 std::vector<std::string> evidence_lines(const EvidenceTable& t);
+// One line per INT8 node (notable or not): "node (Op) @int8: saturated 3 of 4096 input
+// values (0.0732%), max |x| 12 in, max quantization error 0.05".
+std::vector<std::string> int8_evidence_lines(const EvidenceTable& t);
 // A short cell for tables: "ovf 3 unf 0 nan/inf 0 max|x| 6.5e+04".
 std::string evidence_cell(const NodeEvidence& e);
 

@@ -118,7 +118,9 @@ std::vector<LayerPrecision> parse_layer_precisions(const std::vector<std::string
 bool op_supports(const std::string& domain, const std::string& op_type, Precision p) {
     if (p == Precision::kFP32) return true;
     if (!domain.empty() && domain != "ai.onnx") return false;
-    if (p == Precision::kTF32) return is_tensor_core_op(op_type);
+    // TF32 and INT8: only the tensor-core ops. INT8 is deliberately conservative (TensorRT's
+    // implicit INT8 quantizes these; elementwise ops, norms and activations stay float32).
+    if (p == Precision::kTF32 || p == Precision::kINT8) return is_tensor_core_op(op_type);
     return reduced_precision_ops().count(op_type) > 0;
 }
 

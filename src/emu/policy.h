@@ -37,8 +37,9 @@ struct LayerPrecision {
 // Examples: "Add:float32", ".*Conv.*:fp16,.*Gemm.*:fp32", "op:MatMul:bf16". Throws kUsage.
 std::vector<LayerPrecision> parse_layer_precisions(const std::vector<std::string>& values);
 
-// True when `op_type` (default ONNX domain) has a form at `p`: kFP32 for every op, kTF32 for
-// MatMul / Gemm / Conv / ConvTranspose, the other reduced formats for float compute ops.
+// True when `op_type` (default ONNX domain) has a form at `p`: kFP32 for every op, kTF32 and
+// kINT8 for MatMul / Gemm / Conv / ConvTranspose only, the other reduced formats for float
+// compute ops.
 bool op_supports(const std::string& domain, const std::string& op_type, Precision p);
 
 class PrecisionPolicy {

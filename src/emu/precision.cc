@@ -124,7 +124,8 @@ FormatSpec format_spec(Precision p) {
             break;
     }
     throw Error(ErrorKind::kUnsupported,
-                "int8 is not a float format: INT8 calibration is not implemented yet");
+                "int8 is not a float format: it is emulated by fake quantization with "
+                "calibrated scales (fake_quant_int8)");
 }
 
 float round_to_format(const FormatSpec& f, float x, RoundingMode mode) {
@@ -155,6 +156,7 @@ void RoundingStats::merge(const RoundingStats& o) {
     nonfinite += o.nonfinite;
     max_abs = std::max(max_abs, o.max_abs);
     max_round_err = std::max(max_round_err, o.max_round_err);
+    saturated += o.saturated;
 }
 
 namespace {
@@ -364,6 +366,101 @@ Tensor rounded_copy(Precision p, const Tensor& src, RoundingMode mode, RoundingS
     Tensor out = src;
     float* d = reinterpret_cast<float*>(out.mutable_bytes());
     round_floats<true>(p, mode, d, d, n, pool);
+    return out;
+}
+
+namespace {
+
+// round(x / scale) clamped to [-128, 127]; `clipped` tells whether the clamp changed it.
+double quant_level(float x, float scale, RoundingMode mode, bool& clipped) {
+    clipped = false;
+    if (!(scale > 0)) {
+        clipped = x != 0;
+        return 0;
+    }
+    const double r = static_cast<double>(x) / static_cast<double>(scale);
+    double q = std::isinf(r) ? r : std::copysign(round_scaled(std::fabs(r), mode), r);
+    if (q > 127) q = 127, clipped = true;
+    if (q < -128) q = -128, clipped = true;
+    return q;
+}
+
+}  // namespace
+
+float fake_quant_int8(float x, float scale, RoundingMode mode) {
+    if (std::isnan(x)) return x;
+    bool clipped = false;
+    return static_cast<float>(quant_level(x, scale, mode, clipped) * static_cast<double>(scale));
+}
+
+float int8_scale(double amax) {
+    if (!(amax > 0) || !std::isfinite(amax)) return 0.0f;
+    return static_cast<float>(amax / 127.0);
+}
+
+std::vector<float> int8_channel_scales(const Tensor& t, size_t axis) {
+    if (t.dtype() != DataType::kFloat32 || axis >= static_cast<size_t>(t.rank())) return {};
+    const auto& dims = t.dims();
+    int64_t outer = 1, inner = 1;
+    for (size_t i = 0; i < axis; ++i) outer *= dims[i];
+    for (size_t i = axis + 1; i < dims.size(); ++i) inner *= dims[i];
+    const int64_t c = dims[axis];
+    std::vector<double> amax(static_cast<size_t>(c), 0.0);
+    const float* d = t.data<float>();
+    for (int64_t o = 0; o < outer; ++o)
+        for (int64_t k = 0; k < c; ++k)
+            for (int64_t i = 0; i < inner; ++i) {
+                const double a = std::fabs(static_cast<double>(d[(o * c + k) * inner + i]));
+                if (std::isfinite(a))
+                    amax[static_cast<size_t>(k)] = std::max(amax[static_cast<size_t>(k)], a);
+            }
+    std::vector<float> out;
+    for (double a : amax) out.push_back(int8_scale(a));
+    return out;
+}
+
+Tensor fake_quant_copy(const Tensor& src, const std::vector<float>& scales, size_t axis,
+                       RoundingMode mode, RoundingStats& stats, uint64_t& nonfinite_in) {
+    if (src.dtype() != DataType::kFloat32 || src.numel() == 0 || scales.empty()) return src;
+    const auto& dims = src.dims();
+    int64_t c = 1, inner = 1;
+    if (scales.size() > 1) {
+        if (axis >= static_cast<size_t>(src.rank()) ||
+            dims[axis] != static_cast<int64_t>(scales.size()))
+            throw Error(ErrorKind::kInvalidInput,
+                        "INT8: " + std::to_string(scales.size()) +
+                            " per-channel scales do not match the tensor's axis " +
+                            std::to_string(axis));
+        c = dims[axis];
+        for (size_t i = axis + 1; i < dims.size(); ++i) inner *= dims[i];
+    }
+    Tensor out = Tensor::zeros(DataType::kFloat32, dims);
+    float* dst = reinterpret_cast<float*>(out.mutable_bytes());
+    const float* s = src.data<float>();
+    const uint64_t n = src.numel();
+    for (uint64_t i = 0; i < n; ++i) {
+        const float x = s[i];
+        const float scale = scales[c == 1 ? 0 : static_cast<size_t>((i / inner) % c)];
+        ++stats.values;
+        if (!std::isfinite(x)) {
+            ++nonfinite_in;
+            if (std::isnan(x)) {
+                dst[i] = x;
+                ++stats.nonfinite;
+                continue;
+            }
+        } else {
+            stats.max_abs = std::max(stats.max_abs, std::fabs(static_cast<double>(x)));
+        }
+        bool clipped = false;
+        const double q = quant_level(x, scale, mode, clipped);
+        dst[i] = static_cast<float>(q * static_cast<double>(scale));
+        stats.saturated += clipped;
+        if (std::isfinite(x))
+            stats.max_round_err =
+                std::max(stats.max_round_err,
+                         std::fabs(static_cast<double>(dst[i]) - static_cast<double>(x)));
+    }
     return out;
 }
 

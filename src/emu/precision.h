@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tensor/tensor.h"
 
@@ -67,6 +68,7 @@ struct RoundingStats {
     uint64_t nonfinite = 0;    // NaN / Inf after rounding
     double max_abs = 0;        // largest finite |x| before rounding
     double max_round_err = 0;  // largest |rounded - x| over finite results
+    uint64_t saturated = 0;    // INT8 only: values clipped to [-128, 127] * scale
     void merge(const RoundingStats& o);
 };
 
@@ -81,5 +83,24 @@ void round_tensor(Precision p, Tensor& t, RoundingMode mode, RoundingStats& stat
 // `src` to `nonfinite_in`. Other dtypes and kFP32 come back unchanged with no stats.
 Tensor rounded_copy(Precision p, const Tensor& src, RoundingMode mode, RoundingStats& stats,
                     uint64_t& nonfinite_in, ThreadPool* pool = nullptr);
+
+// ---- INT8 fake quantization (symmetric, zero point 0) ----
+// x -> scale * clamp(round(x / scale), -128, 127), computed in double, returned as float32.
+// `round` follows `mode` (nearest-even by default). NaN stays NaN; +-inf saturates. A scale
+// <= 0 (a tensor that was all zeros at calibration) maps every finite value to 0.
+float fake_quant_int8(float x, float scale, RoundingMode mode = RoundingMode::kNearestEven);
+
+// The symmetric scale for a largest magnitude: amax / 127 (0 for amax 0 or not finite).
+float int8_scale(double amax);
+
+// Per-channel symmetric scales of a float32 tensor along `axis` (amax of each slice / 127).
+std::vector<float> int8_channel_scales(const Tensor& t, size_t axis);
+
+// A fake-quantized copy of a float32 tensor: one scale (per tensor) or scales.size() ==
+// dims[axis] (per channel along `axis`). Adds to `stats` (values, saturated = values whose
+// round(x / scale) fell outside [-128, 127], max_abs, max_round_err, nonfinite) and the NaN/Inf
+// count of `src` to `nonfinite_in`. Other dtypes come back unchanged.
+Tensor fake_quant_copy(const Tensor& src, const std::vector<float>& scales, size_t axis,
+                       RoundingMode mode, RoundingStats& stats, uint64_t& nonfinite_in);
 
 }  // namespace pg::emu

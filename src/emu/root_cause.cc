@@ -20,6 +20,7 @@ std::string label_of(const NodeEvidence& e) {
     if (e.inputs.overflow + e.outputs.overflow) return "overflow";
     if (e.nonfinite_produced) return "nan/inf";
     if (e.inputs.underflow + e.outputs.underflow) return "underflow";
+    if (e.inputs.saturated) return "saturation";
     return "";
 }
 
@@ -32,6 +33,10 @@ std::string explain(const std::string& node, const NodeEvidence& e, const std::s
                py_g(std::max(e.inputs.max_abs, e.outputs.max_abs), 6) + " before rounding, " +
                std::to_string(e.inputs.overflow + e.outputs.overflow) + " value(s))";
     }
+    if (label == "saturation")
+        return "'" + node + "' (" + e.op + ") at int8: " + std::to_string(e.inputs.saturated) +
+               " input value(s) clipped at the calibrated range +-127*scale (max |x| " +
+               py_g(e.inputs.max_abs, 6) + ")";
     if (label == "underflow")
         return "'" + node + "' (" + e.op + ") at " + fmt_name + ": " +
                std::to_string(e.inputs.underflow + e.outputs.underflow) +
