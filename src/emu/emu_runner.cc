@@ -37,6 +37,7 @@ class SinkHook : public runtime::NodeHook {
 
 EmuRunner::EmuRunner(const ir::Model& model, EmuRunnerOptions options)
     : evidence_(std::make_shared<EvidenceTable>()),
+      rounded_(std::make_shared<RoundedValues>()),
       resolved_(model.graph ? resolve_all(model, options.policy)
                             : std::vector<std::pair<const ir::Node*, Precision>>{}),
       options_(std::move(options)),
@@ -47,11 +48,11 @@ EmuRunner::EmuRunner(const ir::Model& model, EmuRunnerOptions options)
     if (!options_.emulation.int8_scales)
         options_.emulation.int8_scales = std::make_shared<ScaleTable>();
     runtime::SessionOptions so = options_.session;
-    so.kernel_wrapper = [by_node, o = options_.emulation, ev = evidence_](const ir::Node& n,
-                                                                          ops::KernelFn k) {
+    so.kernel_wrapper = [by_node, o = options_.emulation, ev = evidence_, rv = rounded_](
+                            const ir::Node& n, ops::KernelFn k) {
         auto it = by_node.find(&n);
         const Precision p = it == by_node.end() ? Precision::kFP32 : it->second;
-        return emulate_kernel(n, std::move(k), p, o, ev.get());
+        return emulate_kernel(n, std::move(k), p, o, ev.get(), rv.get());
     };
     session_ = std::make_unique<runtime::Session>(model, so);
 }
@@ -107,6 +108,7 @@ runners::NamedTensors EmuRunner::infer_streaming(const std::map<std::string, Ten
 runners::NamedTensors EmuRunner::run(const std::map<std::string, Tensor>& feeds,
                                      runtime::NodeHook* hook) {
     evidence_->clear();
+    rounded_->next_run();
     runtime::Feeds rt;
     for (const auto& [name, t] : feeds) rt[name] = ops::RtValue::of(t);
     const auto start = std::chrono::steady_clock::now();

@@ -57,6 +57,7 @@ class EmuRunner : public runners::Runner {
 
   private:
     std::shared_ptr<EvidenceTable> evidence_;
+    std::shared_ptr<RoundedValues> rounded_;
     std::vector<std::pair<const ir::Node*, Precision>> resolved_;
     runners::NamedTensors run(const std::map<std::string, Tensor>& feeds, runtime::NodeHook* hook);
     EmuRunnerOptions options_;

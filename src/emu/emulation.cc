@@ -160,17 +160,19 @@ class WeightCache {
     std::vector<Entry> entries_;
 };
 
-// Rounds one float32 output of a node at `p` (not TF32) and records its evidence in `e`.
-void round_output(Precision p, const EmulationOptions& o, ThreadPool* pool, bool finite_in,
-                  Tensor& t, NodeEvidence& e) {
+// Rounds one float32 output of a node at `p` (not TF32) and records its evidence in `e`;
+// true (with the stats of checking the rounded tensor again in `again`) when it was rounded.
+bool round_output(Precision p, const EmulationOptions& o, ThreadPool* pool, bool finite_in,
+                  Tensor& t, NodeEvidence& e, RoundingStats& again) {
     if (p == Precision::kTF32) {
         if (finite_in) e.nonfinite_produced += count_nonfinite(t);
-        return;
+        return false;
     }
     RoundingStats s;
-    round_tensor(p, t, o.rounding, s, pool);
+    round_tensor(p, t, o.rounding, s, again, pool);
     e.outputs.merge(s);
     if (finite_in) e.nonfinite_produced += s.nonfinite;
+    return true;
 }
 
 // Fake quantization of input `slot` of INT8 node `n` (activations per tensor by name, weights
@@ -263,6 +265,32 @@ bool NodeEvidence::notable() const {
            0;
 }
 
+void RoundedValues::next_run() {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++run_;
+}
+
+void RoundedValues::set(const ir::Value* v, Precision p, RoundingMode mode, const Tensor& t,
+                        const RoundingStats& stats) {
+    if (!v) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_[v] = Entry{run_, p, mode, t.bytes(), t.nbytes(), stats};
+}
+
+bool RoundedValues::find(const ir::Value* v, Precision p, RoundingMode mode, const Tensor& t,
+                         RoundingStats& stats) const {
+    if (!v || t.dtype() != DataType::kFloat32 || t.numel() == 0) return false;
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(v);
+    if (it == entries_.end()) return false;
+    const Entry& en = it->second;
+    if (en.run != run_ || en.p != p || en.mode != mode || en.data != t.bytes() ||
+        en.nbytes != t.nbytes())
+        return false;
+    stats = en.stats;
+    return true;
+}
+
 void EvidenceTable::clear() {
     entries_.clear();
     index_.clear();
@@ -284,12 +312,14 @@ const NodeEvidence* EvidenceTable::find(const std::string& node) const {
 }
 
 ops::KernelFn emulate_kernel(const ir::Node& n, ops::KernelFn kernel, Precision p,
-                             const EmulationOptions& o, EvidenceTable* evidence) {
+                             const EmulationOptions& o, EvidenceTable* evidence,
+                             RoundedValues* rounded_values) {
     if (p == Precision::kFP32) return kernel;
     if (p == Precision::kINT8) return int8_kernel(n, std::move(kernel), o, evidence);
     format_spec(p);  // kINT8 is refused here, at plan time
     auto cache = std::make_shared<WeightCache>();
-    return [&n, kernel = std::move(kernel), p, o, evidence, cache](ops::KernelContext& ctx) {
+    return [&n, kernel = std::move(kernel), p, o, evidence, cache,
+            rv = rounded_values](ops::KernelContext& ctx) {
         NodeEvidence e{n.op_type, p, {}, {}, 0};
         std::vector<ops::RtValue> rounded(ctx.num_inputs());
         std::vector<const ops::RtValue*> in;
@@ -297,6 +327,14 @@ ops::KernelFn emulate_kernel(const ir::Node& n, ops::KernelFn kernel, Precision 
         for (size_t i = 0; i < ctx.num_inputs(); ++i) {
             const ops::RtValue* v = ctx.value(i);
             if (!is_f32(v)) {
+                in.push_back(v);
+                continue;
+            }
+            RoundingStats known;
+            if (rv && rv->find(n.input(i), p, o.rounding, v->tensor(), known)) {
+                // Rounded to p by its producer: representable, checked already.
+                e.inputs.merge(known);
+                finite_in = finite_in && known.nonfinite == 0;
                 in.push_back(v);
                 continue;
             }
@@ -315,7 +353,10 @@ ops::KernelFn emulate_kernel(const ir::Node& n, ops::KernelFn kernel, Precision 
         auto out = blocks_accumulation(n, p, o) ? call_fp16_accumulate(kernel, ctx, in, o.rounding)
                                                 : call(kernel, ctx, in);
         for (size_t k = 0; k < out.size(); ++k) {
-            if (is_f32(&out[k])) round_output(p, o, ctx.pool(), finite_in, out[k].tensor(), e);
+            RoundingStats again;
+            if (is_f32(&out[k]) &&
+                round_output(p, o, ctx.pool(), finite_in, out[k].tensor(), e, again) && rv)
+                rv->set(n.output(k), p, o.rounding, out[k].tensor(), again);
             ctx.outputs()[k] = std::move(out[k]);
         }
         if (evidence) evidence->record(n.name, std::move(e));

@@ -14,6 +14,8 @@
 #include <memory>
 
 #include <map>
+#include <mutex>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -59,10 +61,41 @@ class EvidenceTable {
     std::map<std::string, size_t> index_;
 };
 
+// The float32 outputs of the current run that their producer rounded to a precision (so they
+// are exactly representable in it), with the stats checking them again would give. A consumer at
+// the same precision and rounding mode skips its representability check for them. Entries are
+// keyed by graph value and only match within the run that wrote them (next_run()) and the very
+// buffer that was rounded (data pointer and size).
+class RoundedValues {
+  public:
+    void next_run();
+    void set(const ir::Value* v, Precision p, RoundingMode mode, const Tensor& t,
+             const RoundingStats& stats);
+    // True (and `stats` set) when `t` is the buffer v's producer rounded to (p, mode) this run.
+    bool find(const ir::Value* v, Precision p, RoundingMode mode, const Tensor& t,
+              RoundingStats& stats) const;
+
+  private:
+    struct Entry {
+        uint64_t run = 0;
+        Precision p = Precision::kFP32;
+        RoundingMode mode = RoundingMode::kNearestEven;
+        const uint8_t* data = nullptr;
+        uint64_t nbytes = 0;
+        RoundingStats stats;
+    };
+    mutable std::mutex mu_;
+    uint64_t run_ = 1;
+    std::unordered_map<const ir::Value*, Entry> entries_;
+};
+
 // `kernel` wrapped to run node `n` at precision `p`, recording into `evidence` (may be null).
-// Returns `kernel` itself for kFP32. `n` and `evidence` must outlive the returned kernel.
+// Returns `kernel` itself for kFP32. `n`, `evidence` and `rounded` must outlive the returned
+// kernel. With `rounded`, inputs already rounded to `p` by their producer are not checked again
+// and this node's rounded outputs are recorded there.
 ops::KernelFn emulate_kernel(const ir::Node& n, ops::KernelFn kernel, Precision p,
-                             const EmulationOptions& o, EvidenceTable* evidence);
+                             const EmulationOptions& o, EvidenceTable* evidence,
+                             RoundedValues* rounded = nullptr);
 
 // One line per notable node: "node (Op) @float16: overflow 3 (out), underflow 0, ...".
 std::vector<std::string> evidence_lines(const EvidenceTable& t);

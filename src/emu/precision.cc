@@ -202,10 +202,12 @@ struct SpanResult {
     RoundingStats stats;
     uint64_t nonfinite_in = 0;
     bool changed = false;
+    double out_max_abs = 0;  // largest finite |rounded x|
     void merge(const SpanResult& o) {
         stats.merge(o.stats);
         nonfinite_in += o.nonfinite_in;
         changed = changed || o.changed;
+        out_max_abs = std::max(out_max_abs, o.out_max_abs);
     }
 };
 
@@ -217,7 +219,7 @@ template <bool kWrite, class Round>
 void round_span_fast(const float* src, float* dst, int64_t b, int64_t e, float max_finite,
                      Round rnd, SpanResult& r) {
     const uint32_t mf = std::bit_cast<uint32_t>(max_finite);
-    uint32_t max_abs = 0, max_err = 0;
+    uint32_t max_abs = 0, max_err = 0, max_out = 0;
     uint32_t ovf = 0, unf = 0, nonfinite = 0, nonfinite_in = 0;  // e - b < 2^32 (see caller)
     for (int64_t i = b; i < e; ++i) {
         const float x = src[i], y = rnd(x);
@@ -226,6 +228,7 @@ void round_span_fast(const float* src, float* dst, int64_t b, int64_t e, float m
         const uint32_t fx = ax < 0x7F800000u, fy = ay < 0x7F800000u;  // 0 or 1
         const uint32_t err = std::bit_cast<uint32_t>(std::fabs(y - x)) & 0x7FFFFFFFu;
         max_abs = std::max(max_abs, ax & (0u - fx));
+        max_out = std::max(max_out, ay & (0u - fy));
         max_err = std::max(max_err, err & (0u - (fx & fy)));
         ovf += fx & static_cast<uint32_t>(ax > mf);
         unf += fx & static_cast<uint32_t>(ax != 0) & static_cast<uint32_t>(ay == 0);
@@ -237,6 +240,7 @@ void round_span_fast(const float* src, float* dst, int64_t b, int64_t e, float m
     part.stats = {static_cast<uint64_t>(e - b), ovf, unf, nonfinite, std::bit_cast<float>(max_abs),
                   std::bit_cast<float>(max_err)};
     part.nonfinite_in = nonfinite_in;
+    part.out_max_abs = std::bit_cast<float>(max_out);
     // The fast rounders return NaN and infinities as they are and keep the sign of zero, so an
     // element changed exactly when its error is nonzero or it overflowed to infinity.
     part.changed = max_err != 0 || nonfinite != nonfinite_in;
@@ -260,6 +264,8 @@ void round_span_generic(const float* src, float* dst, int64_t b, int64_t e, floa
             if (std::isfinite(y))
                 s.max_round_err = std::max(s.max_round_err, std::fabs(static_cast<double>(y) - x));
         }
+        if (std::isfinite(y))
+            part.out_max_abs = std::max(part.out_max_abs, std::fabs(static_cast<double>(y)));
         s.nonfinite += !std::isfinite(y);
         part.nonfinite_in += !std::isfinite(x);
         part.changed = part.changed || std::bit_cast<uint32_t>(y) != std::bit_cast<uint32_t>(x);
@@ -349,10 +355,22 @@ float round_to_fast(Precision p, float x, RoundingMode mode) {
 
 void round_tensor(Precision p, Tensor& t, RoundingMode mode, RoundingStats& stats,
                   ThreadPool* pool) {
+    RoundingStats ignored;
+    round_tensor(p, t, mode, stats, ignored, pool);
+}
+
+void round_tensor(Precision p, Tensor& t, RoundingMode mode, RoundingStats& stats,
+                  RoundingStats& rounded_stats, ThreadPool* pool) {
     if (!roundable(p, t)) return;
     float* d = reinterpret_cast<float*>(t.mutable_bytes());
     const auto n = static_cast<int64_t>(t.numel());
-    stats.merge(round_floats<true>(p, mode, d, d, n, pool).stats);
+    const SpanResult r = round_floats<true>(p, mode, d, d, n, pool);
+    stats.merge(r.stats);
+    RoundingStats again;
+    again.values = static_cast<uint64_t>(n);
+    again.nonfinite = r.stats.nonfinite;
+    again.max_abs = r.out_max_abs;
+    rounded_stats.merge(again);
 }
 
 Tensor rounded_copy(Precision p, const Tensor& src, RoundingMode mode, RoundingStats& stats,
@@ -363,9 +381,10 @@ Tensor rounded_copy(Precision p, const Tensor& src, RoundingMode mode, RoundingS
     stats.merge(r.stats);
     nonfinite_in += r.nonfinite_in;
     if (!r.changed) return src;
-    Tensor out = src;
+    // Rounded straight from src into fresh storage (no copy-then-round).
+    Tensor out = Tensor::uninitialized(DataType::kFloat32, src.dims());
     float* d = reinterpret_cast<float*>(out.mutable_bytes());
-    round_floats<true>(p, mode, d, d, n, pool);
+    round_floats<true>(p, mode, src.data<float>(), d, n, pool);
     return out;
 }
 

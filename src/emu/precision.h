@@ -76,6 +76,11 @@ struct RoundingStats {
 // happened to `stats`. Large tensors are split over `pool` when given.
 void round_tensor(Precision p, Tensor& t, RoundingMode mode, RoundingStats& stats,
                   ThreadPool* pool = nullptr);
+// round_tensor that also adds to `rounded_stats` what rounded_copy(p, t, mode, ...) would report
+// for the rounded tensor (rounding is idempotent: values, NaN/Inf count and largest finite |x|;
+// no overflow, underflow or rounding error), so a consumer at `p` can skip that check.
+void round_tensor(Precision p, Tensor& t, RoundingMode mode, RoundingStats& stats,
+                  RoundingStats& rounded_stats, ThreadPool* pool);
 
 // A float32 tensor's rounding to `p` without touching `src`: returns `src` itself (shared
 // buffer, no copy) when every element is already representable, else a rounded copy. Adds what
