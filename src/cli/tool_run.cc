@@ -17,6 +17,7 @@
 #include "compare/comparator.h"
 #include "compare/validate.h"
 #include "data/data_files.h"
+#include "emu/emu_runner.h"
 #include "runners/ref_runner.h"
 
 namespace pg::cli {
@@ -57,6 +58,31 @@ compare::ComparatorContext comparator_context(const compare::CompareOptions& opt
     ctx.values = [](const Tensor& t) { return numpy_str(t); };
     ctx.sink = [](const compare::LogLines& l) { compare::emit(l); };
     return ctx;
+}
+
+ordered_json stats_json(const emu::RoundingStats& r) {
+    return {
+        {"values", r.values},       {"overflow", r.overflow},   {"underflow_to_zero", r.underflow},
+        {"nonfinite", r.nonfinite}, {"saturated", r.saturated}, {"max_abs", r.max_abs}};
+}
+
+// Every emulator runner's per-node evidence (precision, rounding counters of inputs and outputs).
+ordered_json evidence_json(const std::vector<std::unique_ptr<runners::Runner>>& runners) {
+    ordered_json j = ordered_json::object();
+    for (const auto& r : runners) {
+        const auto* emu_runner = dynamic_cast<const emu::EmuRunner*>(r.get());
+        if (!emu_runner) continue;
+        ordered_json nodes = ordered_json::array();
+        for (const auto& [name, e] : emu_runner->evidence().entries())
+            nodes.push_back({{"node", name},
+                             {"op", e.op},
+                             {"precision", emu::precision_name(e.precision)},
+                             {"inputs", stats_json(e.inputs)},
+                             {"outputs", stats_json(e.outputs)},
+                             {"nonfinite_produced", e.nonfinite_produced}});
+        j[r->name()] = nodes;
+    }
+    return j;
 }
 
 ordered_json figures_json(const compare::AccuracyResult& acc, bool validated) {
@@ -106,15 +132,18 @@ int finish(const ParsedArgs& a, RunState& s, const compare::CompareOptions& opts
         compare::emit(v.lines);
         valid = v.passed();
     }
-    if (a.has("save_results"))
-        write_file_atomic(a.get("save_results"), figures_json(acc, valid).dump(2) + "\n");
-    if (a.count("json")) std::printf("%s\n", figures_json(acc, valid).dump(2).c_str());
+    ordered_json j = figures_json(acc, valid);
+    j["precision_evidence"] = evidence_json(s.runners);
+    if (a.has("save_results")) write_file_atomic(a.get("save_results"), j.dump(2) + "\n");
+    if (a.count("json")) std::printf("%s\n", j.dump(2).c_str());
     return acc.passed() && valid ? 0 : 1;
 }
 
 int run_layerwise_mode(const ParsedArgs& a, RunState& s, const compare::CompareOptions& opts) {
     LayerwiseOutcome lw = run_layerwise(a, *s.model, s.runners, s.feeds, opts);
-    ordered_json j{{"passed", lw.passed}, {"layerwise", lw.json}};
+    ordered_json j{{"passed", lw.passed},
+                   {"layerwise", lw.json},
+                   {"precision_evidence", evidence_json(s.runners)}};
     if (a.has("save_results")) write_file_atomic(a.get("save_results"), j.dump(2) + "\n");
     if (a.count("json")) std::printf("%s\n", j.dump(2).c_str());
     return lw.passed ? 0 : 1;

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/fs.h"
 #include "ir/builder.h"
 #include "onnx/model_io.h"
 #include "support/cli_runner.h"
@@ -61,6 +62,27 @@ TEST(RootCause, NoEvidenceMeansRounding) {
     const auto& cause = j["layerwise"][0]["root_cause"];
     if (cause.is_null()) GTEST_SKIP() << "no divergence at this tolerance";
     EXPECT_EQ(cause["label"], "rounding/accumulation");
+}
+
+}  // namespace
+}  // namespace pg
+
+namespace pg {
+namespace {
+
+TEST(RootCause, EvidenceIsInSaveResults) {
+    const std::string dir = test::make_temp_dir();
+    const std::string m = story_model(dir, 65504.0f);
+    auto r = test::run_polygraph({"run", m, "--ref", "--emu", "--fp16", "--val-range", "x:[1,2]",
+                                  "--check-error-stat", "median", "--atol", "1e-3", "--rtol",
+                                  "1e-3", "--save-results", dir + "/res.json"});
+    EXPECT_EQ(r.status, 1) << r.all();
+    auto j = nlohmann::json::parse(read_file(dir + "/res.json"));
+    ASSERT_EQ(j["precision_evidence"].size(), 1u);
+    bool add_overflowed = false;
+    for (const auto& n : j["precision_evidence"].begin().value())
+        if (n["node"] == "Add") add_overflowed = n["outputs"]["overflow"].get<uint64_t>() > 0;
+    EXPECT_TRUE(add_overflowed) << j.dump();
 }
 
 }  // namespace
