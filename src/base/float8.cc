@@ -129,4 +129,25 @@ uint8_t float_to_float8e8m0_bits(float f, bool saturate, E8M0Rounding mode) {
     return static_cast<uint8_t>(exp);
 }
 
+const MiniFloatFormat* minifloat_format(DataType dt) {
+    switch (dt) {
+        case DataType::kFloat8E4M3FN:
+            return &kE4M3FN;
+        case DataType::kFloat8E4M3FNUZ:
+            return &kE4M3FNUZ;
+        case DataType::kFloat8E5M2:
+            return &kE5M2;
+        case DataType::kFloat8E5M2FNUZ:
+            return &kE5M2FNUZ;
+        case DataType::kFloat4E2M1:
+            return &kE2M1;
+        case DataType::kFloat16:
+            return &kHalfFormat;
+        case DataType::kBFloat16:
+            return &kBFloat16Format;
+        default:
+            return nullptr;
+    }
+}
+
 }  // namespace pg

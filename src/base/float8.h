@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "base/dtype.h"
+
 namespace pg {
 
 // How a format spends its special bit patterns.
@@ -34,6 +36,10 @@ inline constexpr MiniFloatFormat kE5M2FNUZ{5, 2, 16, 0x7F, MiniFloatSpecials::kF
 inline constexpr MiniFloatFormat kE2M1{2, 1, 1, 0x7, MiniFloatSpecials::kNone};
 inline constexpr MiniFloatFormat kHalfFormat{5, 10, 15, 0x7BFF, MiniFloatSpecials::kIeee};
 inline constexpr MiniFloatFormat kBFloat16Format{8, 7, 127, 0x7F7F, MiniFloatSpecials::kIeee};
+
+// The format of a float8 / float4 / float16 / bfloat16 type, or nullptr (float8e8m0 and every
+// other type).
+const MiniFloatFormat* minifloat_format(DataType dt);
 
 // Bits of `fmt` -> double (exact; NaN patterns give a quiet NaN with the pattern's sign).
 double minifloat_to_double(uint32_t bits, const MiniFloatFormat& fmt);

@@ -35,28 +35,6 @@ void parallel(KernelContext& ctx, int64_t n, F&& fn) {
         fn(0, n);
 }
 
-// The format of an 8/4-bit float type, or nullptr.
-const MiniFloatFormat* minifloat_format(DataType dt) {
-    switch (dt) {
-        case DataType::kFloat8E4M3FN:
-            return &kE4M3FN;
-        case DataType::kFloat8E4M3FNUZ:
-            return &kE4M3FNUZ;
-        case DataType::kFloat8E5M2:
-            return &kE5M2;
-        case DataType::kFloat8E5M2FNUZ:
-            return &kE5M2FNUZ;
-        case DataType::kFloat4E2M1:
-            return &kE2M1;
-        case DataType::kFloat16:
-            return &kHalfFormat;
-        case DataType::kBFloat16:
-            return &kBFloat16Format;
-        default:
-            return nullptr;
-    }
-}
-
 bool is_subbyte_int(DataType dt) {
     return dt == DataType::kInt4 || dt == DataType::kUInt4 || dt == DataType::kInt2 ||
            dt == DataType::kUInt2;

@@ -11,19 +11,9 @@ namespace pg::ops {
 
 namespace {
 
+// The format of an 8-bit float type (float8e8m0 excluded), or nullptr.
 const MiniFloatFormat* float8_format(DataType dt) {
-    switch (dt) {
-        case DataType::kFloat8E4M3FN:
-            return &kE4M3FN;
-        case DataType::kFloat8E4M3FNUZ:
-            return &kE4M3FNUZ;
-        case DataType::kFloat8E5M2:
-            return &kE5M2;
-        case DataType::kFloat8E5M2FNUZ:
-            return &kE5M2FNUZ;
-        default:
-            return nullptr;
-    }
+    return dtype_bits(dt) == 8 ? minifloat_format(dt) : nullptr;
 }
 
 void int_range(DataType dt, double* lo, double* hi) {
