@@ -1,6 +1,7 @@
 #include "emu/emu_runner.h"
 
-#include <chrono>
+#include "runners/session_io.h"
+
 #include <unordered_map>
 
 #include "base/error.h"
@@ -17,21 +18,6 @@ std::vector<std::pair<const ir::Node*, Precision>> resolve_all(const ir::Model& 
 }
 
 // Forwards every tensor output of each top-level node to a TensorSink.
-class SinkHook : public runtime::NodeHook {
-  public:
-    explicit SinkHook(runners::TensorSink& sink) : sink_(sink) {}
-    void on_node(const ir::Node& node, const std::vector<const ops::RtValue*>&,
-                 const std::vector<ops::RtValue>& outputs) override {
-        for (size_t i = 0; i < outputs.size(); ++i) {
-            const ir::Value* v = node.output(i);
-            if (v && outputs[i].is_tensor())
-                sink_.on_tensor(node.name, v->name(), outputs[i].tensor());
-        }
-    }
-
-  private:
-    runners::TensorSink& sink_;
-};
 
 }  // namespace
 
@@ -101,7 +87,7 @@ runners::NamedTensors EmuRunner::infer(const std::map<std::string, Tensor>& feed
 
 runners::NamedTensors EmuRunner::infer_streaming(const std::map<std::string, Tensor>& feeds,
                                                  runners::TensorSink& sink) {
-    SinkHook hook(sink);
+    runners::SinkHook hook(sink);
     return run(feeds, &hook);
 }
 
@@ -111,18 +97,7 @@ runners::NamedTensors EmuRunner::run(const std::map<std::string, Tensor>& feeds,
     rounded_->next_run();
     runtime::Feeds rt;
     for (const auto& [name, t] : feeds) rt[name] = ops::RtValue::of(t);
-    const auto start = std::chrono::steady_clock::now();
-    auto results = session_->run(rt, hook);
-    last_time_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    runners::NamedTensors out;
-    for (auto& [name, v] : results) {
-        if (!v.is_tensor())
-            throw Error(ErrorKind::kUnsupported,
-                        "output '" + name +
-                            "' is a sequence or optional; only tensor outputs can be compared");
-        out.emplace_back(name, std::move(v.tensor()));
-    }
-    return out;
+    return runners::run_session(*session_, rt, hook, &last_time_);
 }
 
 }  // namespace pg::emu

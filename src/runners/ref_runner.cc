@@ -1,6 +1,7 @@
 #include "runners/ref_runner.h"
 
-#include <chrono>
+#include "runners/session_io.h"
+
 
 #include "base/error.h"
 #include "ir/clone.h"
@@ -57,27 +58,6 @@ std::vector<TensorMeta> RefRunner::input_metadata() const {
     return meta;
 }
 
-namespace {
-
-// Forwards every tensor output of each top-level node to a TensorSink.
-class SinkHook : public runtime::NodeHook {
-  public:
-    explicit SinkHook(TensorSink& sink) : sink_(sink) {}
-    void on_node(const ir::Node& node, const std::vector<const ops::RtValue*>&,
-                 const std::vector<ops::RtValue>& outputs) override {
-        for (size_t i = 0; i < outputs.size(); ++i) {
-            const ir::Value* v = node.output(i);
-            if (v && outputs[i].is_tensor())
-                sink_.on_tensor(node.name, v->name(), outputs[i].tensor());
-        }
-    }
-
-  private:
-    TensorSink& sink_;
-};
-
-}  // namespace
-
 NamedTensors RefRunner::infer(const std::map<std::string, Tensor>& feeds) {
     return run(feeds, nullptr);
 }
@@ -95,18 +75,7 @@ NamedTensors RefRunner::infer_streaming(const std::map<std::string, Tensor>& fee
 NamedTensors RefRunner::run(const std::map<std::string, Tensor>& feeds, runtime::NodeHook* hook) {
     runtime::Feeds rt;
     for (const auto& [name, t] : feeds) rt[name] = ops::RtValue::of(fp64_ ? widen_feed(t) : t);
-    const auto start = std::chrono::steady_clock::now();
-    auto results = session_.run(rt, hook);
-    last_time_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    NamedTensors out;
-    for (auto& [name, v] : results) {
-        if (!v.is_tensor())
-            throw Error(ErrorKind::kUnsupported,
-                        "output '" + name +
-                            "' is a sequence or optional; only tensor outputs can be compared");
-        out.emplace_back(name, std::move(v.tensor()));
-    }
-    return out;
+    return run_session(session_, rt, hook, &last_time_);
 }
 
 }  // namespace pg::runners
