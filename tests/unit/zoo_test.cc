@@ -45,6 +45,7 @@ std::vector<ZooCase> tiny_zoo() {
              return zoo::lstm_model({.seq = 4, .batch = 2, .input = 8, .hidden = 16, .outputs = 4});
          }},
         {"chain", [] { return zoo::chain_model(30, 8); }},
+        {"planted", [] { return zoo::planted_overflow_model({.nodes = 30, .width = 8}); }},
     };
 }
 

@@ -306,6 +306,43 @@ std::unique_ptr<ir::Model> chain_model(int64_t nodes, int64_t width, uint32_t se
     return net.finish(x, {1, width});
 }
 
+std::unique_ptr<ir::Model> planted_overflow_model(const PlantedOptions& o) {
+    if (o.nodes < 12) throw Error(ErrorKind::kUsage, "planted_overflow_model: at least 12 nodes");
+    Net net("planted_" + std::to_string(o.nodes), o.seed);
+    Value* x = net.b().input("x", DataType::kFloat32, {1, o.width});
+    // Plants start (with their Sigmoid) at about 1/3 and 2/3 of the chain; 3 nodes each.
+    const int64_t plant_at[2] = {o.nodes / 3, 2 * o.nodes / 3};
+    // Error-preserving filler (no squashing activations, so a planted error reaches the output).
+    static const char* kOps[] = {"Mul", "Add", "Abs", "Sub", "Neg"};
+    int64_t k = 0, op_index = 0;
+    while (k < o.nodes) {
+        const int plant = k == plant_at[0] ? 1 : k == plant_at[1] ? 2 : 0;
+        if (plant != 0) {
+            const std::string p = "plant" + std::to_string(plant);
+            Value* big = net.scalar(p + "_big", 65504.0f);
+            x = net.b().op("Sigmoid", {x}, {}, p + "_sigmoid");
+            x = net.b().op("Add", {x, big}, {}, p + "_add");
+            x = net.b().op("Sub", {x, big}, {}, p + "_sub");
+            k += 3;
+            continue;
+        }
+        const std::string op = kOps[op_index++ % 5];
+        const std::string name = "n" + std::to_string(k) + "_" + op;
+        if (op == "Mul")
+            x = net.b().op(op, {x, net.uniform("c", {o.width}, 0.8f, 1.25f)}, {}, name);
+        else if (op == "Add" || op == "Sub")
+            x = net.b().op(op, {x, net.uniform("c", {o.width}, -0.5f, 0.5f)}, {}, name);
+        else
+            x = net.b().op(op, {x}, {}, name);
+        ++k;
+    }
+    return net.finish(x, {1, o.width});
+}
+
+std::vector<std::string> planted_node_names() {
+    return {"plant1_add", "plant1_sub", "plant2_add", "plant2_sub"};
+}
+
 int randomize_constant_of_shape_weights(ir::Model& model, uint32_t seed) {
     ir::Graph& g = *model.graph;
     std::mt19937 rng(seed);

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "ir/model.h"
@@ -76,6 +77,22 @@ std::unique_ptr<ir::Model> chain_model(int64_t nodes, int64_t width = 16, uint32
 // nodes were replaced.
 //   before: s = [64, 3, 3, 3] (int64); w = ConstantOfShape(s); y = Conv(x, w)
 //   after:  w = <random float32 [64, 3, 3, 3]>; y = Conv(x, w)
+// `debug precision` / `debug reduce` test bed: a chain of `nodes` float32 ops on "x" [1, width]
+// (Mul by constants in [0.8, 1.25), Add and Sub of constants in +-0.5, Abs, Neg: values stay
+// O(1), FP16 rounding keeps them within 1e-2 and errors neither shrink nor grow) with two planted
+// overflow points, at about one third and two thirds of the chain: Sigmoid, then Add(65504) named
+// "plant<i>_add" (its exact result exceeds FP16's 65504) and Sub(65504) named "plant<i>_sub"
+// (cancels, so in FP16 it returns 0). Under FP16 emulation the model fails any tolerance below ~0.3
+// unless exactly the four planted nodes stay in float32. Other nodes are named "n<k>_<op>".
+struct PlantedOptions {
+    int64_t nodes = 210;  // total node count, planted ones included (at least 12)
+    int64_t width = 16;
+    uint32_t seed = 6;
+};
+std::unique_ptr<ir::Model> planted_overflow_model(const PlantedOptions& options = {});
+// The names of the planted nodes, in graph order: plant1_add, plant1_sub, plant2_add, plant2_sub.
+std::vector<std::string> planted_node_names();
+
 int randomize_constant_of_shape_weights(ir::Model& model, uint32_t seed);
 
 }  // namespace pg::zoo
