@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <unordered_map>
 
 #include "base/error.h"
@@ -91,15 +92,22 @@ struct Row {
     bool passed = false;
     double max_abs = 0, max_rel = 0, mean_abs = 0, cosine = 1;
     std::string note;
-    std::string evidence;  // the emulator's evidence for the node (second runner is --emu)
+    std::string evidence;     // the emulator's evidence for the node (second runner is --emu)
+    std::string by_evidence;  // why the evidence makes the node divergent, or ""
+    std::string label;        // root-cause label of a divergent node (second runner is --emu)
 };
 
 // Compares each pair as it arrives and keeps only the figures.
 class TableSink : public layerwise::PairSink {
   public:
     TableSink(const ir::Model& m, const compare::CompareOptions& o, bool fail_fast, size_t total,
-              LayerwiseSaver* saver)
-        : opts_(o), fail_fast_(fail_fast), total_(total), tty_(::isatty(2)), saver_(saver) {
+              LayerwiseSaver* saver, const emu::EmuRunner* emu)
+        : opts_(o),
+          fail_fast_(fail_fast),
+          total_(total),
+          tty_(::isatty(2)),
+          saver_(saver),
+          emu_(emu) {
         for (const auto& n : m.graph->nodes())
             for (const ir::Value* v : n->outputs())
                 if (v) producer_[v->name()] = n.get();
@@ -132,6 +140,7 @@ class TableSink : public layerwise::PairSink {
     }
     void finish_row(Row& r, const Tensor& a, const Tensor& b) {
         if (opts_.validate) check_finite(r, a, b);
+        if (emu_) add_evidence(r);
         rows.push_back(r);
         progress();
         if (!r.passed && fail_fast_) throw StopEarly{};
@@ -139,6 +148,15 @@ class TableSink : public layerwise::PairSink {
     std::vector<Row> rows;
 
   private:
+    // The emulator's evidence for the row's node (recorded when the node ran, before its output
+    // reached the sink); evidence of overflow, NaN/Inf or clipping makes the row divergent.
+    void add_evidence(Row& r) const {
+        const emu::NodeEvidence* e = emu_->evidence().find(r.node);
+        if (!e) return;
+        r.evidence = std::string(emu::precision_name(e->precision)) + " " + emu::evidence_cell(*e);
+        r.by_evidence = emu::divergence_by_evidence(*e);
+        if (!r.by_evidence.empty()) r.passed = false;
+    }
     // --validate: NaN or Inf on either side fails the tensor.
     static void check_finite(Row& r, const Tensor& a, const Tensor& b) {
         for (const auto& [side, t] :
@@ -161,6 +179,7 @@ class TableSink : public layerwise::PairSink {
     size_t total_;
     bool tty_;
     LayerwiseSaver* saver_;
+    const emu::EmuRunner* emu_;
     std::unordered_map<std::string, const ir::Node*> producer_;
 };
 
@@ -169,10 +188,13 @@ std::string table(const std::vector<Row>& rows) {
                                 "node", "op", "max abs", "max rel", "cosine", "status");
     for (size_t i = 0; i < rows.size(); ++i) {
         const Row& r = rows[i];
+        std::string why = r.label.empty() ? "" : "root cause: " + r.label;
+        for (const std::string* part : {&r.by_evidence, &r.note})
+            if (!part->empty()) why += (why.empty() ? "" : "; ") + *part;
         s += fmt::format("{:>5} | {:<32} | {:<16} | {:>11} | {:>11} | {:>10} | {}{}{}\n", i,
                          r.node.empty() ? r.tensor : r.node, r.op, py_g(r.max_abs, 5),
                          py_g(r.max_rel, 5), py_g(r.cosine, 6), r.passed ? "ok" : "FAILED",
-                         r.note.empty() ? "" : " (" + r.note + ")",
+                         why.empty() ? "" : " (" + why + ")",
                          r.evidence.empty() ? "" : " [emu: " + r.evidence + "]");
     }
     return s;
@@ -189,19 +211,23 @@ ordered_json rows_json(const std::vector<Row>& rows) {
                        {"mean_abs", r.mean_abs},
                        {"max_rel", r.max_rel},
                        {"cosine_similarity", r.cosine}});
-    for (size_t i = 0; i < rows.size(); ++i)
+    for (size_t i = 0; i < rows.size(); ++i) {
         if (!rows[i].evidence.empty()) arr[i]["emu_evidence"] = rows[i].evidence;
+        if (!rows[i].by_evidence.empty()) arr[i]["divergent_by_evidence"] = rows[i].by_evidence;
+        if (!rows[i].label.empty()) arr[i]["root_cause_label"] = rows[i].label;
+    }
     return arr;
 }
 
-// Adds the emulator's per-node evidence to the rows when `b` is an EmuRunner.
-void add_evidence(const runners::Runner& b, std::vector<Row>& rows) {
-    const auto* emu = dynamic_cast<const emu::EmuRunner*>(&b);
+// With the emulator as the second runner: the root-cause label of every divergent row.
+void add_labels(const emu::EmuRunner* emu, const ir::Model& m, std::vector<Row>& rows) {
     if (!emu) return;
+    std::set<std::string> divergent;
+    for (const Row& r : rows)
+        if (!r.passed && !r.node.empty()) divergent.insert(r.node);
     for (Row& r : rows)
-        if (const emu::NodeEvidence* e = emu->evidence().find(r.node))
-            r.evidence =
-                std::string(emu::precision_name(e->precision)) + " " + emu::evidence_cell(*e);
+        if (!r.passed && !r.node.empty())
+            r.label = emu::divergent_node_label(m, r.node, emu->evidence(), divergent);
 }
 
 // With the emulator as the second runner: the node whose evidence explains the divergence.
@@ -222,6 +248,13 @@ ordered_json report_root_cause(const runners::Runner& b, const ir::Model& m, con
             {"label", rc.label},
             {"explanation", rc.explanation},
             {"divergent_node_label", rc.divergent_label}};
+}
+
+ordered_json first_divergent_json(const Row& bad) {
+    ordered_json j{{"node", bad.node}, {"op", bad.op}, {"tensor", bad.tensor}};
+    if (!bad.by_evidence.empty()) j["divergent_by_evidence"] = bad.by_evidence;
+    if (!bad.label.empty()) j["root_cause_label"] = bad.label;
+    return j;
 }
 
 const Row* first_divergent(const std::vector<Row>& rows) {
@@ -271,7 +304,8 @@ bool compare_pair(runners::Runner& a, runners::Runner& b, const ir::Model& m,
                   bool attribute, ordered_json& out) {
     log_info("Layer-wise Comparison | {} vs. {} | {} tensor(s)", a.name(), b.name(),
              lo.tensors.size());
-    TableSink sink(m, opts, fail_fast, lo.tensors.size(), saver);
+    const auto* emu_runner = dynamic_cast<const emu::EmuRunner*>(&b);
+    TableSink sink(m, opts, fail_fast, lo.tensors.size(), saver, emu_runner);
     layerwise::Stats stats;
     std::map<std::string, Tensor> feed(feeds.at(0).begin(), feeds.at(0).end());
     try {
@@ -279,14 +313,15 @@ bool compare_pair(runners::Runner& a, runners::Runner& b, const ir::Model& m,
     } catch (const StopEarly&) {
         log_info("Stopping at the first mismatch (--fail-fast)");
     }
-    add_evidence(b, sink.rows);
+    add_labels(emu_runner, m, sink.rows);
     logger().log(Severity::kInfo, table(sink.rows));
     const Row* bad = first_divergent(sink.rows);
     if (bad)
         log_error(
-            "First divergent node: '{}' ({}) | output '{}' | max abs error {} | max rel error {}",
+            "First divergent node: '{}' ({}) | output '{}' | max abs error {} | max rel error {}{}",
             bad->node.empty() ? bad->tensor : bad->node, bad->op, bad->tensor,
-            py_g(bad->max_abs, 5), py_g(bad->max_rel, 5));
+            py_g(bad->max_abs, 5), py_g(bad->max_rel, 5),
+            bad->by_evidence.empty() ? "" : " | " + bad->by_evidence);
     ordered_json cause = bad ? report_root_cause(b, m, *bad) : ordered_json(nullptr);
     for (const auto& m2 : stats.missing)
         log_warning("Tensor '{}' was not produced by both runners", m2);
@@ -296,16 +331,13 @@ bool compare_pair(runners::Runner& a, runners::Runner& b, const ir::Model& m,
         std::count_if(sink.rows.begin(), sink.rows.end(), [](const Row& r) { return r.passed; }));
     log_info("Layer-wise Summary | {} vs. {} | Passed: {}/{} tensors", a.name(), b.name(), passed,
              sink.rows.size());
-    out.push_back(
-        {{"runner0", a.name()},
-         {"runner1", b.name()},
-         {"passed", bad == nullptr},
-         {"first_divergent",
-          bad ? ordered_json{{"node", bad->node}, {"op", bad->op}, {"tensor", bad->tensor}}
-              : ordered_json(nullptr)},
-         {"tensors", rows_json(sink.rows)},
-         {"attribution", attribution},
-         {"root_cause", cause}});
+    out.push_back({{"runner0", a.name()},
+                   {"runner1", b.name()},
+                   {"passed", bad == nullptr},
+                   {"first_divergent", bad ? first_divergent_json(*bad) : ordered_json(nullptr)},
+                   {"tensors", rows_json(sink.rows)},
+                   {"attribution", attribution},
+                   {"root_cause", cause}});
     return bad == nullptr && stats.missing.empty();
 }
 

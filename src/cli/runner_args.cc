@@ -7,6 +7,7 @@
 #include "base/fs.h"
 #include "base/log.h"
 #include "emu/emu_runner.h"
+#include "emu/root_cause.h"
 #include "runners/onnxrt_runner.h"
 #include "runners/ref_runner.h"
 
@@ -121,7 +122,9 @@ void add_emu_args(ArgParser& p) {
             "header line, then 'tensor_name: scale' per line.");
     p.value({"--calibration-method"}, "calibration_method", "{minmax,percentile,entropy}",
             "INT8 calibration: minmax (default) takes max |x|; percentile the "
-            "--calibration-percentile of |x| (outliers saturate); entropy is not implemented.",
+            "--calibration-percentile of |x| (outliers saturate); entropy the threshold with "
+            "the least KL divergence between the 2048-bin histogram of |x| and its 128-level "
+            "quantized form (TensorRT's entropy calibrator).",
             {"minmax", "percentile", "entropy"});
     p.value({"--calibration-percentile"}, "calibration_percentile", "P",
             "Percentile of |x| for --calibration-method percentile. Default: 99.99.");
@@ -271,7 +274,26 @@ void prepare_int8(const ParsedArgs& a, const std::vector<std::unique_ptr<runners
     }
 }
 
-void log_precision_evidence(const std::vector<std::unique_ptr<runners::Runner>>& runners) {
+namespace {
+
+// The first node (in execution order) whose evidence alone makes it divergent, with its
+// root-cause label: a plain (outputs-only) run names the node without a layer-wise comparison.
+void log_first_divergent_by_evidence(const emu::EmuRunner& e) {
+    for (const auto& [name, ev] : e.evidence().entries()) {
+        const std::string why = emu::divergence_by_evidence(ev);
+        if (why.empty()) continue;
+        log_warning(
+            "First node divergent by evidence: '{}' ({}) | {} | root cause: {} | compare every "
+            "layer with --onnx-outputs mark all",
+            name, ev.op, why, emu::evidence_label(ev));
+        return;
+    }
+}
+
+}  // namespace
+
+void log_precision_evidence(const std::vector<std::unique_ptr<runners::Runner>>& runners,
+                            bool layerwise) {
     for (const auto& r : runners) {
         const auto* e = dynamic_cast<const emu::EmuRunner*>(r.get());
         if (!e) continue;
@@ -296,6 +318,7 @@ void log_precision_evidence(const std::vector<std::unique_ptr<runners::Runner>>&
             e->name(), lines.size());
         for (const auto& l : lines) s += "\n    " + l;
         log_warning("{}", s);
+        if (!layerwise) log_first_divergent_by_evidence(*e);
     }
 }
 

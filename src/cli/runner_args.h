@@ -36,7 +36,9 @@ void prepare_int8(const ParsedArgs& a, const std::vector<std::unique_ptr<runners
 void warn_unused_precision_flags(const ParsedArgs& a);
 
 // Logs, for each emulator runner, the nodes whose rounding overflowed, underflowed to zero or
-// produced NaN/Inf during its last inference ("Precision evidence | ...").
-void log_precision_evidence(const std::vector<std::unique_ptr<runners::Runner>>& runners);
+// produced NaN/Inf during its last inference ("Precision evidence | ..."); outside `layerwise`
+// mode, also the first node divergent by evidence alone ("First node divergent by evidence").
+void log_precision_evidence(const std::vector<std::unique_ptr<runners::Runner>>& runners,
+                            bool layerwise = false);
 
 }  // namespace pg::cli

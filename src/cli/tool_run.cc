@@ -18,6 +18,7 @@
 #include "compare/validate.h"
 #include "data/data_files.h"
 #include "emu/emu_runner.h"
+#include "emu/root_cause.h"
 #include "runners/ref_runner.h"
 
 namespace pg::cli {
@@ -73,13 +74,19 @@ ordered_json evidence_json(const std::vector<std::unique_ptr<runners::Runner>>& 
         const auto* emu_runner = dynamic_cast<const emu::EmuRunner*>(r.get());
         if (!emu_runner) continue;
         ordered_json nodes = ordered_json::array();
-        for (const auto& [name, e] : emu_runner->evidence().entries())
+        for (const auto& [name, e] : emu_runner->evidence().entries()) {
             nodes.push_back({{"node", name},
                              {"op", e.op},
                              {"precision", emu::precision_name(e.precision)},
                              {"inputs", stats_json(e.inputs)},
                              {"outputs", stats_json(e.outputs)},
-                             {"nonfinite_produced", e.nonfinite_produced}});
+                             {"nonfinite_produced", e.nonfinite_produced},
+                             {"accumulation_error", e.accumulation_error},
+                             {"accumulation_rounding", e.accumulation_rounding}});
+            if (const std::string l = emu::evidence_label(e); !l.empty()) nodes.back()["label"] = l;
+            if (const std::string why = emu::divergence_by_evidence(e); !why.empty())
+                nodes.back()["divergent_by_evidence"] = why;
+        }
         j[r->name()] = nodes;
     }
     return j;
@@ -170,7 +177,7 @@ int run_main(const ParsedArgs& a) {
     }
     if (a.has("onnx_outputs")) {
         const int rc = run_layerwise_mode(a, s, opts);
-        log_precision_evidence(s.runners);
+        log_precision_evidence(s.runners, true);
         return rc;
     }
     run_all(a, s);

@@ -78,11 +78,29 @@ std::vector<ops::RtValue> call(const ops::KernelFn& kernel, const ops::KernelCon
     return std::move(inner.outputs());
 }
 
+// Compares the float16-accumulated output `acc` with the float32-accumulated `plain` one (same
+// inputs) and records the accumulation error and the storage rounding of `plain` in `e`.
+void record_accumulation_error(const std::vector<ops::RtValue>& plain,
+                               const std::vector<ops::RtValue>& acc, RoundingMode mode,
+                               NodeEvidence& e) {
+    if (plain.empty() || acc.empty() || !is_f32(&plain[0]) || !is_f32(&acc[0]) ||
+        plain[0].tensor().numel() != acc[0].tensor().numel())
+        return;
+    const float* p = plain[0].tensor().data<float>();
+    const float* a = acc[0].tensor().data<float>();
+    for (uint64_t i = 0; i < plain[0].tensor().numel(); ++i) {
+        if (!std::isfinite(p[i]) || !std::isfinite(a[i])) continue;
+        const double r = round_to_fast(Precision::kFP16, p[i], mode);
+        e.accumulation_error = std::max(e.accumulation_error, std::fabs(double{a[i]} - p[i]));
+        e.accumulation_rounding = std::max(e.accumulation_rounding, std::fabs(r - p[i]));
+    }
+}
+
 // MatMul / Gemm with K summed in blocks whose partial products accumulate in float16.
 std::vector<ops::RtValue> call_fp16_accumulate(const ops::KernelFn& kernel,
                                                const ops::KernelContext& ctx,
                                                const std::vector<const ops::RtValue*>& in,
-                                               RoundingMode mode) {
+                                               RoundingMode mode, NodeEvidence& e) {
     size_t ka = 0, kb = 0;
     if (in.size() < 2 || !is_f32(in[0]) || !is_f32(in[1]) ||
         !k_axes(ctx.node(), in[0]->tensor(), in[1]->tensor(), ka, kb))
@@ -110,6 +128,7 @@ std::vector<ops::RtValue> call_fp16_accumulate(const ops::KernelFn& kernel,
         }
         if (k == 0) break;
     }
+    record_accumulation_error(call(kernel, ctx, in), acc, mode, e);
     return acc;
 }
 
@@ -212,7 +231,8 @@ ops::KernelFn int8_kernel(const ir::Node& n, ops::KernelFn kernel, const Emulati
     auto cache = std::make_shared<std::map<size_t, std::pair<Tensor, RoundedInput>>>();
     auto mu = std::make_shared<std::mutex>();
     return [&n, kernel = std::move(kernel), o, evidence, cache, mu](ops::KernelContext& ctx) {
-        NodeEvidence e{n.op_type, Precision::kINT8, {}, {}, 0};
+        NodeEvidence e;
+        e.op = n.op_type, e.precision = Precision::kINT8;
         std::vector<ops::RtValue> rounded(ctx.num_inputs());
         std::vector<const ops::RtValue*> in;
         bool finite_in = true;
@@ -320,7 +340,8 @@ ops::KernelFn emulate_kernel(const ir::Node& n, ops::KernelFn kernel, Precision 
     auto cache = std::make_shared<WeightCache>();
     return [&n, kernel = std::move(kernel), p, o, evidence, cache,
             rv = rounded_values](ops::KernelContext& ctx) {
-        NodeEvidence e{n.op_type, p, {}, {}, 0};
+        NodeEvidence e;
+        e.op = n.op_type, e.precision = p;
         std::vector<ops::RtValue> rounded(ctx.num_inputs());
         std::vector<const ops::RtValue*> in;
         bool finite_in = true;
@@ -350,8 +371,9 @@ ops::KernelFn emulate_kernel(const ir::Node& n, ops::KernelFn kernel, Precision 
             rounded[i] = std::move(r.value);
             in.push_back(&rounded[i]);
         }
-        auto out = blocks_accumulation(n, p, o) ? call_fp16_accumulate(kernel, ctx, in, o.rounding)
-                                                : call(kernel, ctx, in);
+        auto out = blocks_accumulation(n, p, o)
+                       ? call_fp16_accumulate(kernel, ctx, in, o.rounding, e)
+                       : call(kernel, ctx, in);
         for (size_t k = 0; k < out.size(); ++k) {
             RoundingStats again;
             if (is_f32(&out[k]) &&

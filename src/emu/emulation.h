@@ -15,8 +15,8 @@
 
 #include <map>
 #include <mutex>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "emu/calibration.h"
@@ -42,6 +42,11 @@ struct NodeEvidence {
     RoundingStats inputs;             // rounding of the float inputs (activations and weights)
     RoundingStats outputs;            // rounding of the float outputs
     uint64_t nonfinite_produced = 0;  // NaN/Inf outputs of a node whose inputs were all finite
+    // --accumulate fp16 (MatMul / Gemm): the largest |fp16-accumulated - float32-accumulated|
+    // output difference on the same rounded inputs, and the largest difference that rounding the
+    // float32-accumulated outputs to storage alone makes (0 without --accumulate fp16).
+    double accumulation_error = 0;
+    double accumulation_rounding = 0;
     // True when anything worth reporting happened (overflow, underflow to zero, NaN/Inf, INT8
     // saturation).
     bool notable() const;
