@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -57,6 +58,34 @@ class CalibrationHook : public runtime::NodeHook {
     std::set<std::string> seen_;
 };
 
+// KL(P || Q) for the first `i` bins of `hist` with `outliers` (the count beyond them) folded
+// into bin i-1 (P), and Q those bins merged into kEntropyLevels levels and spread back over the
+// bins nonzero in P.
+double clipped_kl(const std::vector<double>& hist, size_t i, double outliers) {
+    std::vector<double> p(hist.begin(), hist.begin() + static_cast<std::ptrdiff_t>(i));
+    p[i - 1] += outliers;
+    std::vector<double> q(i, 0.0);
+    for (size_t level = 0; level < kEntropyLevels; ++level) {
+        const size_t b0 = level * i / kEntropyLevels, b1 = (level + 1) * i / kEntropyLevels;
+        double sum = 0, nonzero = 0;
+        for (size_t b = b0; b < b1; ++b) sum += hist[b], nonzero += p[b] != 0;
+        for (size_t b = b0; b < b1; ++b) q[b] = p[b] != 0 ? sum / nonzero : 0;
+    }
+    double psum = 0, qsum = 0;
+    for (size_t b = 0; b < i; ++b) psum += p[b], qsum += q[b];
+    if (psum <= 0 || qsum <= 0) return std::numeric_limits<double>::infinity();
+    // Bins where P has mass and Q none get a small share (epsilon smoothing), so one empty
+    // level does not make the candidate infinitely bad.
+    constexpr double kEps = 1e-4;
+    double kl = 0;
+    for (size_t b = 0; b < i; ++b) {
+        if (p[b] == 0) continue;
+        const double pb = p[b] / psum, qb = std::max(q[b] / qsum, kEps / static_cast<double>(i));
+        kl += pb * std::log(pb / qb);
+    }
+    return kl;
+}
+
 double percentile_of(std::vector<float>& v, double pct) {
     if (v.empty()) return 0;
     const double pos = std::ceil(pct / 100.0 * static_cast<double>(v.size()));
@@ -77,16 +106,45 @@ std::string trim(const std::string& s) {
 CalibrationMethod parse_calibration_method(const std::string& s) {
     if (s == "minmax" || s == "min-max") return CalibrationMethod::kMinMax;
     if (s == "percentile") return CalibrationMethod::kPercentile;
-    if (s == "entropy")
-        throw Error(ErrorKind::kUnsupported,
-                    "--calibration-method entropy: entropy (KL-divergence) calibration is not "
-                    "implemented in the emulator; use minmax or percentile");
+    if (s == "entropy") return CalibrationMethod::kEntropy;
     throw Error(ErrorKind::kUsage,
-                "--calibration-method: expected minmax or percentile, got '" + s + "'");
+                "--calibration-method: expected minmax, percentile or entropy, got '" + s + "'");
 }
 
 const char* calibration_method_name(CalibrationMethod m) {
-    return m == CalibrationMethod::kMinMax ? "minmax" : "percentile";
+    return m == CalibrationMethod::kMinMax       ? "minmax"
+           : m == CalibrationMethod::kPercentile ? "percentile"
+                                                 : "entropy";
+}
+
+double entropy_threshold(const std::vector<double>& hist, double bin_width) {
+    const size_t n = hist.size();
+    double total = 0;
+    for (double h : hist) total += h;
+    if (n < kEntropyLevels || total <= 0) return static_cast<double>(n) * bin_width;
+    std::vector<double> suffix(n + 1, 0.0);  // suffix[i] = sum of hist[i..n)
+    for (size_t i = n; i-- > 0;) suffix[i] = suffix[i + 1] + hist[i];
+    size_t best = n;
+    double best_kl = std::numeric_limits<double>::infinity();
+    for (size_t i = kEntropyLevels; i <= n; ++i) {
+        const double kl = clipped_kl(hist, i, suffix[i]);
+        if (kl < best_kl) best_kl = kl, best = i;
+    }
+    return std::min((static_cast<double>(best) + 0.5) * bin_width,
+                    static_cast<double>(n) * bin_width);
+}
+
+double entropy_amax(const std::vector<float>& abs_values) {
+    float amax = 0;
+    for (float v : abs_values) amax = std::max(amax, v);
+    if (!(amax > 0)) return 0;
+    const double width = static_cast<double>(amax) / static_cast<double>(kEntropyBins);
+    std::vector<double> hist(kEntropyBins, 0.0);
+    for (float v : abs_values) {
+        const auto b = static_cast<size_t>(static_cast<double>(v) / width);
+        hist[std::min(b, kEntropyBins - 1)] += 1;
+    }
+    return entropy_threshold(hist, width);
 }
 
 bool int8_quantizes_input(const ir::Node&, size_t slot) {
@@ -124,7 +182,7 @@ ScaleTable calibrate(const ir::Model& model, const std::vector<const ir::Node*>&
     runtime::SessionOptions so;
     so.threads = o.threads;
     runtime::Session session(model, so);
-    CalibrationHook hook(nodes, o.method == CalibrationMethod::kPercentile);
+    CalibrationHook hook(nodes, o.method != CalibrationMethod::kMinMax);
     for (const auto& f : feeds) {
         hook.next_run();
         session.run(f, &hook);
@@ -134,6 +192,8 @@ ScaleTable calibrate(const ir::Model& model, const std::vector<const ir::Node*>&
         double a = amax;
         if (o.method == CalibrationMethod::kPercentile)
             a = percentile_of(hook.values_[name], o.percentile);
+        else if (o.method == CalibrationMethod::kEntropy)
+            a = entropy_amax(hook.values_[name]);
         out[name] = int8_scale(a);
     }
     return out;

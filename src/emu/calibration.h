@@ -29,9 +29,10 @@ namespace pg::emu {
 
 // How an activation's amax is chosen: minmax takes max |x| over every calibration feed;
 // percentile the given percentile of |x| over all values seen (99.99 by default), clipping
-// outliers (they saturate at run time). Entropy (TensorRT's KL divergence) is refused.
-enum class CalibrationMethod { kMinMax, kPercentile };
-// Parses "minmax" / "percentile"; "entropy" throws kUnsupported, anything else kUsage.
+// outliers (they saturate at run time); entropy the threshold that minimizes the KL divergence
+// between the histogram of |x| and its INT8-quantized version (entropy_threshold()).
+enum class CalibrationMethod { kMinMax, kPercentile, kEntropy };
+// Parses "minmax" / "percentile" / "entropy"; anything else throws kUsage.
 CalibrationMethod parse_calibration_method(const std::string& s);
 const char* calibration_method_name(CalibrationMethod m);
 
@@ -43,6 +44,21 @@ struct CalibrationOptions {
 
 // Activation scale per tensor name.
 using ScaleTable = std::map<std::string, float>;
+
+// Entropy calibration (TensorRT's IInt8EntropyCalibrator2 idea, our own implementation): a
+// histogram of |x| with kEntropyBins bins over [0, amax]; for each candidate bin count i in
+// [kEntropyLevels, kEntropyBins], P = the first i bins with every larger value folded into bin
+// i-1, Q = the first i bins merged into kEntropyLevels levels and spread back evenly over the
+// bins of each level that are nonzero in P (zero bins of Q are smoothed by a small epsilon);
+// the i with the least KL(P || Q) gives the threshold (i + 0.5) * bin_width, capped at amax.
+inline constexpr size_t kEntropyBins = 2048;
+inline constexpr size_t kEntropyLevels = 128;
+// The threshold for a histogram of |x| (`hist[b]` counts values in [b, b+1) * bin_width).
+// Fewer than kEntropyLevels bins, or an empty histogram: hist.size() * bin_width.
+double entropy_threshold(const std::vector<double>& hist, double bin_width);
+// The entropy amax of a set of |x| values: entropy_threshold() of their kEntropyBins-bin
+// histogram over [0, max]. 0 for no values or all zeros.
+double entropy_amax(const std::vector<float>& abs_values);
 
 // The activation tensors `node` would quantize at INT8: its non-constant inputs 0 and 1 (the
 // operands of Conv / ConvTranspose / MatMul / Gemm), by name.

@@ -86,8 +86,8 @@ TEST(EmuInt8, ConvMatMulWithinTolerance) {
     EXPECT_TRUE(has(r, "conv (Conv) @int8: saturated 0 of 300 input values (0%)")) << r.all();
     EXPECT_TRUE(has(r, "fc (MatMul) @int8: saturated 0 of 2816 input values")) << r.all();
     // Layer-wise: every tensor compared, the INT8 evidence column filled.
-    r = test::run_polygraph({"run", m, "--ref", "--emu", "--int8", "--atol", "0.1", "--rtol",
-                             "0.1", "--onnx-outputs", "mark", "all"});
+    r = test::run_polygraph({"run", m, "--ref", "--emu", "--int8", "--atol", "0.1", "--rtol", "0.1",
+                             "--onnx-outputs", "mark", "all"});
     EXPECT_EQ(r.status, 0) << r.all();
     EXPECT_TRUE(has(r, "int8 sat 0 of 300")) << r.all();
     // And it is not exact: quantization changed the outputs.
@@ -138,12 +138,23 @@ TEST(EmuInt8, PercentileClipsOutlierWithSaturationEvidence) {
     EXPECT_TRUE(has(r, "mm (MatMul) @int8: saturated 0 of 81920 input values")) << r.all();
 }
 
+TEST(EmuInt8, EntropyCalibratesAndWritesCache) {
+    const std::string dir = test::make_temp_dir();
+    const std::string m = outlier_model(dir);
+    const std::string cache = dir + "/entropy.cache";
+    auto r =
+        test::run_polygraph({"run", m, "--ref", "--emu", "--int8", "--calibration-method",
+                             "entropy", "--calibration-cache", cache, "--val-range", "x:[1,2]"});
+    EXPECT_TRUE(has(r, "entropy over 1 input(s)")) << r.all();
+    EXPECT_TRUE(has(r, "mm (MatMul) @int8: saturated")) << r.all();
+    EXPECT_EQ(read_file(cache).rfind("polygraph-int8-calibration v1 method=entropy\n", 0), 0u);
+}
+
 TEST(EmuInt8, FlagErrors) {
     const std::string dir = test::make_temp_dir();
     const std::string m = conv_matmul_model(dir);
-    auto r = test::run_polygraph({"run", m, "--emu", "--int8", "--calibration-method", "entropy"});
-    EXPECT_EQ(r.status, 4) << r.all();
-    EXPECT_TRUE(has(r, "entropy (KL-divergence) calibration is not implemented")) << r.all();
+    auto r = test::run_polygraph({"run", m, "--emu", "--int8", "--calibration-method", "kl"});
+    EXPECT_EQ(r.status, 2) << r.all();
     r = test::run_polygraph({"run", m, "--emu", "--int8", "--calibration-method", "percentile",
                              "--calibration-percentile", "0"});
     EXPECT_EQ(r.status, 2) << r.all();

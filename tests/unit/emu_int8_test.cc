@@ -99,8 +99,49 @@ TEST(EmuInt8, CacheFormatRoundTrip) {
     EXPECT_THROW(parse_calibration_cache("x: 1\n", "c"), Error);
     EXPECT_THROW(parse_calibration_cache("polygraph-int8-calibration v1\nx: nope\n", "c"), Error);
     EXPECT_THROW(parse_calibration_cache("polygraph-int8-calibration v1\nx: -1\n", "c"), Error);
-    EXPECT_THROW(parse_calibration_method("entropy"), Error);
+    EXPECT_EQ(parse_calibration_method("entropy"), CalibrationMethod::kEntropy);
     EXPECT_THROW(parse_calibration_method("kl"), Error);
+}
+
+// A deterministic half-normal-like sample: |x| with most mass near 0 (sum of uniforms).
+std::vector<float> bulk_values(size_t n) {
+    std::vector<float> v;
+    uint32_t state = 12345;
+    auto uniform = [&] {
+        state = state * 1664525u + 1013904223u;
+        return static_cast<float>(state >> 8) / static_cast<float>(1u << 24);
+    };
+    for (size_t i = 0; i < n; ++i)
+        v.push_back(std::fabs(uniform() + uniform() + uniform() + uniform() - 2.0f));
+    return v;
+}
+
+TEST(EmuInt8, EntropyThresholdClipsRareOutliers) {
+    std::vector<float> v = bulk_values(200000);       // |x| <= 2, most below 1
+    for (int i = 0; i < 20; ++i) v.push_back(10.0f);  // 0.01% of large outliers
+    const double t = entropy_amax(v);
+    EXPECT_LT(t, 5.0);  // well below amax = 10: the outliers are clipped
+    EXPECT_GT(t, 1.0);  // but the bulk of the distribution is kept
+}
+
+TEST(EmuInt8, EntropyThresholdOfUniformIsNearAmax) {
+    std::vector<float> v;
+    for (int i = 0; i < 100000; ++i) v.push_back(static_cast<float>(i) / 99999.0f);
+    const double t = entropy_amax(v);
+    EXPECT_GT(t, 0.95);
+    EXPECT_LE(t, 1.0);
+}
+
+TEST(EmuInt8, EntropyThresholdEdgeCases) {
+    EXPECT_EQ(entropy_amax({}), 0.0);
+    EXPECT_EQ(entropy_amax({0.0f, 0.0f}), 0.0);
+    // A histogram with fewer bins than levels keeps everything.
+    EXPECT_DOUBLE_EQ(entropy_threshold(std::vector<double>(64, 1.0), 0.5), 32.0);
+    // All mass in the first bin: a candidate of kEntropyLevels bins already represents it
+    // exactly, so the threshold is the smallest candidate.
+    std::vector<double> h(kEntropyBins, 0.0);
+    h[0] = 1000;
+    EXPECT_DOUBLE_EQ(entropy_threshold(h, 1.0), static_cast<double>(kEntropyLevels) + 0.5);
 }
 
 // y = (x * s) @ w, w [8, 2].
