@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -272,6 +273,30 @@ ops::KernelFn int8_kernel(const ir::Node& n, ops::KernelFn kernel, const Emulati
     };
 }
 
+// Ops whose float outputs hold only copies of their float inputs' elements (or zeros, or an
+// input's negation / absolute value): with every float input representable at p, which the
+// input rounding guarantees, their outputs are representable and rounding them is a no-op.
+// Clip qualifies only with its bounds as inputs (rounded like any input), not as opset-6
+// attributes. Reductions are left out (an empty reduction yields float32's lowest value).
+// (Data movement ops normally run as written, policy.h; they are listed for policies that
+// wrap them.)
+bool keeps_rounded(const ir::Node& n) {
+    static const std::set<std::string> kOps = {
+        "Relu",    "MaxPool", "GlobalMaxPool", "Transpose", "Concat",   "Slice",  "Gather",
+        "Reshape", "Flatten", "Squeeze",       "Unsqueeze", "Identity", "Expand", "Tile",
+        "Split",   "Max",     "Min",           "Neg",       "Abs",      "Clip"};
+    if (!kOps.count(n.op_type)) return false;
+    return n.op_type != "Clip" || (!n.find_attribute("min") && !n.find_attribute("max"));
+}
+
+// Of keeps_rounded ops, those whose output holds exactly the elements of their float inputs
+// (rearranged): its rounding stats are the merged stats of those inputs.
+bool permutes_inputs(const ir::Node& n) {
+    static const std::set<std::string> kOps = {"Transpose", "Concat",    "Reshape", "Flatten",
+                                               "Squeeze",   "Unsqueeze", "Identity"};
+    return kOps.count(n.op_type) > 0;
+}
+
 bool blocks_accumulation(const ir::Node& n, Precision p, const EmulationOptions& o) {
     return o.accumulate_fp16 && p != Precision::kTF32 &&
            (n.op_type == "MatMul" || n.op_type == "Gemm");
@@ -344,7 +369,8 @@ ops::KernelFn emulate_kernel(const ir::Node& n, ops::KernelFn kernel, Precision 
         e.op = n.op_type, e.precision = p;
         std::vector<ops::RtValue> rounded(ctx.num_inputs());
         std::vector<const ops::RtValue*> in;
-        bool finite_in = true;
+        bool finite_in = true, all_known = true;
+        RoundingStats known_inputs;  // merged stats of the inputs rounded by their producers
         for (size_t i = 0; i < ctx.num_inputs(); ++i) {
             const ops::RtValue* v = ctx.value(i);
             if (!is_f32(v)) {
@@ -355,10 +381,12 @@ ops::KernelFn emulate_kernel(const ir::Node& n, ops::KernelFn kernel, Precision 
             if (rv && rv->find(n.input(i), p, o.rounding, v->tensor(), known)) {
                 // Rounded to p by its producer: representable, checked already.
                 e.inputs.merge(known);
+                known_inputs.merge(known);
                 finite_in = finite_in && known.nonfinite == 0;
                 in.push_back(v);
                 continue;
             }
+            all_known = false;
             RoundedInput r = is_constant(n.input(i))
                                  ? cache->get(i, v->tensor(), p, o.rounding, ctx.pool())
                                  : round_input(v->tensor(), p, o.rounding, ctx.pool());
@@ -374,11 +402,21 @@ ops::KernelFn emulate_kernel(const ir::Node& n, ops::KernelFn kernel, Precision 
         auto out = blocks_accumulation(n, p, o)
                        ? call_fp16_accumulate(kernel, ctx, in, o.rounding, e)
                        : call(kernel, ctx, in);
+        const bool skip = o.skip_exact_rounding && p != Precision::kTF32 && keeps_rounded(n);
         for (size_t k = 0; k < out.size(); ++k) {
             RoundingStats again;
-            if (is_f32(&out[k]) &&
-                round_output(p, o, ctx.pool(), finite_in, out[k].tensor(), e, again) && rv)
+            if (is_f32(&out[k]) && skip) {
+                // Representable already (keeps_rounded): record what rounding would have.
+                again = permutes_inputs(n) && all_known && out.size() == 1
+                            ? known_inputs
+                            : representable_stats(p, out[k].tensor(), ctx.pool());
+                e.outputs.merge(again);
+                if (finite_in) e.nonfinite_produced += again.nonfinite;
+                if (rv) rv->set(n.output(k), p, o.rounding, out[k].tensor(), again);
+            } else if (is_f32(&out[k]) &&
+                       round_output(p, o, ctx.pool(), finite_in, out[k].tensor(), e, again) && rv) {
                 rv->set(n.output(k), p, o.rounding, out[k].tensor(), again);
+            }
             ctx.outputs()[k] = std::move(out[k]);
         }
         if (evidence) evidence->record(n.name, std::move(e));

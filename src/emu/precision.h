@@ -82,6 +82,11 @@ void round_tensor(Precision p, Tensor& t, RoundingMode mode, RoundingStats& stat
 void round_tensor(Precision p, Tensor& t, RoundingMode mode, RoundingStats& stats,
                   RoundingStats& rounded_stats, ThreadPool* pool);
 
+// What round_tensor(p, t, ...) reports for a float32 tensor whose elements are all
+// representable at `p`, without writing: values, NaN/Inf count and largest finite |x| (no
+// overflow, underflow or rounding error). Read-only and vectorized; split over `pool`.
+RoundingStats representable_stats(Precision p, const Tensor& t, ThreadPool* pool = nullptr);
+
 // A float32 tensor's rounding to `p` without touching `src`: returns `src` itself (shared
 // buffer, no copy) when every element is already representable, else a rounded copy. Adds what
 // the rounding did to `stats` (as round_tensor would) and the count of NaN/Inf elements of
