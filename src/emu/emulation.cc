@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -276,8 +277,10 @@ ops::KernelFn int8_kernel(const ir::Node& n, ops::KernelFn kernel, const Emulati
 // Ops whose float outputs hold only copies of their float inputs' elements (or zeros, or an
 // input's negation / absolute value): with every float input representable at p, which the
 // input rounding guarantees, their outputs are representable and rounding them is a no-op.
-// Clip qualifies only with its bounds as inputs (rounded like any input), not as opset-6
-// attributes. Reductions are left out (an empty reduction yields float32's lowest value).
+// Clip qualifies only with both bounds as inputs (rounded like any input): a missing bound or an
+// opset-6 attribute bound is float32's lowest / largest value, which an infinite input clamps
+// to. MaxPool with ceil_mode and reductions are left out (a window or reduction over no element
+// yields float32's lowest value).
 // (Data movement ops normally run as written, policy.h; they are listed for policies that
 // wrap them.)
 bool keeps_rounded(const ir::Node& n) {
@@ -286,7 +289,11 @@ bool keeps_rounded(const ir::Node& n) {
         "Reshape", "Flatten", "Squeeze",       "Unsqueeze", "Identity", "Expand", "Tile",
         "Split",   "Max",     "Min",           "Neg",       "Abs",      "Clip"};
     if (!kOps.count(n.op_type)) return false;
-    return n.op_type != "Clip" || (!n.find_attribute("min") && !n.find_attribute("max"));
+    if (n.op_type == "Clip")
+        return n.inputs().size() >= 3 && n.input(1) && n.input(2) && !n.find_attribute("min") &&
+               !n.find_attribute("max");
+    const ir::Attribute* ceil = n.find_attribute("ceil_mode");
+    return n.op_type != "MaxPool" || !ceil || ceil->i == 0;
 }
 
 // Of keeps_rounded ops, those whose output holds exactly the elements of their float inputs
@@ -295,6 +302,46 @@ bool permutes_inputs(const ir::Node& n) {
     static const std::set<std::string> kOps = {"Transpose", "Concat",    "Reshape", "Flatten",
                                                "Squeeze",   "Unsqueeze", "Identity"};
     return kOps.count(n.op_type) > 0;
+}
+
+// Relu and Clip map values monotonically: on an input with no NaN/Inf whose rounded stats are
+// known (`x`, with its lowest and highest value), the output's stats follow without reading
+// it. False when that does not apply.
+bool monotonic_stats(const ir::Node& n, const std::vector<const ops::RtValue*>& in,
+                     const RoundingStats& x, RoundingStats& out) {
+    if (x.nonfinite != 0 || x.values == 0 || !(x.lowest <= x.highest)) return false;
+    double lo = -std::numeric_limits<double>::infinity(), hi = -lo;
+    if (n.op_type == "Relu") {
+        lo = 0;
+    } else if (n.op_type == "Clip") {
+        if (in.size() < 3 || !is_f32(in[1]) || !is_f32(in[2]) || in[1]->tensor().numel() != 1 ||
+            in[2]->tensor().numel() != 1)
+            return false;
+        lo = in[1]->tensor().data<float>()[0], hi = in[2]->tensor().data<float>()[0];
+        if (!(lo <= hi) || !std::isfinite(lo) || !std::isfinite(hi)) return false;
+    } else {
+        return false;
+    }
+    const auto f = [&](double v) { return std::min(std::max(v, lo), hi); };
+    out = RoundingStats{};
+    out.values = x.values;
+    out.lowest = f(x.lowest), out.highest = f(x.highest);
+    out.max_abs = std::max(std::fabs(out.lowest), std::fabs(out.highest));
+    return true;
+}
+
+// Stats of a keeps_rounded node's output `t` without rounding it: from the inputs' known stats
+// when the node permutes them or maps them monotonically, else a read-only scan.
+RoundingStats kept_stats(const ir::Node& n, const std::vector<const ops::RtValue*>& in,
+                         const RoundingStats* first_known, bool all_known,
+                         const RoundingStats& known_inputs, size_t num_outputs, Precision p,
+                         const Tensor& t, ThreadPool* pool) {
+    RoundingStats s;
+    if (permutes_inputs(n) && all_known && num_outputs == 1) return known_inputs;
+    if (first_known && num_outputs == 1 && t.numel() == first_known->values &&
+        monotonic_stats(n, in, *first_known, s))
+        return s;
+    return representable_stats(p, t, pool);
 }
 
 bool blocks_accumulation(const ir::Node& n, Precision p, const EmulationOptions& o) {
@@ -371,6 +418,8 @@ ops::KernelFn emulate_kernel(const ir::Node& n, ops::KernelFn kernel, Precision 
         std::vector<const ops::RtValue*> in;
         bool finite_in = true, all_known = true;
         RoundingStats known_inputs;  // merged stats of the inputs rounded by their producers
+        RoundingStats known_first;   // input 0's, when its producer rounded it
+        bool first_known = false;
         for (size_t i = 0; i < ctx.num_inputs(); ++i) {
             const ops::RtValue* v = ctx.value(i);
             if (!is_f32(v)) {
@@ -382,6 +431,7 @@ ops::KernelFn emulate_kernel(const ir::Node& n, ops::KernelFn kernel, Precision 
                 // Rounded to p by its producer: representable, checked already.
                 e.inputs.merge(known);
                 known_inputs.merge(known);
+                if (i == 0) known_first = known, first_known = true;
                 finite_in = finite_in && known.nonfinite == 0;
                 in.push_back(v);
                 continue;
@@ -407,10 +457,11 @@ ops::KernelFn emulate_kernel(const ir::Node& n, ops::KernelFn kernel, Precision 
             RoundingStats again;
             if (is_f32(&out[k]) && skip) {
                 // Representable already (keeps_rounded): record what rounding would have.
-                again = permutes_inputs(n) && all_known && out.size() == 1
-                            ? known_inputs
-                            : representable_stats(p, out[k].tensor(), ctx.pool());
-                e.outputs.merge(again);
+                again = kept_stats(n, in, first_known ? &known_first : nullptr, all_known,
+                                   known_inputs, out.size(), p, out[k].tensor(), ctx.pool());
+                RoundingStats shown = again;  // as round_tensor reports it (no lowest/highest)
+                shown.lowest = RoundingStats{}.lowest, shown.highest = RoundingStats{}.highest;
+                e.outputs.merge(shown);
                 if (finite_in) e.nonfinite_produced += again.nonfinite;
                 if (rv) rv->set(n.output(k), p, o.rounding, out[k].tensor(), again);
             } else if (is_f32(&out[k]) &&

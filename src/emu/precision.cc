@@ -157,6 +157,8 @@ void RoundingStats::merge(const RoundingStats& o) {
     max_abs = std::max(max_abs, o.max_abs);
     max_round_err = std::max(max_round_err, o.max_round_err);
     saturated += o.saturated;
+    lowest = std::min(lowest, o.lowest);
+    highest = std::max(highest, o.highest);
 }
 
 namespace {
@@ -197,13 +199,29 @@ template <int K>
     return std::bit_cast<float>((b & keep) | (r & ~keep));
 }
 
+// A float's bits mapped to an unsigned key that orders like the value (negative values have
+// their bits flipped, non-negative ones the sign bit set), so min / max reductions run on
+// integers and vectorize; from_order_key() inverts it.
+[[gnu::always_inline]] inline uint32_t order_key(float x) {
+    const uint32_t b = std::bit_cast<uint32_t>(x);
+    return b & 0x80000000u ? ~b : b | 0x80000000u;
+}
+
+inline float from_order_key(uint32_t k) {
+    return std::bit_cast<float>(k & 0x80000000u ? k & 0x7FFFFFFFu : ~k);
+}
+
 // What rounding a span did, plus whether any element changed and how many inputs were NaN/Inf.
 struct SpanResult {
     RoundingStats stats;
     uint64_t nonfinite_in = 0;
     bool changed = false;
-    double out_max_abs = 0;  // largest finite |rounded x|
+    double out_max_abs = 0;                                    // largest finite |rounded x|
+    double out_lo = std::numeric_limits<double>::infinity();   // smallest finite rounded x
+    double out_hi = -std::numeric_limits<double>::infinity();  // largest finite rounded x
     void merge(const SpanResult& o) {
+        out_lo = std::min(out_lo, o.out_lo);
+        out_hi = std::max(out_hi, o.out_hi);
         stats.merge(o.stats);
         nonfinite_in += o.nonfinite_in;
         changed = changed || o.changed;
@@ -221,6 +239,7 @@ template <bool kWrite, class Round>
                                                    SpanResult& r) {
     const uint32_t mf = std::bit_cast<uint32_t>(max_finite);
     uint32_t max_abs = 0, max_err = 0, max_out = 0;
+    uint32_t lo = 0xFFFFFFFFu, hi = 0;  // order keys (order_key) of finite rounded values
     uint32_t ovf = 0, unf = 0, nonfinite = 0, nonfinite_in = 0;  // e - b < 2^32 (see caller)
     for (int64_t i = b; i < e; ++i) {
         const float x = src[i], y = rnd(x);
@@ -235,9 +254,13 @@ template <bool kWrite, class Round>
         unf += fx & static_cast<uint32_t>(ax != 0) & static_cast<uint32_t>(ay == 0);
         nonfinite += 1u - fy;
         nonfinite_in += 1u - fx;
+        const uint32_t key = order_key(y);
+        lo = std::min(lo, key | (0u - (1u - fy)));
+        hi = std::max(hi, key & (0u - fy));
         if constexpr (kWrite) dst[i] = y;
     }
     SpanResult part;
+    if (lo <= hi) part.out_lo = from_order_key(lo), part.out_hi = from_order_key(hi);
     part.stats = {static_cast<uint64_t>(e - b), ovf, unf, nonfinite, std::bit_cast<float>(max_abs),
                   std::bit_cast<float>(max_err)};
     part.nonfinite_in = nonfinite_in;
@@ -265,8 +288,11 @@ void round_span_generic(const float* src, float* dst, int64_t b, int64_t e, floa
             if (std::isfinite(y))
                 s.max_round_err = std::max(s.max_round_err, std::fabs(static_cast<double>(y) - x));
         }
-        if (std::isfinite(y))
+        if (std::isfinite(y)) {
             part.out_max_abs = std::max(part.out_max_abs, std::fabs(static_cast<double>(y)));
+            part.out_lo = std::min(part.out_lo, static_cast<double>(y));
+            part.out_hi = std::max(part.out_hi, static_cast<double>(y));
+        }
         s.nonfinite += !std::isfinite(y);
         part.nonfinite_in += !std::isfinite(x);
         part.changed = part.changed || std::bit_cast<uint32_t>(y) != std::bit_cast<uint32_t>(x);
@@ -285,8 +311,23 @@ __attribute__((target("avx2"))) void round_span_fast_avx2(const float* src, floa
     round_span_fast<kWrite>(src, dst, b, e, max_finite, rnd, r);
 }
 
+// The same for AVX-512 (16 lanes, mask registers for the compares).
+template <bool kWrite, class Round>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void round_span_fast_avx512(
+    const float* src, float* dst, int64_t b, int64_t e, float max_finite, Round rnd,
+    SpanResult& r) {
+    round_span_fast<kWrite>(src, dst, b, e, max_finite, rnd, r);
+}
+
 bool cpu_has_avx2() {
     static const bool has = __builtin_cpu_supports("avx2");
+    return has;
+}
+
+bool cpu_has_avx512() {
+    static const bool has = __builtin_cpu_supports("avx512f") &&
+                            __builtin_cpu_supports("avx512bw") &&
+                            __builtin_cpu_supports("avx512vl");
     return has;
 }
 
@@ -294,7 +335,9 @@ template <bool kWrite, bool kFast, class Round>
 void round_span(const float* src, float* dst, int64_t b, int64_t e, float max_finite, Round rnd,
                 SpanResult& r) {
     if constexpr (kFast) {
-        if (cpu_has_avx2())
+        if (cpu_has_avx512())
+            round_span_fast_avx512<kWrite>(src, dst, b, e, max_finite, rnd, r);
+        else if (cpu_has_avx2())
             round_span_fast_avx2<kWrite>(src, dst, b, e, max_finite, rnd, r);
         else
             round_span_fast<kWrite>(src, dst, b, e, max_finite, rnd, r);
@@ -388,16 +431,19 @@ void round_tensor(Precision p, Tensor& t, RoundingMode mode, RoundingStats& stat
     again.values = static_cast<uint64_t>(n);
     again.nonfinite = r.stats.nonfinite;
     again.max_abs = r.out_max_abs;
+    again.lowest = r.out_lo, again.highest = r.out_hi;
     rounded_stats.merge(again);
 }
 
 RoundingStats representable_stats(Precision p, const Tensor& t, ThreadPool* pool) {
     if (!roundable(p, t)) return {};
     const float mf = static_cast<float>(format_spec(p).max_finite);
-    return run_spans<false>(
-               t.data<float>(), nullptr, static_cast<int64_t>(t.numel()), mf,
-               [](float x) { return x; }, pool)
-        .stats;
+    const SpanResult r = run_spans<false>(
+        t.data<float>(), nullptr, static_cast<int64_t>(t.numel()), mf, [](float x) { return x; },
+        pool);
+    RoundingStats s = r.stats;
+    s.lowest = r.out_lo, s.highest = r.out_hi;
+    return s;
 }
 
 Tensor rounded_copy(Precision p, const Tensor& src, RoundingMode mode, RoundingStats& stats,

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,10 @@ struct RoundingStats {
     double max_abs = 0;        // largest finite |x| before rounding
     double max_round_err = 0;  // largest |rounded - x| over finite results
     uint64_t saturated = 0;    // INT8 only: values clipped to [-128, 127] * scale
+    // Smallest and largest finite value: filled only in the stats of a rounded tensor
+    // (round_tensor's rounded_stats, representable_stats); +inf / -inf when there is none.
+    double lowest = std::numeric_limits<double>::infinity();
+    double highest = -std::numeric_limits<double>::infinity();
     void merge(const RoundingStats& o);
 };
 
@@ -84,7 +89,8 @@ void round_tensor(Precision p, Tensor& t, RoundingMode mode, RoundingStats& stat
 
 // What round_tensor(p, t, ...) reports for a float32 tensor whose elements are all
 // representable at `p`, without writing: values, NaN/Inf count and largest finite |x| (no
-// overflow, underflow or rounding error). Read-only and vectorized; split over `pool`.
+// overflow, underflow or rounding error), plus its lowest and highest finite value. Read-only
+// and vectorized; split over `pool`.
 RoundingStats representable_stats(Precision p, const Tensor& t, ThreadPool* pool = nullptr);
 
 // A float32 tensor's rounding to `p` without touching `src`: returns `src` itself (shared

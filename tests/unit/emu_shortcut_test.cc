@@ -7,8 +7,10 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 
+#include "base/thread_pool.h"
 #include "emu/emu_runner.h"
 #include "ir/builder.h"
 #include "zoo/zoo.h"
@@ -68,7 +70,7 @@ std::unique_ptr<ir::Model> shortcut_ops_model() {
 }
 
 // Values spread over magnitudes 1e-9 .. 1e5 with both signs (underflow and overflow in the
-// 16/8-bit formats), or uniform in [0, 1).
+// 16/8-bit formats) and one NaN, or uniform in [-1, 1).
 std::map<std::string, Tensor> feeds_for(const runners::Runner& r, bool wide) {
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> u(0.0f, 1.0f);
@@ -81,7 +83,7 @@ std::map<std::string, Tensor> feeds_for(const runners::Runner& r, bool wide) {
             float* d = reinterpret_cast<float*>(t.mutable_bytes());
             for (uint64_t i = 0; i < t.numel(); ++i)
                 d[i] = wide ? (u(rng) < 0.5f ? -1.0f : 1.0f) * std::pow(10.0f, -9 + 14 * u(rng))
-                            : u(rng);
+                            : 2 * u(rng) - 1;
             if (wide && t.numel() > 3) d[3] = std::nanf("");
         }
         feeds[m.name] = t;
@@ -161,6 +163,40 @@ TEST(EmuShortcut, ZooModels) {
             for (bool wide : {false, true})
                 check_same(*m, p, wide,
                            name + " " + precision_name(p) + (wide ? " wide" : " uniform"));
+}
+
+}  // namespace
+}  // namespace pg::emu
+
+namespace pg::emu {
+namespace {
+
+// The lowest / highest finite value of a rounded tensor (what Relu / Clip derive their output
+// stats from), through the vectorized span loop and its chunked parallel split.
+TEST(EmuShortcut, RoundedStatsCarryLowestAndHighest) {
+    Tensor t = Tensor::from_values<float>(
+        DataType::kFloat32, {6},
+        {-3.0001f, 2.5f, std::nanf(""), std::numeric_limits<float>::infinity(), -0.0f, 1e-9f});
+    RoundingStats s, again;
+    round_tensor(Precision::kFP16, t, RoundingMode::kNearestEven, s, again, nullptr);
+    EXPECT_EQ(again.lowest, -3.0);  // -3.0001 rounds to -3 in float16
+    EXPECT_EQ(again.highest, 2.5);  // infinity is not finite
+    EXPECT_EQ(again.max_abs, 3.0);
+    EXPECT_EQ(again.nonfinite, 2u);
+    const RoundingStats r = representable_stats(Precision::kFP16, t);
+    EXPECT_EQ(r.lowest, -3.0);
+    EXPECT_EQ(r.highest, 2.5);
+    EXPECT_EQ(r.overflow + r.underflow, 0u);
+    // All negative, large enough to split over a pool.
+    ThreadPool pool(2);
+    std::vector<float> v(300000);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = -1.0f - static_cast<float>(i % 1000);
+    const Tensor big =
+        Tensor::from_values<float>(DataType::kFloat32, {static_cast<int64_t>(v.size())}, v);
+    const RoundingStats b = representable_stats(Precision::kFP16, big, &pool);
+    EXPECT_EQ(b.lowest, -1000.0);
+    EXPECT_EQ(b.highest, -1.0);
+    EXPECT_EQ(b.values, v.size());
 }
 
 }  // namespace
