@@ -92,9 +92,9 @@ struct Row {
     bool passed = false;
     double max_abs = 0, max_rel = 0, mean_abs = 0, cosine = 1;
     std::string note;
-    std::string evidence;     // the emulator's evidence for the node (second runner is --emu)
+    std::string evidence;     // the emulator's evidence for the node (an --emu runner in the pair)
     std::string by_evidence;  // why the evidence makes the node divergent, or ""
-    std::string label;        // root-cause label of a divergent node (second runner is --emu)
+    std::string label;        // root-cause label of a divergent node (an --emu runner in the pair)
 };
 
 // Compares each pair as it arrives and keeps only the figures.
@@ -230,9 +230,15 @@ void add_labels(const emu::EmuRunner* emu, const ir::Model& m, std::vector<Row>&
             r.label = emu::divergent_node_label(m, r.node, emu->evidence(), divergent);
 }
 
-// With the emulator as the second runner: the node whose evidence explains the divergence.
-ordered_json report_root_cause(const runners::Runner& b, const ir::Model& m, const Row& bad) {
-    const auto* emu_runner = dynamic_cast<const emu::EmuRunner*>(&b);
+// The emulator of a runner pair (the second runner first), or nullptr.
+const emu::EmuRunner* emulator_of(const runners::Runner& a, const runners::Runner& b) {
+    if (const auto* e = dynamic_cast<const emu::EmuRunner*>(&b)) return e;
+    return dynamic_cast<const emu::EmuRunner*>(&a);
+}
+
+// With an emulator in the pair: the node whose evidence explains the divergence.
+ordered_json report_root_cause(const emu::EmuRunner* emu_runner, const ir::Model& m,
+                               const Row& bad) {
     if (!emu_runner || bad.node.empty()) return nullptr;
     const emu::RootCause rc = emu::find_root_cause(m, bad.node, emu_runner->evidence());
     if (rc.found)
@@ -304,7 +310,7 @@ bool compare_pair(runners::Runner& a, runners::Runner& b, const ir::Model& m,
                   bool attribute, ordered_json& out) {
     log_info("Layer-wise Comparison | {} vs. {} | {} tensor(s)", a.name(), b.name(),
              lo.tensors.size());
-    const auto* emu_runner = dynamic_cast<const emu::EmuRunner*>(&b);
+    const emu::EmuRunner* emu_runner = emulator_of(a, b);
     TableSink sink(m, opts, fail_fast, lo.tensors.size(), saver, emu_runner);
     layerwise::Stats stats;
     std::map<std::string, Tensor> feed(feeds.at(0).begin(), feeds.at(0).end());
@@ -322,7 +328,7 @@ bool compare_pair(runners::Runner& a, runners::Runner& b, const ir::Model& m,
             bad->node.empty() ? bad->tensor : bad->node, bad->op, bad->tensor,
             py_g(bad->max_abs, 5), py_g(bad->max_rel, 5),
             bad->by_evidence.empty() ? "" : " | " + bad->by_evidence);
-    ordered_json cause = bad ? report_root_cause(b, m, *bad) : ordered_json(nullptr);
+    ordered_json cause = bad ? report_root_cause(emu_runner, m, *bad) : ordered_json(nullptr);
     for (const auto& m2 : stats.missing)
         log_warning("Tensor '{}' was not produced by both runners", m2);
     ordered_json attribution =

@@ -67,6 +67,19 @@ TEST(RootCause, OverflowAtAddMakesItTheFirstDivergentNode) {
         }
 }
 
+TEST(RootCause, EmulatorAsFirstRunner) {
+    const std::string m = story_model(test::make_temp_dir(), 65504.0f);
+    auto r = test::run_polygraph({"run", m, "--emu", "--ref", "--fp16", "--val-range", "x:[1,2]",
+                                  "--atol", "1e-3", "--rtol", "1e-3", "--onnx-outputs", "mark",
+                                  "all", "--json"});
+    ASSERT_EQ(r.status, 1) << r.all();
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["layerwise"][0]["runner0"].get<std::string>().rfind("emu-runner", 0), 0u);
+    EXPECT_EQ(j["layerwise"][0]["first_divergent"]["node"], "Add");
+    EXPECT_EQ(j["layerwise"][0]["root_cause"]["label"], "overflow");
+    EXPECT_EQ(labels(j).at("Sub"), "cancellation");
+}
+
 TEST(RootCause, NoEvidenceMeansRoundingAmplifiedByCancellation) {
     // A constant well inside FP16's range: Sub still cancels, but nothing overflowed.
     auto r = test::run_polygraph(story_args(story_model(test::make_temp_dir(), 4000.0f)));
