@@ -238,7 +238,7 @@ template <bool kWrite, class Round>
                                                    int64_t e, float max_finite, Round rnd,
                                                    SpanResult& r) {
     const uint32_t mf = std::bit_cast<uint32_t>(max_finite);
-    uint32_t max_abs = 0, max_err = 0, max_out = 0;
+    uint32_t max_abs = 0, max_err = 0;
     uint32_t lo = 0xFFFFFFFFu, hi = 0;  // order keys (order_key) of finite rounded values
     uint32_t ovf = 0, unf = 0, nonfinite = 0, nonfinite_in = 0;  // e - b < 2^32 (see caller)
     for (int64_t i = b; i < e; ++i) {
@@ -248,7 +248,6 @@ template <bool kWrite, class Round>
         const uint32_t fx = ax < 0x7F800000u, fy = ay < 0x7F800000u;  // 0 or 1
         const uint32_t err = std::bit_cast<uint32_t>(std::fabs(y - x)) & 0x7FFFFFFFu;
         max_abs = std::max(max_abs, ax & (0u - fx));
-        max_out = std::max(max_out, ay & (0u - fy));
         max_err = std::max(max_err, err & (0u - (fx & fy)));
         ovf += fx & static_cast<uint32_t>(ax > mf);
         unf += fx & static_cast<uint32_t>(ax != 0) & static_cast<uint32_t>(ay == 0);
@@ -260,11 +259,14 @@ template <bool kWrite, class Round>
         if constexpr (kWrite) dst[i] = y;
     }
     SpanResult part;
-    if (lo <= hi) part.out_lo = from_order_key(lo), part.out_hi = from_order_key(hi);
+    if (lo <= hi) {
+        part.out_lo = from_order_key(lo), part.out_hi = from_order_key(hi);
+        // The largest finite |y| is at one of the extremes.
+        part.out_max_abs = std::max(std::fabs(part.out_lo), std::fabs(part.out_hi));
+    }
     part.stats = {static_cast<uint64_t>(e - b), ovf, unf, nonfinite, std::bit_cast<float>(max_abs),
                   std::bit_cast<float>(max_err)};
     part.nonfinite_in = nonfinite_in;
-    part.out_max_abs = std::bit_cast<float>(max_out);
     // The fast rounders return NaN and infinities as they are and keep the sign of zero, so an
     // element changed exactly when its error is nonzero or it overflowed to infinity.
     part.changed = max_err != 0 || nonfinite != nonfinite_in;
