@@ -344,6 +344,33 @@ RoundingStats kept_stats(const ir::Node& n, const std::vector<const ops::RtValue
     return representable_stats(p, t, pool);
 }
 
+// A float32 data movement node (permutes_inputs) run as written; when its float inputs were all
+// rounded by their producers to one (precision, mode), its single output holds the same
+// elements, so it is recorded as rounded too, with the inputs' merged stats: the consumer then
+// skips its representability check.
+ops::KernelFn pass_rounding_on(const ir::Node& n, ops::KernelFn kernel, RoundedValues& rv) {
+    return [&n, kernel = std::move(kernel), &rv](ops::KernelContext& ctx) {
+        kernel(ctx);
+        if (ctx.num_outputs() != 1 || !is_f32(&ctx.outputs()[0])) return;
+        Precision p = Precision::kFP32;
+        RoundingMode mode = RoundingMode::kNearestEven;
+        RoundingStats merged;
+        bool any = false;
+        for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+            if (!is_f32(ctx.value(i))) continue;
+            Precision pi = Precision::kFP32;
+            RoundingMode mi = RoundingMode::kNearestEven;
+            RoundingStats si;
+            if (!rv.find_any(n.input(i), ctx.value(i)->tensor(), pi, mi, si) ||
+                (any && (pi != p || mi != mode)))
+                return;
+            p = pi, mode = mi, any = true;
+            merged.merge(si);
+        }
+        if (any) rv.set(n.output(0), p, mode, ctx.outputs()[0].tensor(), merged);
+    };
+}
+
 bool blocks_accumulation(const ir::Node& n, Precision p, const EmulationOptions& o) {
     return o.accumulate_fp16 && p != Precision::kTF32 &&
            (n.op_type == "MatMul" || n.op_type == "Gemm");
@@ -367,6 +394,18 @@ void RoundedValues::set(const ir::Value* v, Precision p, RoundingMode mode, cons
     if (!v) return;
     std::lock_guard<std::mutex> lock(mu_);
     entries_[v] = Entry{run_, p, mode, t.bytes(), t.nbytes(), stats};
+}
+
+bool RoundedValues::find_any(const ir::Value* v, const Tensor& t, Precision& p, RoundingMode& mode,
+                             RoundingStats& stats) const {
+    if (!v || t.dtype() != DataType::kFloat32 || t.numel() == 0) return false;
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(v);
+    if (it == entries_.end()) return false;
+    const Entry& en = it->second;
+    if (en.run != run_ || en.data != t.bytes() || en.nbytes != t.nbytes()) return false;
+    p = en.p, mode = en.mode, stats = en.stats;
+    return true;
 }
 
 bool RoundedValues::find(const ir::Value* v, Precision p, RoundingMode mode, const Tensor& t,
@@ -406,7 +445,10 @@ const NodeEvidence* EvidenceTable::find(const std::string& node) const {
 ops::KernelFn emulate_kernel(const ir::Node& n, ops::KernelFn kernel, Precision p,
                              const EmulationOptions& o, EvidenceTable* evidence,
                              RoundedValues* rounded_values) {
-    if (p == Precision::kFP32) return kernel;
+    if (p == Precision::kFP32)
+        return o.skip_exact_rounding && rounded_values && permutes_inputs(n)
+                   ? pass_rounding_on(n, std::move(kernel), *rounded_values)
+                   : kernel;
     if (p == Precision::kINT8) return int8_kernel(n, std::move(kernel), o, evidence);
     format_spec(p);  // kINT8 is refused here, at plan time
     auto cache = std::make_shared<WeightCache>();

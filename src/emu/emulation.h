@@ -83,6 +83,9 @@ class RoundedValues {
     // True (and `stats` set) when `t` is the buffer v's producer rounded to (p, mode) this run.
     bool find(const ir::Value* v, Precision p, RoundingMode mode, const Tensor& t,
               RoundingStats& stats) const;
+    // find() at whatever precision and mode the producer used (returned in `p` and `mode`).
+    bool find_any(const ir::Value* v, const Tensor& t, Precision& p, RoundingMode& mode,
+                  RoundingStats& stats) const;
 
   private:
     struct Entry {
@@ -99,9 +102,11 @@ class RoundedValues {
 };
 
 // `kernel` wrapped to run node `n` at precision `p`, recording into `evidence` (may be null).
-// Returns `kernel` itself for kFP32. `n`, `evidence` and `rounded` must outlive the returned
-// kernel. With `rounded`, inputs already rounded to `p` by their producer are not checked again
-// and this node's rounded outputs are recorded there.
+// Returns `kernel` itself for kFP32, except that with `rounded` and skip_exact_rounding a
+// float32 data movement node (Transpose, Reshape family, Concat, Identity) whose float inputs
+// were all rounded to one precision passes that knowledge on to its output. `n`, `evidence` and
+// `rounded` must outlive the returned kernel. With `rounded`, inputs already rounded to `p` by
+// their producer are not checked again and this node's rounded outputs are recorded there.
 ops::KernelFn emulate_kernel(const ir::Node& n, ops::KernelFn kernel, Precision p,
                              const EmulationOptions& o, EvidenceTable* evidence,
                              RoundedValues* rounded = nullptr);
