@@ -376,6 +376,78 @@ bool blocks_accumulation(const ir::Node& n, Precision p, const EmulationOptions&
            (n.op_type == "MatMul" || n.op_type == "Gemm");
 }
 
+// A reduced-precision node's inputs as its kernel reads them: float inputs rounded to p (or
+// known rounded by their producers), everything else as given.
+struct PreparedInputs {
+    std::vector<ops::RtValue> rounded;    // rounded copies (sized to the input count up front)
+    std::vector<const ops::RtValue*> in;  // what the kernel reads
+    bool finite = true;                   // no NaN/Inf among the unrounded float inputs
+    bool all_known = true;                // every float input was rounded by its producer
+    RoundingStats known;                  // the merged stats of those known inputs
+    bool first_known = false;             // input 0 was rounded by its producer ...
+    RoundingStats first;                  // ... with these stats
+};
+
+// Rounds (or looks up) every float input of `n` at p, adding what rounding did to e.inputs.
+void prepare_inputs(const ir::Node& n, const ops::KernelContext& ctx, Precision p,
+                    const EmulationOptions& o, WeightCache& cache, RoundedValues* rv,
+                    NodeEvidence& e, PreparedInputs& pi) {
+    pi.rounded.resize(ctx.num_inputs());
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+        const ops::RtValue* v = ctx.value(i);
+        if (!is_f32(v)) {
+            pi.in.push_back(v);
+            continue;
+        }
+        RoundingStats known;
+        if (rv && rv->find(n.input(i), p, o.rounding, v->tensor(), known)) {
+            // Rounded to p by its producer: representable, checked already.
+            e.inputs.merge(known);
+            pi.known.merge(known);
+            if (i == 0) pi.first = known, pi.first_known = true;
+            pi.finite = pi.finite && known.nonfinite == 0;
+            pi.in.push_back(v);
+            continue;
+        }
+        pi.all_known = false;
+        RoundedInput r = is_constant(n.input(i))
+                             ? cache.get(i, v->tensor(), p, o.rounding, ctx.pool())
+                             : round_input(v->tensor(), p, o.rounding, ctx.pool());
+        e.inputs.merge(r.stats);
+        pi.finite = pi.finite && r.finite;
+        if (r.value.tensor().bytes() == v->tensor().bytes()) {
+            pi.in.push_back(v);  // already representable: no copy
+            continue;
+        }
+        pi.rounded[i] = std::move(r.value);
+        pi.in.push_back(&pi.rounded[i]);
+    }
+}
+
+// Rounds the float outputs of `n` at p (or, for keeps_rounded ops, records what rounding would
+// have reported), adds the evidence to `e`, records them in `rv` and hands them to `ctx`.
+void finish_outputs(const ir::Node& n, ops::KernelContext& ctx, std::vector<ops::RtValue>& out,
+                    Precision p, const EmulationOptions& o, const PreparedInputs& pi,
+                    RoundedValues* rv, NodeEvidence& e) {
+    const bool skip = o.skip_exact_rounding && p != Precision::kTF32 && keeps_rounded(n);
+    for (size_t k = 0; k < out.size(); ++k) {
+        RoundingStats again;
+        if (is_f32(&out[k]) && skip) {
+            again = kept_stats(n, pi.in, pi.first_known ? &pi.first : nullptr, pi.all_known,
+                               pi.known, out.size(), p, out[k].tensor(), ctx.pool());
+            RoundingStats shown = again;  // as round_tensor reports it (no lowest/highest)
+            shown.lowest = RoundingStats{}.lowest, shown.highest = RoundingStats{}.highest;
+            e.outputs.merge(shown);
+            if (pi.finite) e.nonfinite_produced += again.nonfinite;
+            if (rv) rv->set(n.output(k), p, o.rounding, out[k].tensor(), again);
+        } else if (is_f32(&out[k]) &&
+                   round_output(p, o, ctx.pool(), pi.finite, out[k].tensor(), e, again) && rv) {
+            rv->set(n.output(k), p, o.rounding, out[k].tensor(), again);
+        }
+        ctx.outputs()[k] = std::move(out[k]);
+    }
+}
+
 }  // namespace
 
 bool NodeEvidence::notable() const {
@@ -456,62 +528,12 @@ ops::KernelFn emulate_kernel(const ir::Node& n, ops::KernelFn kernel, Precision 
             rv = rounded_values](ops::KernelContext& ctx) {
         NodeEvidence e;
         e.op = n.op_type, e.precision = p;
-        std::vector<ops::RtValue> rounded(ctx.num_inputs());
-        std::vector<const ops::RtValue*> in;
-        bool finite_in = true, all_known = true;
-        RoundingStats known_inputs;  // merged stats of the inputs rounded by their producers
-        RoundingStats known_first;   // input 0's, when its producer rounded it
-        bool first_known = false;
-        for (size_t i = 0; i < ctx.num_inputs(); ++i) {
-            const ops::RtValue* v = ctx.value(i);
-            if (!is_f32(v)) {
-                in.push_back(v);
-                continue;
-            }
-            RoundingStats known;
-            if (rv && rv->find(n.input(i), p, o.rounding, v->tensor(), known)) {
-                // Rounded to p by its producer: representable, checked already.
-                e.inputs.merge(known);
-                known_inputs.merge(known);
-                if (i == 0) known_first = known, first_known = true;
-                finite_in = finite_in && known.nonfinite == 0;
-                in.push_back(v);
-                continue;
-            }
-            all_known = false;
-            RoundedInput r = is_constant(n.input(i))
-                                 ? cache->get(i, v->tensor(), p, o.rounding, ctx.pool())
-                                 : round_input(v->tensor(), p, o.rounding, ctx.pool());
-            e.inputs.merge(r.stats);
-            finite_in = finite_in && r.finite;
-            if (r.value.tensor().bytes() == v->tensor().bytes()) {
-                in.push_back(v);  // already representable: no copy
-                continue;
-            }
-            rounded[i] = std::move(r.value);
-            in.push_back(&rounded[i]);
-        }
+        PreparedInputs pi;
+        prepare_inputs(n, ctx, p, o, *cache, rv, e, pi);
         auto out = blocks_accumulation(n, p, o)
-                       ? call_fp16_accumulate(kernel, ctx, in, o.rounding, e)
-                       : call(kernel, ctx, in);
-        const bool skip = o.skip_exact_rounding && p != Precision::kTF32 && keeps_rounded(n);
-        for (size_t k = 0; k < out.size(); ++k) {
-            RoundingStats again;
-            if (is_f32(&out[k]) && skip) {
-                // Representable already (keeps_rounded): record what rounding would have.
-                again = kept_stats(n, in, first_known ? &known_first : nullptr, all_known,
-                                   known_inputs, out.size(), p, out[k].tensor(), ctx.pool());
-                RoundingStats shown = again;  // as round_tensor reports it (no lowest/highest)
-                shown.lowest = RoundingStats{}.lowest, shown.highest = RoundingStats{}.highest;
-                e.outputs.merge(shown);
-                if (finite_in) e.nonfinite_produced += again.nonfinite;
-                if (rv) rv->set(n.output(k), p, o.rounding, out[k].tensor(), again);
-            } else if (is_f32(&out[k]) &&
-                       round_output(p, o, ctx.pool(), finite_in, out[k].tensor(), e, again) && rv) {
-                rv->set(n.output(k), p, o.rounding, out[k].tensor(), again);
-            }
-            ctx.outputs()[k] = std::move(out[k]);
-        }
+                       ? call_fp16_accumulate(kernel, ctx, pi.in, o.rounding, e)
+                       : call(kernel, ctx, pi.in);
+        finish_outputs(n, ctx, out, p, o, pi, rv, e);
         if (evidence) evidence->record(n.name, std::move(e));
     };
 }
