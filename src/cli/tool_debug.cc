@@ -22,6 +22,8 @@
 
 namespace pg::cli {
 
+int run_debug_reduce(const std::vector<std::string>& argv);  // tool_debug_reduce.cc
+
 namespace {
 
 constexpr const char* kPlaceholder = "polygraph_debug.onnx";
@@ -245,6 +247,7 @@ int run_debug_precision(const std::vector<std::string>& argv) {
 const std::vector<ToolEntry> kDebugTools = {
     {"precision", "Find the nodes that must run in float32 under float16/bfloat16.",
      run_debug_precision},
+    {"reduce", "Reduce a failing model to a small failing subgraph.", run_debug_reduce},
 };
 
 }  // namespace
