@@ -9,7 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ir/graph.h"
 #include "onnx/model_io.h"
+#include "passes/override_input_shapes.h"
 #include "support/cli_runner.h"
 #include "support/story_model.h"
 #include "support/test_paths.h"
@@ -119,6 +121,50 @@ TEST(DebugReduce, SeveralSamplesGiveEachItsOwnCutValues) {
     const auto golden = nlohmann::json::parse(slurp(dir + "/reduced_golden.json"));
     EXPECT_EQ(golden["lst"][0][1].size(), 3u) << golden.dump().substr(0, 400);
     EXPECT_EQ(rerun(out).status, 1);
+}
+
+TEST(DebugReduce, DynamicShapesBecomeSymbolicWhereSamplesDiffer) {
+    const std::string dir = test::make_temp_dir();
+    auto m = zoo::planted_overflow_model();
+    passes::override_input_shapes(*m->graph,
+                                  {{"x", {ir::Dim::symbolic("batch"), ir::Dim::known(16)}}});
+    const std::string model = dir + "/dyn.onnx";
+    onnx::save_model(*m, model);
+    for (const std::string batch : {"2", "3"}) {
+        auto r =
+            test::run_polygraph({"run", model, "--ref", "--input-shapes", "x:[" + batch + ",16]",
+                                 "--save-inputs", dir + "/in" + batch + ".json"});
+        ASSERT_EQ(r.status, 0) << r.all();
+    }
+    const std::string out = dir + "/reduced.onnx";
+    auto j = run_reduce(
+        reduce_args(model, out, {"--load-inputs", dir + "/in2.json", dir + "/in3.json"}));
+    ASSERT_LE(j["num_nodes"].get<int>(), 3);
+    auto reduced = onnx::load_model(out);
+    ASSERT_FALSE(reduced->graph->inputs().empty());
+    const auto& shape = *reduced->graph->inputs()[0]->type().shape;
+    ASSERT_EQ(shape.size(), 2u);
+    EXPECT_FALSE(shape[0].is_known());
+    EXPECT_FALSE(shape[0].param.empty());
+    EXPECT_EQ(shape[1], ir::Dim::known(16));
+    EXPECT_EQ(rerun(out).status, 1);
+}
+
+TEST(DebugReduce, MinGoodWritesAPassingModel) {
+    const std::string dir = test::make_temp_dir();
+    const std::string good = dir + "/good.onnx";
+    auto j = run_reduce(reduce_args(planted_model(dir), dir + "/bad.onnx", {"--min-good", good}));
+    EXPECT_LE(j["num_nodes"].get<int>(), 3);
+    ASSERT_TRUE(std::ifstream(good).good());
+    EXPECT_TRUE(std::ifstream(dir + "/good_inputs.json").good());
+    auto r = rerun(good);
+    EXPECT_EQ(r.status, 0) << r.all();
+    // Only --min-good: no -o needed.
+    auto only = test::run_polygraph(
+        concat({"debug", "reduce", dir + "/planted.onnx", "--fp16", "--min-good", dir + "/g2.onnx"},
+               tolerances()));
+    EXPECT_EQ(only.status, 0) << only.all();
+    EXPECT_TRUE(std::ifstream(dir + "/g2.onnx").good());
 }
 
 TEST(DebugReduce, ExternalCheckReachesTheSameNodes) {
