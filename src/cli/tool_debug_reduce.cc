@@ -67,8 +67,9 @@ void add_iteration_flags(ArgParser& p) {
             "Keep each iteration's candidate (N<i>_<phase>.onnx), its inputs "
             "(N<i>_<phase>_inputs.json) and its verdict (verdicts.txt) here.");
     p.value({"--save-debug-replay"}, "save_debug_replay", "PATH",
-            "Save every iteration's verdict (keys _N<i>_outputs / _N<i>_inputs, state "
-            "{\"num_nodes\": n, \"node_index\": i}) to this JSON file after each iteration.");
+            "Save every iteration's verdict (keys _N0_original for the original model, then "
+            "_N<i>_outputs / _N<i>_inputs; state {\"num_nodes\": n, \"node_index\": i}) to "
+            "this JSON file after each iteration.");
     p.value({"--load-debug-replay"}, "load_debug_replay", "PATH",
             "Answer the iterations recorded in this replay without running the check (resume "
             "an interrupted search; it reaches the same answer).");
