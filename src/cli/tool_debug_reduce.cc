@@ -25,6 +25,7 @@
 #include "ir/clone.h"
 #include "ir/graph.h"
 #include "passes/override_input_shapes.h"
+#include "passes/toposort.h"
 #include "runners/ref_runner.h"
 
 namespace pg::cli {
@@ -145,6 +146,9 @@ class Reducer {
           external_(a.has("check")),
           iter_(iteration_options(a, external_)) {}
 
+    // The original model: errors in its in-process check propagate.
+    void set_original(const ir::Model* m) { original_ = m; }
+
     // Runs (or replays) the check of `m` as iteration `index` of `suffix`; true = it fails.
     bool fails(const ir::Model& m, const std::string& suffix, size_t index,
                const nlohmann::json& state) {
@@ -186,7 +190,7 @@ class Reducer {
     }
 
     bool verdict(const ir::Model& m, const debug::IterationFiles& f) {
-        if (!external_) return check_(m);
+        if (!external_) return check_(m, &m == original_);
         auto argv = debug::substitute(cmd_.command, kInputsPlaceholder, f.inputs);
         return debug::run_check_command(cmd_, debug::substitute(argv, kModelPlaceholder, f.model));
     }
@@ -230,6 +234,7 @@ class Reducer {
     debug::CheckCommandOptions cmd_;
     bool external_;
     debug::KeyedIterations iter_;
+    const ir::Model* original_ = nullptr;
 };
 
 // Writes the model, PATH_inputs.json and PATH_golden.json.
@@ -310,6 +315,7 @@ int reduce_main(const ParsedArgs& a) {
         warn_without_placeholder(cmd.command, {kModelPlaceholder, kInputsPlaceholder});
     auto model = load_model_from_args(a);
     override_shapes(a, *model);
+    passes::toposort(*model->graph);  // the markers walk nodes in graph order
     const auto feeds = make_feeds(a, *model, runners::graph_input_metadata(*model->graph));
     if (a.has("save_inputs")) data::save_inputs(a.get("save_inputs"), feeds);
     log_info("Running the original model on the reference interpreter ({} sample(s))",
@@ -317,6 +323,7 @@ int reduce_main(const ParsedArgs& a) {
     const debug::ReferenceValues ref(*model, feeds, emu.session);
     Reducer r(a, ref, emu, compare, cmd);
     const size_t original = model->graph->nodes().size();
+    r.set_original(model.get());
     if (!r.fails(*model, "original", 0, {{"num_nodes", original}})) {
         log_error("The original model passes the check: nothing to reduce");
         report(a, nullptr, r, original);

@@ -17,8 +17,9 @@ class SubgraphCheck {
     SubgraphCheck(const ReferenceValues& ref, emu::EmuRunnerOptions emu,
                   compare::CompareOptions compare);
     // True when every output of every sample matches. An error while planning or running the
-    // candidate is logged and counts as a failure (as a crashing external check would).
-    bool operator()(const ir::Model& candidate) const;
+    // candidate is logged and counts as a failure (as a crashing external check would), unless
+    // `rethrow` (the original model: an error there is the user's, with its own exit status).
+    bool operator()(const ir::Model& candidate, bool rethrow = false) const;
 
   private:
     bool compare_all(const ir::Model& candidate) const;
