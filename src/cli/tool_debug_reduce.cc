@@ -212,20 +212,24 @@ class Reducer {
         return debug::Trial{!bad, n, false};
     }
 
-    // One phase over `base`; returns the best failing cut (or a copy of base when none failed).
+    // One phase over the cut points of `base`; returns the best failing cut (or a copy of
+    // base when none failed) and sets `good` to the best passing cut's node index.
     std::unique_ptr<ir::Model> phase(const ir::Model& base, debug::ReducePhase ph,
                                      debug::ReduceMode mode, std::optional<size_t>& good) {
-        const size_t n = base.graph->nodes().size();
+        const bool outputs = ph == debug::ReducePhase::kOutputs;
+        const auto points =
+            outputs ? debug::output_cut_points(base, ref_) : debug::input_cut_points(base);
         size_t count = 0;
-        const auto r = debug::reduce_phase(ph, n, n, mode,
-                                           [&](size_t i) { return trial(base, ph, i, count); });
-        good = r.best_good;
+        const auto r =
+            debug::reduce_phase(ph, points.size(), base.graph->nodes().size(), mode,
+                                [&](size_t k) { return trial(base, ph, points[k], count); });
+        if (r.best_good) good = points[*r.best_good];
         if (!r.best_bad) {
             log_info("No cut of the model {} failed; keeping them", debug::phase_name(ph));
             return ir::clone_model(base);
         }
-        return ph == debug::ReducePhase::kOutputs ? debug::cut_outputs(base, *r.best_bad, ref_)
-                                                  : debug::cut_inputs(base, *r.best_bad, ref_);
+        const size_t node = points[*r.best_bad];
+        return outputs ? debug::cut_outputs(base, node, ref_) : debug::cut_inputs(base, node, ref_);
     }
 
     const ParsedArgs& a_;

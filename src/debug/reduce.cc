@@ -106,7 +106,7 @@ const char* phase_name(ReducePhase p) {
 PhaseResult reduce_phase(ReducePhase phase, size_t n, size_t whole_nodes, ReduceMode mode,
                          const TrialFn& trial) {
     Book book(phase, whole_nodes);
-    log_info("Reducing model {} over {} node(s) with --mode {}", phase_name(phase), n,
+    log_info("Reducing model {} over {} cut point(s) with --mode {}", phase_name(phase), n,
              mode == ReduceMode::kBisect ? "bisect" : "linear");
     if (mode == ReduceMode::kBisect)
         bisect(phase, n, book, trial);

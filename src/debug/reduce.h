@@ -30,7 +30,8 @@ struct Trial {
     size_t num_nodes = 0;  // nodes of the candidate
     bool skipped = false;  // no candidate could be built (counts as a pass, never as best_good)
 };
-// Builds and checks the candidate cut at node `index` of the phase's graph.
+// Builds and checks the candidate cut at position `index` of the phase's cut points (the nodes
+// of the graph that can be cut, in graph order).
 using TrialFn = std::function<Trial(size_t index)>;
 
 struct PhaseResult {
@@ -41,7 +42,7 @@ struct PhaseResult {
     size_t trials = 0;  // trials run in this phase
 };
 
-// Runs one phase over the `n` nodes of a graph of `whole_nodes` nodes, which is known to fail.
+// Runs one phase over `n` cut points of a graph of `whole_nodes` nodes, which is known to fail.
 // Bisect assumes monotonic failures (phase 1: a failing cut at i fails at every later i; phase
 // 2: at every earlier i) and takes O(log n) trials. SPEC-DEVIATION: the interval starts one
 // beyond both ends ([-1, n]), so node 0 (phase 1) and node n-1 (phase 2) can be the answer;

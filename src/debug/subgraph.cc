@@ -119,8 +119,48 @@ std::set<const ir::Node*> ancestors(const ir::Graph& g, const ValueList& outs) {
 
 }  // namespace
 
-bool is_constant_value(const ir::Value& v) {
-    return v.is_initializer() || (v.producer() && v.producer()->op_type == "Constant");
+std::set<const ir::Value*> constant_values(const ir::Graph& g) {
+    std::set<const ir::Value*> out;
+    for (const auto& v : g.values())
+        if (v->is_initializer()) out.insert(v.get());
+    for (const auto& n : g.nodes()) {
+        if (!n->subgraphs().empty() || n->op_type.rfind("Random", 0) == 0 ||
+            n->op_type == "Multinomial" || n->op_type == "Bernoulli")
+            continue;
+        const ValueList in = effective_inputs(g, *n);
+        if (!std::all_of(in.begin(), in.end(), [&](const ir::Value* v) { return out.count(v); }))
+            continue;
+        for (const ir::Value* o : n->outputs())
+            if (o) out.insert(o);
+    }
+    return out;
+}
+
+std::vector<size_t> output_cut_points(const ir::Model& m, const ReferenceValues& ref) {
+    const ir::Graph& g = *m.graph;
+    const auto constants = constant_values(g);
+    std::vector<size_t> out;
+    for (size_t i = 0; i < g.nodes().size(); ++i)
+        for (const ir::Value* v : g.nodes()[i]->outputs())
+            if (v && !constants.count(v) && ref.spec(v->name())) {
+                out.push_back(i);
+                break;
+            }
+    return out;
+}
+
+std::vector<size_t> input_cut_points(const ir::Model& m) {
+    const ir::Graph& g = *m.graph;
+    const auto constants = constant_values(g);
+    std::vector<size_t> out;
+    for (size_t i = 0; i < g.nodes().size(); ++i) {
+        const ValueList in = effective_inputs(g, *g.nodes()[i]);
+        if (std::any_of(in.begin(), in.end(), [&](const ir::Value* v) {
+                return v->graph() == &g && !constants.count(v);
+            }))
+            out.push_back(i);
+    }
+    return out;
 }
 
 std::unique_ptr<ir::Model> cut_outputs(const ir::Model& model, size_t node_index,
@@ -142,9 +182,10 @@ std::unique_ptr<ir::Model> cut_inputs(const ir::Model& model, size_t node_index,
     auto m = ir::clone_model(model);
     ir::Graph& g = *m->graph;
     const ir::Node* n = node_at(g, node_index);
+    const auto constants = constant_values(g);
     ValueList cut;
     for (ir::Value* v : effective_inputs(g, *n))
-        if (v->graph() == &g && !is_constant_value(*v)) cut.push_back(v);
+        if (v->graph() == &g && !constants.count(v)) cut.push_back(v);
     if (cut.empty())
         throw Error(ErrorKind::kUnsupported, "node '" + n->name + "' reads no non-constant tensor");
     std::vector<const ir::Node*> kept;
@@ -161,8 +202,7 @@ std::unique_ptr<ir::Model> cut_inputs(const ir::Model& model, size_t node_index,
     for (const ir::Node* k : kept) {
         if (!live.count(k)) continue;
         for (ir::Value* v : effective_inputs(g, *k))
-            if (v->graph() == &g && !reach.count(v) && !is_constant_value(*v) &&
-                !contains(inputs, v))
+            if (v->graph() == &g && !reach.count(v) && !constants.count(v) && !contains(inputs, v))
                 inputs.push_back(v);
     }
     make_cut(g, inputs, outs, ref);

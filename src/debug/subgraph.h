@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,8 +52,17 @@ class ReferenceValues {
     std::string runner_;
 };
 
-// True for initializers and outputs of Constant nodes (never cut points).
-bool is_constant_value(const ir::Value& v);
+// Values of the main graph known without inputs, never cut points: initializers, and outputs of
+// nodes without subgraphs that read only such values (Constant, ConstantOfShape of a shape
+// initializer, ...). Random ops are not constant (their values come from the reference run).
+std::set<const ir::Value*> constant_values(const ir::Graph& g);
+
+// Phase 1 cut points: indices of main-graph nodes with a non-constant output that has a
+// reference value, in graph order.
+std::vector<size_t> output_cut_points(const ir::Model& m, const ReferenceValues& ref);
+// Phase 2 cut points: indices of main-graph nodes that read a non-constant value, directly or
+// from inside a subgraph.
+std::vector<size_t> input_cut_points(const ir::Model& m);
 
 // A copy of `model` whose outputs are the outputs of main-graph node `node_index` (graph order),
 // cleaned up (unused graph inputs dropped).

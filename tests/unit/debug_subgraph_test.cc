@@ -117,6 +117,30 @@ TEST(DebugSubgraph, CutInputsSkipsOmittedAndConstantInputs) {
     EXPECT_THROW(debug::cut_inputs(*only_const, 0, none), Error);
 }
 
+TEST(DebugSubgraph, ConstantComputationsAreNeverCutPoints) {
+    // w = ConstantOfShape(shape); y = Mul(Relu(x), w): w is constant, so the cut at Mul keeps
+    // ConstantOfShape and feeds only Relu's output; ConstantOfShape is no cut point.
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{1, 3});
+    ir::Value* shape =
+        b.constant("shape", Tensor::from_values<int64_t>(DataType::kInt64, {2}, {1, 3}));
+    ir::Value* w = b.op("ConstantOfShape", {shape}, {}, "cos");
+    ir::Value* r = b.op("Relu", {x}, {}, "relu");
+    b.output(b.op("Mul", {r, w}, {}, "mul"), DataType::kFloat32, {1, 3});
+    const debug::ReferenceValues ref(*m, two_feeds(), {});
+    const auto constants = debug::constant_values(*m->graph);
+    EXPECT_TRUE(constants.count(w));
+    EXPECT_TRUE(constants.count(shape));
+    EXPECT_FALSE(constants.count(r));
+    EXPECT_EQ(debug::input_cut_points(*m), (std::vector<size_t>{1, 2}));
+    EXPECT_EQ(debug::output_cut_points(*m, ref), (std::vector<size_t>{1, 2}));
+    auto c = debug::cut_inputs(*m, 2, ref);
+    EXPECT_EQ(debug::node_names(*c), (std::vector<std::string>{"cos", "mul"}));
+    EXPECT_EQ(input_names(*c), std::vector<std::string>{"relu_out"});
+    for (size_t i = 0; i < 2; ++i) expect_same(run(*c, ref, i)[0].second, ref.find(i, "mul_out"));
+}
+
 ir::Graph* add_branch(ir::Node* n, const std::string& attr) {
     auto sub = std::make_unique<ir::Graph>(n->graph());
     sub->name = attr;
