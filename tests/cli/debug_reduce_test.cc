@@ -150,6 +150,19 @@ TEST(DebugReduce, DynamicShapesBecomeSymbolicWhereSamplesDiffer) {
     EXPECT_EQ(rerun(out).status, 1);
 }
 
+TEST(DebugReduce, ModelInputShapesOverrideADynamicInput) {
+    const std::string dir = test::make_temp_dir();
+    auto m = zoo::planted_overflow_model();
+    passes::override_input_shapes(*m->graph,
+                                  {{"x", {ir::Dim::symbolic("batch"), ir::Dim::known(16)}}});
+    const std::string model = dir + "/dyn.onnx", out = dir + "/reduced.onnx";
+    onnx::save_model(*m, model);
+    auto j = run_reduce(reduce_args(model, out, {"--model-input-shapes", "x:[4,16]"}));
+    ASSERT_LE(j["num_nodes"].get<int>(), 3);
+    auto reduced = onnx::load_model(out);
+    EXPECT_EQ(*reduced->graph->inputs()[0]->type().shape, ir::make_shape({4, 16}));
+}
+
 TEST(DebugReduce, MinGoodWritesAPassingModel) {
     const std::string dir = test::make_temp_dir();
     const std::string good = dir + "/good.onnx";
@@ -233,6 +246,10 @@ TEST(DebugReduce, HostileArguments) {
     auto both = test::run_polygraph({"debug", "reduce", model, "-o", dir + "/r.onnx",
                                      "--no-reduce-inputs", "--no-reduce-outputs"});
     EXPECT_EQ(both.status, 2) << both.all();
+    std::ofstream(dir + "/bad_replay.json") << "{not json";
+    auto replay = test::run_polygraph({"debug", "reduce", model, "-o", dir + "/r.onnx",
+                                       "--load-debug-replay", dir + "/bad_replay.json"});
+    EXPECT_EQ(replay.status, 3) << replay.all();
     auto empty_check =
         test::run_polygraph({"debug", "reduce", model, "-o", dir + "/r.onnx", "--check"});
     EXPECT_EQ(empty_check.status, 2) << empty_check.all();
