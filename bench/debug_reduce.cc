@@ -1,8 +1,9 @@
 // Benchmark of `polygraph debug reduce` on zoo::planted_overflow_model() (210 nodes, two planted
-// FP16 overflow points) with the in-process check (--fp16, atol = rtol = 1e-2): model
-// evaluations (iterations, the original model's check included) and wall time of each --mode,
-// median of 3 runs of the real binary. Target: both modes reduce to at most 3 nodes. Exits 1
-// when a target is missed. Usage: bench_debug_reduce [--polygraph PATH] [--keep DIR]
+// FP16 overflow points) with the in-process check (--fp16, atol = rtol = 1e-2) and with an
+// external check (--check polygraph run ... --ref --emu --fp16, one process per evaluation):
+// model evaluations (iterations, the original model's check included) and wall time of each
+// --mode, median of 3 runs of the real binary. Target: both modes reduce to at most 3 nodes. Exits
+// 1 when a target is missed. Usage: bench_debug_reduce [--polygraph PATH] [--keep DIR]
 // (--keep writes the model and reduced models to DIR instead of a temporary folder).
 #include <sys/wait.h>
 #include <unistd.h>
@@ -68,22 +69,30 @@ int main(int argc, char** argv) {
     auto m = pg::zoo::planted_overflow_model();
     const size_t nodes = m->graph->nodes().size();
     pg::onnx::save_model(*m, model);
-    std::printf("%-8s %8s %12s %10s %8s %s\n", "mode", "nodes", "evaluations", "wall_s", "reduced",
+    std::printf("%-13s %6s %12s %10s %8s %s\n", "mode", "nodes", "evaluations", "wall_s", "reduced",
                 "target (<= 3 nodes)");
     bool ok = true;
-    for (const std::string mode : {"bisect", "linear"}) {
-        const std::string out = (dir / ("reduced_" + mode + ".onnx")).string();
-        const Measure r =
-            median_of_3(polygraph + " debug reduce " + model + " --fp16 --atol 1e-2 " +
-                        "--rtol 1e-2 --json --mode " + mode + " -o " + out);
-        const bool valid = r.status == 0 && r.result.is_object() && r.result.contains("num_nodes");
-        const int reduced = valid ? r.result["num_nodes"].get<int>() : -1;
-        const int evals = valid ? r.result["evaluations"].get<int>() : -1;
-        const bool hit = valid && reduced >= 1 && reduced <= 3;
-        ok = ok && hit;
-        std::printf("%-8s %8zu %12d %10.3f %8d %s\n", mode.c_str(), nodes, evals, r.seconds,
-                    reduced, hit ? "ok" : "MISSED");
-    }
+    const std::string tol = " --atol 1e-2 --rtol 1e-2";
+    const std::string check = " --check " + polygraph +
+                              " run polygraph_debug.onnx --ref --emu --fp16 --load-inputs "
+                              "polygraph_debug_inputs.json" +
+                              tol;
+    for (const bool external : {false, true})
+        for (const std::string mode : {"bisect", "linear"}) {
+            const std::string label = mode + (external ? "+check" : "");
+            const std::string out = (dir / ("reduced_" + label + ".onnx")).string();
+            const Measure r =
+                median_of_3(polygraph + " debug reduce " + model + " --fp16" + tol +
+                            " --json --mode " + mode + " -o " + out + (external ? check : ""));
+            const bool valid =
+                r.status == 0 && r.result.is_object() && r.result.contains("num_nodes");
+            const int reduced = valid ? r.result["num_nodes"].get<int>() : -1;
+            const int evals = valid ? r.result["evaluations"].get<int>() : -1;
+            const bool hit = valid && reduced >= 1 && reduced <= 3;
+            ok = ok && hit;
+            std::printf("%-13s %6zu %12d %10.3f %8d %s\n", label.c_str(), nodes, evals, r.seconds,
+                        reduced, hit ? "ok" : "MISSED");
+        }
     if (keep.empty()) fs::remove_all(dir);
     return ok ? 0 : 1;
 }
