@@ -199,6 +199,41 @@ TEST(DebugSubgraph, IfNodeReadingOuterValuesKeepsThemAvailable) {
     EXPECT_EQ(debug::node_names(*before), (std::vector<std::string>{"sigmoid", "relu"}));
 }
 
+// t = Neg(x); v0 = Relu(x); y = Loop(M = 3, cond = true, v0) { v = Add(v_in, t) }
+std::unique_ptr<ir::Model> loop_model() {
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{1, 3});
+    ir::Value* trips = b.constant("trips", Tensor::from_values<int64_t>(DataType::kInt64, {}, {3}));
+    ir::Value* cond = b.constant("cond", Tensor::from_values<uint8_t>(DataType::kBool, {}, {1}));
+    ir::Value* t = b.op("Neg", {x}, {}, "neg");
+    ir::Value* v0 = b.op("Relu", {x}, {}, "relu");
+    ir::Node* loop = b.op_multi("Loop", {trips, cond, v0}, 1, {}, "loop");
+    ir::Graph* body = add_branch(loop, "body");
+    ir::GraphBuilder sb(*body);
+    sb.input("i", DataType::kInt64, std::vector<int64_t>{});
+    ir::Value* c_in = sb.input("c_in", DataType::kBool, std::vector<int64_t>{});
+    ir::Value* v_in = sb.input("v_in", DataType::kFloat32, std::vector<int64_t>{1, 3});
+    sb.output(sb.op("Identity", {c_in}, {}, "body_cond"), DataType::kBool, {});
+    sb.output(sb.op("Add", {v_in, t}, {}, "body_add"), DataType::kFloat32, {1, 3});
+    b.output(loop->output(0), DataType::kFloat32, {1, 3});
+    return m;
+}
+
+TEST(DebugSubgraph, LoopBodyReadingAnOuterValueGetsItAsAnInput) {
+    auto m = loop_model();
+    const debug::ReferenceValues ref(*m, two_feeds(), {});
+    const std::string y = m->graph->outputs()[0]->name();
+    ASSERT_NE(ref.find(0, y), nullptr);
+    // Cut at the Loop: v0 (a direct input) and t (read by the body) become inputs; the
+    // constant trip count and condition stay initializers.
+    EXPECT_EQ(debug::input_cut_points(*m), (std::vector<size_t>{0, 1, 2}));
+    auto c = debug::cut_inputs(*m, 2, ref);
+    EXPECT_EQ(debug::node_names(*c), std::vector<std::string>{"loop"});
+    EXPECT_EQ(input_names(*c), (std::vector<std::string>{"relu_out", "neg_out"}));
+    for (size_t i = 0; i < 2; ++i) expect_same(run(*c, ref, i)[0].second, ref.find(i, y));
+}
+
 TEST(DebugSubgraph, ReferenceValuesPerSampleAndSymbolicDims) {
     std::vector<std::map<std::string, Tensor>> samples(2);
     samples[0]["a"] = f32({1, 2}, {1, 2});
