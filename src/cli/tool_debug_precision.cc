@@ -284,6 +284,8 @@ int search_main(const ParsedArgs& a) {
     const auto opts = compare::parse_compare_options(compare_args(a));
     const auto cmd = check_command(a);
     auto model = load_model_from_args(a);
+    if (!is_16bit(p) && (external || a.has("output")))
+        debug::require_qdq_opset(*model, p);  // before the search, not after it
     emu::EmuRunnerOptions base;
     base.session.threads = static_cast<int>(int_arg(a, "threads", "--threads", 0));
     base.policy.default_precision = p;

@@ -147,7 +147,10 @@ PairSpec fp8_pair(const ir::Value* v, emu::Precision p) {
     return s;
 }
 
-void require_opset(const ir::Model& m, int64_t need, emu::Precision p) {
+}  // namespace
+
+void require_qdq_opset(const ir::Model& m, emu::Precision p) {
+    const int64_t need = p == emu::Precision::kINT8 ? 13 : 19;
     const int64_t have = m.opset_version("");
     if (have < need)
         throw Error(ErrorKind::kUnsupported,
@@ -157,15 +160,13 @@ void require_opset(const ir::Model& m, int64_t need, emu::Precision p) {
                         "); upgrade the model's opset first");
 }
 
-}  // namespace
-
 QdqReport insert_qdq(ir::Model& model, const std::vector<std::string>& quantized, emu::Precision p,
                      const std::map<std::string, DataType>& dtypes, const emu::ScaleTable& scales) {
     const bool int8 = p == emu::Precision::kINT8;
     if (!int8 && p != emu::Precision::kFP8E4M3 && p != emu::Precision::kFP8E5M2)
         throw Error(ErrorKind::kUnsupported,
                     std::string("Q/DQ export: no Q/DQ form for ") + emu::precision_name(p));
-    require_opset(model, int8 ? 13 : 19, p);
+    require_qdq_opset(model, p);
     ir::Graph& g = *model.graph;
     std::set<std::string> wanted(quantized.begin(), quantized.end());
     std::set<const ir::Node*> qnodes;

@@ -32,6 +32,9 @@ struct QdqReport {
 // kFP8E5M2). `dtypes` gives the element type of values without a declared type (from a
 // reference run); `scales` the INT8 activation scales. Throws kUnsupported for another
 // precision or too old an opset, kInvalidInput for an unknown node or a missing scale.
+// Throws kUnsupported unless `model`'s opset can hold the Q/DQ form of `p` (INT8: 13, FP8: 19).
+void require_qdq_opset(const ir::Model& model, emu::Precision p);
+
 QdqReport insert_qdq(ir::Model& model, const std::vector<std::string>& quantized, emu::Precision p,
                      const std::map<std::string, DataType>& dtypes, const emu::ScaleTable& scales);
 

@@ -157,6 +157,7 @@ TEST(DebugPrecisionQuant, Fp8OutputNeedsOpset19) {
                                   "-o", dir + "/fixed.onnx"});
     EXPECT_EQ(r.status, 4) << r.all();
     EXPECT_NE(r.all().find("opset >= 19"), std::string::npos) << r.all();
+    EXPECT_EQ(r.all().find("RUNNING | Iteration"), std::string::npos) << "refused after a search";
 }
 
 TEST(DebugPrecisionQuant, Tf32SearchesButRefusesAModel) {
