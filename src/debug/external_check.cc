@@ -141,6 +141,10 @@ std::vector<std::string> substitute(const std::vector<std::string>& command,
 bool run_check_command(const CheckCommandOptions& o, const std::vector<std::string>& argv) {
     log_info("Running check command: {}", joined(argv));
     const CommandResult r = run_command(argv);
+    if (interrupted()) {  // the check got our SIGINT: its verdict means nothing
+        log_warning("Check command interrupted (exit status {})", r.rc);
+        return false;
+    }
     const bool ok = check_passed(o, r);
     if (o.show_output || (!ok && !o.hide_fail_output)) {
         log_info("========== CAPTURED STDOUT ==========\n{}", r.out);

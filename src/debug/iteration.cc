@@ -172,6 +172,7 @@ bool IterativeCheck::run_check(const NodeSet& s, size_t i) {
         model_path = temp_dir_ + "/" + name;
     if (!temp_dir_.empty()) pending_temp_ = model_path;
     if (!model_path.empty()) write_(s, model_path);
+    if (interrupted()) stop_interrupted(model_path, i);  // do not start a check that is discarded
     if (!o_.save_replay.empty()) {
         // A crashing check is skipped on resume from this copy (§6.6).
         record(s, false);
