@@ -117,11 +117,15 @@ ArgParser precision_parser() {
     return p;
 }
 
-// The reduced precision: --fp16 when no precision flag is given; --tf32 yields to the others.
+// The reduced precision: --fp16 when no precision flag is given. Throws kUsage for two.
 emu::Precision reduced_precision(const ParsedArgs& a) {
+    std::vector<std::string> given;
     for (const char* d : {"fp16", "bf16", "tf32", "fp8", "int8"})
-        if (a.has(d)) return default_precision(a);
-    return emu::Precision::kFP16;
+        if (a.has(d)) given.push_back(std::string("--") + d);
+    if (given.size() > 1)
+        throw Error(ErrorKind::kUsage, "debug precision: choose one of " + given[0] + " and " +
+                                           given[1] + " (the search is over one precision)");
+    return given.empty() ? emu::Precision::kFP16 : default_precision(a);
 }
 
 bool is_16bit(emu::Precision p) {
@@ -173,10 +177,6 @@ debug::CheckCommandOptions check_command(const ParsedArgs& a) {
 // around the other reduced-precision nodes (INT8 / FP8). Logs what changed when `verbose`.
 void write_model(const ParsedArgs& a, emu::Precision p, const debug::PrecisionCheck& check,
                  const std::vector<std::string>& nodes, const std::string& path, bool verbose) {
-    if (p == emu::Precision::kTF32)
-        throw Error(ErrorKind::kUnsupported,
-                    "--tf32 has no model form (TF32 is an engine setting, not a tensor type): "
-                    "-o and --check are unsupported; use the reported --layerPrecisions");
     auto model = load_model_from_args(a);
     if (is_16bit(p)) {
         passes::ConvertFp16Options o;
@@ -274,18 +274,44 @@ void load_calibration_cache(const ParsedArgs& a, emu::EmuRunnerOptions& base) {
              base.emulation.int8_scales->size(), cache);
 }
 
-int search_main(const ParsedArgs& a) {
-    const emu::Precision p = reduced_precision(a);
-    const bool external = a.has("check");
-    if (p == emu::Precision::kTF32 && (external || a.has("output")))
+// -o and --check need a model form of `p`: none for TF32, Q/DQ opsets for INT8 / FP8.
+void require_model_form(const ParsedArgs& a, emu::Precision p, const ir::Model& model) {
+    if (!a.has("check") && !a.has("output")) return;
+    if (p == emu::Precision::kTF32)
         throw Error(ErrorKind::kUnsupported,
                     "--tf32 has no model form (TF32 is an engine setting, not a tensor type): "
                     "-o and --check are unsupported; use the reported --layerPrecisions");
+    if (!is_16bit(p)) debug::require_qdq_opset(model, p);
+}
+
+// Writes the scales the check calibrated to --calibration-cache (when given).
+void save_calibration_cache(const ParsedArgs& a, const emu::CalibrationOptions& calibration,
+                            const debug::PrecisionCheck& check) {
+    if (!check.calibrated() || !a.has("calibration_cache")) return;
+    std::string method = emu::calibration_method_name(calibration.method);
+    if (calibration.method == emu::CalibrationMethod::kPercentile)
+        method += fmt::format(" {:g}", calibration.percentile);
+    write_file_atomic(a.get("calibration_cache"),
+                      emu::format_calibration_cache(check.int8_scales(), method));
+    log_info("INT8 calibration | wrote the calibration cache {}", a.get("calibration_cache"));
+}
+
+debug::IterationOptions iteration_options(const ParsedArgs& a) {
+    debug::IterationOptions io;
+    io.artifacts_dir = a.get("artifacts_dir");
+    io.save_replay = a.get("save_debug_replay");
+    io.load_replay = a.get("load_debug_replay");
+    io.needs_model = a.has("check");
+    io.replay_by_index = a.get("mode", "minimize") != "minimize";
+    return io;
+}
+
+int search_main(const ParsedArgs& a) {
+    const emu::Precision p = reduced_precision(a);
     const auto opts = compare::parse_compare_options(compare_args(a));
     const auto cmd = check_command(a);
     auto model = load_model_from_args(a);
-    if (!is_16bit(p) && (external || a.has("output")))
-        debug::require_qdq_opset(*model, p);  // before the search, not after it
+    require_model_form(a, p, *model);  // before the search, not after it
     emu::EmuRunnerOptions base;
     base.session.threads = static_cast<int>(int_arg(a, "threads", "--threads", 0));
     base.policy.default_precision = p;
@@ -294,22 +320,10 @@ int search_main(const ParsedArgs& a) {
     if (a.has("save_inputs")) data::save_inputs(a.get("save_inputs"), feeds);
     const auto calibration = calibration_options(a);
     debug::PrecisionCheck check(*model, std::move(feeds), base, opts, calibration);
-    if (check.calibrated() && a.has("calibration_cache")) {
-        std::string method = emu::calibration_method_name(calibration.method);
-        if (calibration.method == emu::CalibrationMethod::kPercentile)
-            method += fmt::format(" {:g}", calibration.percentile);
-        write_file_atomic(a.get("calibration_cache"),
-                          emu::format_calibration_cache(check.int8_scales(), method));
-        log_info("INT8 calibration | wrote the calibration cache {}", a.get("calibration_cache"));
-    }
-    debug::IterationOptions io;
-    io.artifacts_dir = a.get("artifacts_dir");
-    io.save_replay = a.get("save_debug_replay");
-    io.load_replay = a.get("load_debug_replay");
-    io.needs_model = external;
-    io.replay_by_index = a.get("mode", "minimize") != "minimize";
+    save_calibration_cache(a, calibration, check);
+    const bool external = a.has("check");
     debug::IterativeCheck iter(
-        io,
+        iteration_options(a),
         [&](const debug::NodeSet& s, const std::string& path) {
             write_model(a, p, check, std::vector<std::string>(s.begin(), s.end()), path, false);
         },
