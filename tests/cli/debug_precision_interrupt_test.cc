@@ -2,8 +2,8 @@
 // the completed iterations (no _skip_current copy, no temporary files), and resuming from that
 // replay reaches the same answer with fewer checks. The check is external and slow (a shell
 // that sleeps 0.2 s, then `polygraph run`), so the signal lands while a search is running.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -182,9 +182,9 @@ TEST(DebugPrecisionInterrupt, IndexKeyedReplayAnswersBisect) {
     const auto saved = nlohmann::ordered_json::parse(slurp(ours));
     for (const auto& e : saved.items())
         poly[e.key()] = {{"state", nlohmann::json::object()},
-                   {"iteration_info", e.value()["iteration_info"]},
-                   {"success", e.value()["success"]},
-                   {"polygraphy_class", "IterationContext"}};
+                         {"iteration_info", e.value()["iteration_info"]},
+                         {"success", e.value()["success"]},
+                         {"polygraphy_class", "IterationContext"}};
     std::ofstream(p.dir + "/poly.json") << poly.dump(4);
     auto r = test::run_polygraph(
         p.debug({"--mode", "bisect", "--load-debug-replay", p.dir + "/poly.json"}));

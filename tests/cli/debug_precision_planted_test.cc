@@ -39,6 +39,15 @@ TEST(DebugPrecisionPlanted, MinimizeReturnsExactlyThePlantedNodes) {
     EXPECT_EQ(j["fp32_nodes"], planted_names());
     EXPECT_TRUE(j["passed"].get<bool>());
     EXPECT_LT(j["evaluations"].get<int>(), 40);
+    // Progress after every evaluation (stderr), ending with both bounds at the answer's size,
+    // and Polygraphy's summary line.
+    const std::string n = std::to_string(j["evaluations"].get<int>());
+    EXPECT_NE(r.err.find("Progress | iteration 1, 1 evaluated"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("Progress | iteration " + n + ", " + n + " evaluated (" + n +
+                         " checked, 0 from replay), interval [4, 4] (minimize)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("Finished " + n + " iteration(s) | Passed: "), std::string::npos) << r.err;
 }
 
 TEST(DebugPrecisionPlanted, BisectAndLinearGiveAPassingSpanWithThePlantedNodes) {
