@@ -16,6 +16,7 @@
 #include "cli/debug_check_args.h"
 #include "cli/run_options.h"
 #include "cli/run_support.h"
+#include "cli/tool_debug_reduce.h"
 #include "cli/tool_surgeon.h"
 #include "data/data_files.h"
 #include "debug/keyed_iteration.h"
