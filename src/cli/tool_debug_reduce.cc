@@ -19,6 +19,7 @@
 #include "cli/tool_debug_reduce.h"
 #include "cli/tool_surgeon.h"
 #include "data/data_files.h"
+#include "debug/interrupt.h"
 #include "debug/keyed_iteration.h"
 #include "debug/reduce.h"
 #include "debug/reduce_check.h"
@@ -84,7 +85,8 @@ ArgParser reduce_parser() {
                 "float32 reference under the comparator options. Every candidate's inputs come "
                 "from a reference run of the original model per input sample; the interpreter "
                 "keeps every intermediate tensor of that run in memory. Exit status 0 when a "
-                "reduced failing model was written, 1 when the original model does not fail. "
+                "reduced failing model was written, 1 when the original model does not fail, 130 "
+                "when interrupted (resume with --load-debug-replay). "
                 "Example: polygraph debug reduce model.onnx --fp16 --atol 1e-2 -o reduced.onnx");
     p.positional("model_file", "Path to the ONNX model.");
     add_reduce_flags(p);
@@ -309,8 +311,7 @@ void save_outcome(const ParsedArgs& a, const Outcome& o, const debug::ReferenceV
         write_repro(a, *o.good, ref, a.get("min_good"));
 }
 
-int reduce_main(const ParsedArgs& a) {
-    if (a.count("json")) logger().set_all_to_stderr(true);
+int reduce_body(const ParsedArgs& a) {
     validate(a);
     const auto mode = debug::parse_reduce_mode(a.get("mode", "bisect"));
     auto emu = emu_options(a);
@@ -338,6 +339,26 @@ int reduce_main(const ParsedArgs& a) {
     save_outcome(a, o, ref, mode, original);
     report(a, o.bad.get(), r, original);
     return 0;
+}
+
+int reduce_main(const ParsedArgs& a) {
+    if (a.count("json")) logger().set_all_to_stderr(true);
+    debug::clear_interrupted();
+    debug::InterruptGuard guard;
+    try {
+        return reduce_body(a);
+    } catch (const debug::SearchInterrupted& e) {
+        const std::string replay = a.get("save_debug_replay");
+        if (replay.empty())
+            log_error("Reduction {}; no --save-debug-replay was given, so it cannot be resumed",
+                      e.what());
+        else
+            log_error(
+                "Reduction {}; the debug replay {} holds them: resume with "
+                "--load-debug-replay {}",
+                e.what(), replay, replay);
+        return 130;
+    }
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include "base/error.h"
 #include "base/fs.h"
 #include "base/log.h"
+#include "debug/interrupt.h"
 
 namespace pg::debug {
 
@@ -39,6 +41,15 @@ std::string make_temp_dir() {
         throw Error(ErrorKind::kIo,
                     "cannot create a temporary directory: " + std::string(std::strerror(errno)));
     return tmpl;
+}
+
+// True when every field of the recorded state equals ours (Polygraphy's reduce records only
+// num_nodes; we also record node_index).
+bool state_matches(const nlohmann::json& recorded, const nlohmann::json& state) {
+    if (!recorded.is_object() || !state.is_object()) return recorded == state;
+    for (const auto& [k, v] : recorded.items())
+        if (!state.contains(k) || state[k] != v) return false;
+    return true;
 }
 
 }  // namespace
@@ -76,6 +87,13 @@ IterationFiles KeyedIterations::files_for(const std::string& key) const {
     return {stem + ".onnx", stem + "_inputs.json"};
 }
 
+void KeyedIterations::stop_interrupted() {
+    remove_temp(pending_);
+    if (!o_.save_replay.empty()) std::remove(skip_current_path(o_.save_replay).c_str());
+    throw SearchInterrupted("interrupted by SIGINT after " + std::to_string(iterations_ - 1) +
+                            " complete iteration(s)");
+}
+
 void KeyedIterations::record(const std::string& key, size_t index, const nlohmann::json& state,
                              bool ok) {
     replay_[key] = {{"state", state},
@@ -89,13 +107,14 @@ bool KeyedIterations::operator()(const std::string& suffix, size_t index,
                                  const FilesVerdictFn& verdict) {
     const std::string key = "_N" + std::to_string(index) + "_" + suffix;
     ++iterations_;
+    if (interrupted()) stop_interrupted();
     log_info("RUNNING | Iteration {} ({}) | state {}", index + 1, suffix, state.dump());
     const auto start = std::chrono::steady_clock::now();
     bool ok = false;
     const auto it = loaded_.find(key);
     const bool usable = it != loaded_.end() && it->is_object() && it->contains("success") &&
                         (*it)["success"].is_boolean();
-    if (usable && it->value("state", nlohmann::json()) == state) {
+    if (usable && state_matches(it->value("state", nlohmann::json()), state)) {
         ok = (*it)["success"].get<bool>();
         ++replayed_;
         log_info("Loading iteration information from debug replay: success={}",
@@ -107,12 +126,14 @@ bool KeyedIterations::operator()(const std::string& suffix, size_t index,
         IterationFiles files = files_for(key);
         if (!temp_dir_.empty()) pending_ = files;
         if (!files.model.empty()) write(files);
+        if (interrupted()) stop_interrupted();  // do not start a check that is discarded
         if (!o_.save_replay.empty()) {
             record(key, index, state, false);
             write_file_atomic(skip_current_path(o_.save_replay), replay_.dump(4) + "\n");
         }
         ++checks_run_;
         ok = verdict(files);
+        if (interrupted()) stop_interrupted();  // the verdict may be the signal's doing
         remove_temp(pending_);
     }
     record(key, index, state, ok);

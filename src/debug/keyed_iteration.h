@@ -5,6 +5,10 @@
 // warning). Writes the iteration's files (model and inputs) when the check needs them or
 // --artifacts-dir keeps them, records verdicts in DIR/verdicts.txt, and saves the replay after
 // every iteration and, before each check, a _skip_current copy with the iteration failed.
+// SIGINT (debug/interrupt.h): the iteration running when it arrives is discarded (not recorded;
+// its temporary files and the _skip_current copy are removed) and SearchInterrupted is thrown,
+// so the saved replay holds exactly the completed iterations. A recorded state matches when
+// each of its fields equals ours (a Polygraphy replay's {"num_nodes": n} matches by count).
 // debug/iteration.h is the same engine keyed by float32 set (debug precision); the two could
 // share this one. To add a per-iteration file: a field in IterationFiles and its name in
 // keyed_iteration.cc.
@@ -48,6 +52,7 @@ class KeyedIterations {
     IterationFiles files_for(const std::string& key) const;
     void record(const std::string& key, size_t index, const nlohmann::json& state, bool ok);
     void remove_temp(IterationFiles& f);
+    [[noreturn]] void stop_interrupted();
     IterationOptions o_;
     nlohmann::json loaded_ = nlohmann::json::object();
     nlohmann::ordered_json replay_ = nlohmann::ordered_json::object();

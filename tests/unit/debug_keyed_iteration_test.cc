@@ -73,6 +73,21 @@ TEST(DebugKeyedIteration, SavesKeysWithStateAndReplaysOnlyMatchingState) {
     EXPECT_EQ(it.iterations(), 2u);
 }
 
+TEST(DebugKeyedIteration, PolygraphyStateWithOnlyNumNodesMatchesByCount) {
+    const std::string dir = test::make_temp_dir();
+    std::ofstream(dir + "/poly.json") << R"({"_N0_outputs": {"state": {"num_nodes": 7},
+        "iteration_info": {"iteration": 0}, "success": true,
+        "polygraphy_class": "IterationContext"}})";
+    debug::IterationOptions o;
+    o.load_replay = dir + "/poly.json";
+    debug::KeyedIterations it(o);
+    Counter c;
+    EXPECT_TRUE(it("outputs", 0, {{"num_nodes", 7}, {"node_index", 6}}, kNoWrite, c.verdict()));
+    EXPECT_EQ(c.checks, 0);
+    EXPECT_FALSE(it("outputs", 0, {{"num_nodes", 8}, {"node_index", 7}}, kNoWrite, c.verdict()));
+    EXPECT_EQ(c.checks, 1);
+}
+
 TEST(DebugKeyedIteration, ArtifactsKeepEachIterationsFiles) {
     const std::string dir = test::make_temp_dir();
     debug::IterationOptions o;
