@@ -62,6 +62,13 @@ void add_reduce_flags(ArgParser& p) {
     p.values({"--model-input-shapes", "--model-inputs"}, "model_input_shapes", "NAME:SHAPE",
              "Override the model's input shapes before reducing, e.g. --model-inputs "
              "x:[1,3,224,224].");
+    p.group("ONNX Shape Inference");
+    p.flag({"--no-shape-inference"}, "no_shape_inference",
+           "Accepted for Polygraphy compatibility; changes nothing: the types and shapes of cut "
+           "points always come from the reference run of the model.");
+    p.flag({"--force-fallback-shape-inference"}, "force_fallback_shape_inference",
+           "Accepted for Polygraphy compatibility; changes nothing (the reference run is "
+           "always used, as Polygraphy's fallback inference would be).");
 }
 
 void add_iteration_flags(ArgParser& p) {
@@ -137,6 +144,15 @@ struct Outcome {
     std::unique_ptr<ir::Model> good;  // the --min-good candidate (may be null)
 };
 
+// "a, b": the candidate's graph outputs (phase 1) or inputs (phase 2).
+std::string value_names(const ir::Model& m, debug::ReducePhase ph) {
+    const auto& values =
+        ph == debug::ReducePhase::kOutputs ? m.graph->outputs() : m.graph->inputs();
+    std::string s;
+    for (const ir::Value* v : values) s += (s.empty() ? "" : ", ") + v->name();
+    return s;
+}
+
 // One reduction: the iterations, their check, and the two phases over candidate cuts.
 class Reducer {
   public:
@@ -161,6 +177,9 @@ class Reducer {
         return !passed;
     }
 
+    // Phase 1 then phase 2. SPEC-DEVIATION: the --min-good model is a candidate that was
+    // checked and passed (phase 2's best good, else phase 1's), not Polygraphy's rebuild of the
+    // original with the best-good outputs and inputs, which may never have been checked.
     Outcome run(const ir::Model& original, debug::ReduceMode mode, bool outputs, bool inputs) {
         std::optional<size_t> good1, good2;
         auto after_outputs = outputs ? phase(original, debug::ReducePhase::kOutputs, mode, good1)
@@ -209,6 +228,7 @@ class Reducer {
                         e.what());
             return debug::Trial{true, 0, true};
         }
+        log_info("Marking model {}: [{}]", debug::phase_name(ph), value_names(*cand, ph));
         const size_t n = cand->graph->nodes().size();
         const bool bad =
             fails(*cand, debug::phase_name(ph), count++, {{"num_nodes", n}, {"node_index", node}});
