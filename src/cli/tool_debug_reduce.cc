@@ -144,6 +144,11 @@ struct Outcome {
     std::unique_ptr<ir::Model> good;  // the --min-good candidate (may be null)
 };
 
+// Nodes that compute non-constant values (what the markers and the report count).
+size_t compute_nodes(const ir::Model& m) {
+    return debug::compute_node_names(m).size();
+}
+
 // "a, b": the candidate's graph outputs (phase 1) or inputs (phase 2).
 std::string value_names(const ir::Model& m, debug::ReducePhase ph) {
     const auto& values =
@@ -229,7 +234,7 @@ class Reducer {
             return debug::Trial{true, 0, true};
         }
         log_info("Marking model {}: [{}]", debug::phase_name(ph), value_names(*cand, ph));
-        const size_t n = cand->graph->nodes().size();
+        const size_t n = compute_nodes(*cand);
         const bool bad =
             fails(*cand, debug::phase_name(ph), count++, {{"num_nodes", n}, {"node_index", node}});
         return debug::Trial{!bad, n, false};
@@ -244,7 +249,7 @@ class Reducer {
             outputs ? debug::output_cut_points(base, ref_) : debug::input_cut_points(base);
         size_t count = 0;
         const auto r =
-            debug::reduce_phase(ph, points.size(), base.graph->nodes().size(), mode,
+            debug::reduce_phase(ph, points.size(), compute_nodes(base), mode,
                                 [&](size_t k) { return trial(base, ph, points[k], count); });
         if (r.best_good) good = points[*r.best_good];
         if (!r.best_bad) {
@@ -283,11 +288,12 @@ std::string names_text(const std::vector<std::string>& names) {
 void report(const ParsedArgs& a, const ir::Model* bad, const Reducer& r, size_t original) {
     const auto& it = r.iterations();
     const std::vector<std::string> nodes =
-        bad ? debug::node_names(*bad) : std::vector<std::string>{};
+        bad ? debug::compute_node_names(*bad) : std::vector<std::string>{};
     if (a.count("json")) {
         nlohmann::ordered_json j{
             {"nodes", nodes},
             {"num_nodes", nodes.size()},
+            {"constant_nodes", bad ? bad->graph->nodes().size() - nodes.size() : 0},
             {"original_nodes", original},
             {"evaluations", it.iterations()},
             {"checks_run", it.checks_run()},
@@ -300,8 +306,8 @@ void report(const ParsedArgs& a, const ir::Model* bad, const Reducer& r, size_t 
     log_info("Finished {} iteration(s) | {} check(s) run, {} from replay", it.iterations(),
              it.checks_run(), it.replayed());
     if (bad)
-        log_info("Minimum Bad Model: {} of {} node(s){}", nodes.size(), original,
-                 names_text(nodes));
+        log_info("Minimum Bad Model: {} of {} node(s) (+{} constant node(s)){}", nodes.size(),
+                 original, bad->graph->nodes().size() - nodes.size(), names_text(nodes));
 }
 
 void validate(const ParsedArgs& a) {
@@ -316,7 +322,7 @@ void validate(const ParsedArgs& a) {
 
 void save_outcome(const ParsedArgs& a, const Outcome& o, const debug::ReferenceValues& ref,
                   debug::ReduceMode mode, size_t original) {
-    const size_t n = o.bad->graph->nodes().size();
+    const size_t n = compute_nodes(*o.bad);
     if (mode == debug::ReduceMode::kBisect && n > 1 && 4 * n >= original)
         log_warning(
             "It looks like this model could potentially be reduced further.\n    You may want to "
@@ -348,7 +354,7 @@ int reduce_body(const ParsedArgs& a) {
              feeds.size());
     const debug::ReferenceValues ref(*model, feeds, emu.session);
     Reducer r(a, ref, emu, compare, cmd);
-    const size_t original = model->graph->nodes().size();
+    const size_t original = compute_nodes(*model);
     r.set_original(model.get());
     if (!r.fails(*model, "original", 0, {{"num_nodes", original}})) {
         log_error("The original model passes the check: nothing to reduce");

@@ -209,6 +209,16 @@ std::unique_ptr<ir::Model> cut_inputs(const ir::Model& model, size_t node_index,
     return m;
 }
 
+std::vector<std::string> compute_node_names(const ir::Model& m) {
+    const auto constants = constant_values(*m.graph);
+    std::vector<std::string> out;
+    for (const auto& n : m.graph->nodes())
+        if (std::any_of(n->outputs().begin(), n->outputs().end(),
+                        [&](const ir::Value* v) { return v && !constants.count(v); }))
+            out.push_back(n->name);
+    return out;
+}
+
 std::vector<std::string> node_names(const ir::Model& m) {
     std::vector<std::string> out;
     for (const auto& n : m.graph->nodes()) out.push_back(n->name);

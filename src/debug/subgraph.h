@@ -84,5 +84,9 @@ std::unique_ptr<ir::Model> cut_inputs(const ir::Model& model, size_t node_index,
 
 // Names of the main-graph nodes of `m`, in graph order.
 std::vector<std::string> node_names(const ir::Model& m);
+// Names of the main-graph nodes that compute a non-constant value, in graph order: the nodes
+// debug reduce counts (constant producers such as ConstantOfShape of a shape initializer, kept
+// in a candidate to make its weights, are left out).
+std::vector<std::string> compute_node_names(const ir::Model& m);
 
 }  // namespace pg::debug

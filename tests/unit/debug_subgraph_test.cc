@@ -137,6 +137,8 @@ TEST(DebugSubgraph, ConstantComputationsAreNeverCutPoints) {
     EXPECT_EQ(debug::output_cut_points(*m, ref), (std::vector<size_t>{1, 2}));
     auto c = debug::cut_inputs(*m, 2, ref);
     EXPECT_EQ(debug::node_names(*c), (std::vector<std::string>{"cos", "mul"}));
+    EXPECT_EQ(debug::compute_node_names(*c), std::vector<std::string>{"mul"});
+    EXPECT_EQ(debug::compute_node_names(*m), (std::vector<std::string>{"relu", "mul"}));
     EXPECT_EQ(input_names(*c), std::vector<std::string>{"relu_out"});
     for (size_t i = 0; i < 2; ++i) expect_same(run(*c, ref, i)[0].second, ref.find(i, "mul_out"));
 }
