@@ -17,6 +17,7 @@
 #include "base/log.h"
 #include "base/pyformat.h"
 #include "cli/common.h"
+#include "cli/debug_check_args.h"
 #include "cli/run_options.h"
 #include "cli/run_support.h"
 #include "cli/runner_args.h"
@@ -81,24 +82,13 @@ ArgParser precision_parser() {
             {"forward", "reverse"});
     p.value({"--threads"}, "threads", "N", "Threads for each run (default: every core).");
     p.flag({"--json"}, "json", "Print the result as JSON on stdout (logs go to stderr).");
-    p.group("Pass/Fail Reporting");
-    p.flag(
-        {"--check", "--check-inference"}, "check",
+    add_check_args(
+        p,
         "An external check: every token after --check is the command (run without a shell; "
         "exit status 0 = pass). Tokens containing polygraph_debug.onnx get the path of the "
-        "iteration's candidate model (the reduced-precision model with the float32 set kept, as -o "
-        "writes it). Without "
-        "--check the in-process check runs (reference float32 vs the emulator).");
-    p.values({"--fail-code", "--fail-returncode"}, "fail_code", "CODE",
-             "Only these exit codes of the check mean failure.");
-    p.values({"--ignore-fail-code", "--ignore-fail-returncode"}, "ignore_fail_code", "CODE",
-             "Exit codes of the check that always mean success.");
-    p.values({"--fail-regex"}, "fail_regex", "REGEX",
-             "Fail when the check's stdout or stderr matches one of these (ECMAScript syntax). "
-             "Without --fail-code the exit code is then ignored.");
-    p.flag({"--show-output"}, "show_output", "Show the check's output for every iteration.");
-    p.flag({"--hide-fail-output"}, "hide_fail_output",
-           "Do not show the check's output when an iteration fails.");
+        "iteration's candidate model (the reduced-precision model with the float32 set kept, as "
+        "-o writes it). Without --check the in-process check runs (reference float32 vs the "
+        "emulator).");
     p.group("Iterative Debugging");
     p.value({"--art-dir", "--artifacts-dir"}, "artifacts_dir", "DIR",
             "Keep each iteration's candidate model (iteration_N.onnx) and its verdict "
@@ -132,44 +122,9 @@ bool is_16bit(emu::Precision p) {
     return p == emu::Precision::kFP16 || p == emu::Precision::kBF16;
 }
 
-std::vector<int> int_list(const ParsedArgs& a, const std::string& dest, const std::string& flag) {
-    std::vector<int> out;
-    for (const auto& v : a.get_all(dest)) {
-        size_t used = 0;
-        int x = 0;
-        try {
-            x = std::stoi(v, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used != v.size() || v.empty())
-            throw Error(ErrorKind::kUsage,
-                        flag + ": expected an integer exit code, got '" + v + "'");
-        out.push_back(x);
-    }
-    return out;
-}
-
 debug::CheckCommandOptions check_command(const ParsedArgs& a) {
-    debug::CheckCommandOptions cmd;
-    cmd.command = a.rest;
-    cmd.fail_codes = int_list(a, "fail_code", "--fail-code");
-    cmd.ignore_fail_codes = int_list(a, "ignore_fail_code", "--ignore-fail-code");
-    cmd.fail_regex = a.get_all("fail_regex");
-    cmd.show_output = a.has("show_output");
-    cmd.hide_fail_output = a.has("hide_fail_output");
-    const bool external = a.has("check");
-    if (external && cmd.command.empty())
-        throw Error(ErrorKind::kUsage, "--check: expected a command after --check");
-    if (!external &&
-        (!cmd.fail_codes.empty() || !cmd.ignore_fail_codes.empty() || !cmd.fail_regex.empty()))
-        log_warning("--fail-code/--ignore-fail-code/--fail-regex apply only with --check");
-    bool placeholder = false;
-    for (const auto& t : cmd.command)
-        placeholder = placeholder || t.find(kPlaceholder) != std::string::npos;
-    if (external && !placeholder)
-        log_warning("--check: the command does not mention {}; it will not see the candidate model",
-                    kPlaceholder);
+    auto cmd = check_command_options(a);
+    if (a.has("check")) warn_without_placeholder(cmd.command, {kPlaceholder});
     return cmd;
 }
 
@@ -364,16 +319,7 @@ int precision_main(const ParsedArgs& a) {
 // --check is argparse's REMAINDER: every later token belongs to the command. The parser sees
 // the tokens before it (plus "--check" itself) and the command lands in ParsedArgs::rest.
 int run_debug_precision(const std::vector<std::string>& argv) {
-    std::vector<std::string> head, command;
-    bool in_command = false;
-    for (const auto& t : argv) {
-        if (in_command) {
-            command.push_back(t);
-        } else {
-            head.push_back(t);
-            in_command = t == "--check" || t == "--check-inference";
-        }
-    }
+    auto [head, command] = split_check_command(argv);
     return run_tool(precision_parser(), head, [&command](ParsedArgs& a) {
         a.rest = command;
         return precision_main(a);
