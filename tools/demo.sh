@@ -27,6 +27,7 @@ step "$PG" run "$EX/needs_constraints.onnx" --ref --emu --fp16 "${NC[@]}" \
     --layer-precisions Add:float32 Sub:float32 --precision-constraints obey --show-precisions || true
 # The fewest nodes that must stay in FP32, and the fixed model with FP32 islands joined by Casts.
 step "$PG" debug precision "$EX/needs_constraints.onnx" --fp16 "${NC[@]}" -o "$EX/needs_constraints_fixed.onnx" || true
+step "$PG" debug reduce "$EX/needs_constraints.onnx" --fp16 "${NC[@]}" -o "$EX/needs_constraints_reduced.onnx" || true
 # An FP16 model any engine can run (inputs and outputs stay float32).
 step "$PG" convert "$EX/small_cnn.onnx" --fp-to-fp16 -o "$EX/small_cnn_fp16.onnx"
 step "$PG" run "$EX/small_cnn_fp16.onnx" --ref --onnxrt --atol 1e-2 --rtol 1e-2 || true

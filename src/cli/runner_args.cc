@@ -49,7 +49,8 @@ std::unique_ptr<runners::Runner> make_onnxrt(const ParsedArgs& a, const ir::Mode
     return std::make_unique<runners::OnnxRtRunner>(model_path, o);
 }
 
-// The default precision from --fp16 / --bf16 / --tf32 / --fp8 / --int8.
+}  // namespace
+
 emu::Precision default_precision(const ParsedArgs& a) {
     std::vector<std::string> given;
     for (const auto& d : kPrecisionDests)
@@ -69,6 +70,8 @@ emu::Precision default_precision(const ParsedArgs& a) {
     }
     return a.has("tf32") ? emu::Precision::kTF32 : emu::Precision::kFP32;
 }
+
+namespace {
 
 emu::PrecisionPolicy precision_policy(const ParsedArgs& a) {
     emu::PrecisionPolicy policy;
@@ -215,8 +218,6 @@ void warn_unused_precision_flags(const ParsedArgs& a) {
             log_warning("Precision options (--{}) only apply to --emu, which was not selected", d);
 }
 
-namespace {
-
 emu::CalibrationOptions calibration_options(const ParsedArgs& a) {
     emu::CalibrationOptions o;
     o.method = emu::parse_calibration_method(a.get("calibration_method", "minmax"));
@@ -239,8 +240,6 @@ emu::CalibrationOptions calibration_options(const ParsedArgs& a) {
     }
     return o;
 }
-
-}  // namespace
 
 void prepare_int8(const ParsedArgs& a, const std::vector<std::unique_ptr<runners::Runner>>& runners,
                   const std::vector<runners::NamedTensors>& feeds) {

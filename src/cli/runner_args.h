@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "cli/args.h"
+#include "emu/calibration.h"
+#include "emu/precision.h"
 #include "ir/model.h"
 #include "runners/runner.h"
 
@@ -25,6 +27,13 @@ std::vector<std::string> selected_runners(const ParsedArgs& a);
 std::vector<std::unique_ptr<runners::Runner>> make_runners(const ParsedArgs& a,
                                                            const ir::Model& model,
                                                            const std::string& model_path);
+
+// The emulator's default precision from --fp16 / --bf16 / --tf32 / --fp8 [FORMAT] / --int8
+// (float32 when none; --tf32 yields to the others). Throws kUsage for two of them.
+emu::Precision default_precision(const ParsedArgs& a);
+
+// --calibration-method / --calibration-percentile / --threads. Throws kUsage.
+emu::CalibrationOptions calibration_options(const ParsedArgs& a);
 
 // INT8 (--emu with INT8 nodes): installs each emulator's activation scales before the timed runs,
 // read from --calibration-cache when that file exists and is non-empty, else calibrated over

@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <regex>
 
 #include "base/error.h"
 #include "base/log.h"
+#include "debug/interrupt.h"
 
 namespace pg::debug {
 
@@ -66,10 +68,15 @@ CommandResult run_command(const std::vector<std::string>& argv) {
     std::string* dst[2] = {&r.out, &r.err};
     int open = 2;
     char buf[65536];
+    bool forwarded = false;
     while (open > 0) {
         if (::poll(fds, 2, -1) < 0) {
-            if (errno == EINTR) continue;
-            break;
+            if (errno != EINTR) break;
+            if (interrupted() && !forwarded) {
+                ::kill(pid, SIGINT);  // the check stops with us; its verdict is discarded
+                forwarded = true;
+            }
+            continue;
         }
         for (int i = 0; i < 2; ++i) {
             if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
@@ -134,6 +141,10 @@ std::vector<std::string> substitute(const std::vector<std::string>& command,
 bool run_check_command(const CheckCommandOptions& o, const std::vector<std::string>& argv) {
     log_info("Running check command: {}", joined(argv));
     const CommandResult r = run_command(argv);
+    if (interrupted()) {  // the check got our SIGINT: its verdict means nothing
+        log_warning("Check command interrupted (exit status {})", r.rc);
+        return false;
+    }
     const bool ok = check_passed(o, r);
     if (o.show_output || (!ok && !o.hide_fail_output)) {
         log_info("========== CAPTURED STDOUT ==========\n{}", r.out);

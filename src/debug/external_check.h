@@ -36,7 +36,8 @@ bool check_passed(const CheckCommandOptions& o, const CommandResult& r);
 std::vector<std::string> substitute(const std::vector<std::string>& command,
                                     const std::string& placeholder, const std::string& path);
 
-// Runs the check command (after substitution), logs and returns the verdict.
+// Runs the check command (after substitution), logs and returns the verdict. After SIGINT
+// (debug/interrupt.h) it returns false without logging the output: the caller discards it.
 bool run_check_command(const CheckCommandOptions& o, const std::vector<std::string>& argv);
 
 }  // namespace pg::debug

@@ -5,6 +5,7 @@
 #include <map>
 #include <numeric>
 
+#include "base/error.h"
 #include "base/log.h"
 #include "compare/simple_compare.h"
 #include "runners/ref_runner.h"
@@ -33,6 +34,18 @@ class CollectSink : public runners::TensorSink {
     void on_tensor(const std::string&, const std::string& name, const Tensor& t) override {
         tensors.insert_or_assign(name, t);
     }
+};
+
+// Records every streamed tensor's dtype by name.
+class DtypeSink : public runners::TensorSink {
+  public:
+    explicit DtypeSink(std::map<std::string, DataType>& out) : out_(out) {}
+    void on_tensor(const std::string&, const std::string& name, const Tensor& t) override {
+        out_[name] = t.dtype();
+    }
+
+  private:
+    std::map<std::string, DataType>& out_;
 };
 
 bool is_float(const Tensor& t) {
@@ -93,7 +106,8 @@ std::string trtexec_string(const std::vector<std::string>& nodes) {
 }
 
 PrecisionCheck::PrecisionCheck(const ir::Model& model, data::FeedList feeds,
-                               emu::EmuRunnerOptions base, compare::CompareOptions compare)
+                               emu::EmuRunnerOptions base, compare::CompareOptions compare,
+                               const emu::CalibrationOptions& calibration)
     : model_(model),
       feeds_(std::move(feeds)),
       base_(std::move(base)),
@@ -101,8 +115,33 @@ PrecisionCheck::PrecisionCheck(const ir::Model& model, data::FeedList feeds,
     runners::RefRunnerOptions ro;
     ro.session = base_.session;
     runners::RefRunner ref(model_, ro);
-    for (const auto& f : feeds_) golden_.push_back(ref.infer(feed_map(f)));
+    for (size_t i = 0; i < feeds_.size(); ++i) {
+        if (i > 0) {
+            golden_.push_back(ref.infer(feed_map(feeds_[i])));
+            continue;
+        }
+        DtypeSink sink(dtypes_);
+        for (const auto& [name, t] : feeds_[i]) dtypes_[name] = t.dtype();
+        golden_.push_back(ref.infer_streaming(feed_map(feeds_[i]), sink));
+    }
+    if (!base_.emulation.int8_scales)
+        base_.emulation.int8_scales = std::make_shared<emu::ScaleTable>();
     emu::EmuRunner emu(model_, base_);
+    if (!emu.int8_nodes().empty()) {
+        if (base_.emulation.int8_scales->empty()) {
+            if (feeds_.empty())
+                throw Error(ErrorKind::kUsage, "--int8: calibration needs at least one input");
+            emu.calibrate(feeds_, calibration);
+            calibrated_ = true;
+            log_info(
+                "INT8 calibration | {} over {} input(s): {} activation scale(s) for {} INT8 "
+                "node(s)",
+                emu::calibration_method_name(calibration.method), feeds_.size(),
+                emu.int8_scales().size(), emu.int8_nodes().size());
+        } else {
+            emu.set_int8_scales(*base_.emulation.int8_scales);  // checks every input has one
+        }
+    }
     for (const auto& [node, p] : emu.resolved_precisions()) {
         if (p == emu::Precision::kFP32) continue;
         if (node->name.empty()) {

@@ -1,9 +1,11 @@
 // The in-process check of `debug precision`: the model on the reference interpreter (float32,
 // once, outputs cached) against the emulator at a reduced default precision with a chosen set
-// of nodes forced to float32; passes when every output of every feed matches under the `run`
-// comparator options. Also ranks the candidate nodes by local error for --mode minimize.
+// of nodes forced to float32 (INT8: fake quantization with scales calibrated once); passes when
+// every output of every feed matches under the `run` comparator options. Also ranks the candidate
+// nodes by local error for --mode minimize.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,9 +21,12 @@ namespace pg::debug {
 class PrecisionCheck {
   public:
     // `base` holds the emulator options (default precision, rounding, ...); its layer entries
-    // are kept and the float32 set is appended. `model` must outlive the check.
+    // are kept and the float32 set is appended. `model` must outlive the check. With INT8
+    // nodes, the activation scales are base.emulation.int8_scales when given (a calibration
+    // cache), else calibrated once over `feeds` with `calibration` and shared by every check.
     PrecisionCheck(const ir::Model& model, data::FeedList feeds, emu::EmuRunnerOptions base,
-                   compare::CompareOptions compare);
+                   compare::CompareOptions compare,
+                   const emu::CalibrationOptions& calibration = {});
 
     // Nodes the policy runs at a reduced precision, in graph (topological) order.
     const std::vector<std::string>& candidates() const { return candidates_; }
@@ -31,6 +36,11 @@ class PrecisionCheck {
     // then by how much the node grew the relative error of its inputs (one layer-wise run of
     // both runners on the first feed); ties keep graph order.
     std::vector<std::string> ranked_candidates();
+    // The INT8 activation scales (empty without INT8 nodes); calibrated() when computed here.
+    const emu::ScaleTable& int8_scales() const { return *base_.emulation.int8_scales; }
+    bool calibrated() const { return calibrated_; }
+    // The dtype of every tensor of the reference run on the first feed, by name.
+    const std::map<std::string, DataType>& tensor_dtypes() const { return dtypes_; }
 
   private:
     emu::EmuRunnerOptions options_for(const NodeSet& fp32_nodes) const;
@@ -40,6 +50,8 @@ class PrecisionCheck {
     compare::CompareOptions compare_;
     std::vector<runners::NamedTensors> golden_;
     std::vector<std::string> candidates_;
+    bool calibrated_ = false;
+    std::map<std::string, DataType> dtypes_;
 };
 
 // A --layer-precisions entry for exactly the node named `name` ("Add" -> regex "Add").

@@ -27,6 +27,8 @@ size_t binary_search_prefix(const std::vector<std::string>& ranked, CountingChec
             hi = mid;
         else
             lo = mid;
+        check.set_interval("greedy", hi, lo);
+        check.report();
     }
     return hi;
 }
@@ -36,26 +38,31 @@ size_t smallest_passing_prefix(const std::vector<std::string>& ranked, CountingC
     size_t lo = 0;
     for (size_t k = 1;; k *= 2) {
         k = std::min(k, ranked.size());
-        if (check(to_set(prefix(ranked, k)))) return binary_search_prefix(ranked, check, lo, k);
+        const bool ok = check(to_set(prefix(ranked, k)));
+        check.set_interval("greedy", ok ? k : SearchProgress::kUnknown, ok ? lo : k);
+        check.report();
+        if (ok) return binary_search_prefix(ranked, check, lo, k);
         if (k == ranked.size()) return 0;
         lo = k;
     }
 }
 
-// Tries to drop `chunk` (positions into `kept`) from `current`; recurses into halves, second
-// half first, when the whole chunk cannot go.
-void try_remove(const std::vector<std::string>& chunk, NodeSet& current, CountingCheck& check) {
+// Tries to drop `chunk` (names in `current`) from `current`; recurses into halves, second
+// half first, when the whole chunk cannot go. `necessary` counts the nodes proven needed.
+void try_remove(const std::vector<std::string>& chunk, NodeSet& current, CountingCheck& check,
+                size_t& necessary) {
     if (chunk.empty()) return;
     NodeSet without = current;
     for (const auto& n : chunk) without.erase(n);
-    if (check(without)) {
-        current = std::move(without);
-        return;
-    }
-    if (chunk.size() == 1) return;
+    const bool ok = check(without);
+    if (ok) current = std::move(without);
+    if (!ok && chunk.size() == 1) ++necessary;
+    check.set_interval("minimize", current.size(), necessary);
+    check.report();
+    if (ok || chunk.size() == 1) return;
     const auto mid = chunk.begin() + static_cast<std::ptrdiff_t>(chunk.size() / 2);
-    try_remove(std::vector<std::string>(mid, chunk.end()), current, check);
-    try_remove(std::vector<std::string>(chunk.begin(), mid), current, check);
+    try_remove(std::vector<std::string>(mid, chunk.end()), current, check, necessary);
+    try_remove(std::vector<std::string>(chunk.begin(), mid), current, check, necessary);
 }
 
 SearchResult finish(bool passed, const NodeSet& set, const std::vector<std::string>& order,
@@ -105,6 +112,19 @@ bool CountingCheck::operator()(const NodeSet& s) {
     return ok;
 }
 
+void CountingCheck::set_interval(const char* phase, size_t good, size_t bad) {
+    state_.phase = phase;
+    state_.good = good;
+    state_.bad = bad;
+}
+
+void CountingCheck::report() {
+    if (!progress_ || reported_ == cache_.size()) return;
+    reported_ = cache_.size();
+    state_.evaluations = reported_;
+    progress_(state_);
+}
+
 std::vector<std::string> select_span(const std::vector<std::string>& topo, Direction dir,
                                      size_t k) {
     k = std::min(k, topo.size());
@@ -112,9 +132,14 @@ std::vector<std::string> select_span(const std::vector<std::string>& topo, Direc
     return std::vector<std::string>(topo.end() - static_cast<std::ptrdiff_t>(k), topo.end());
 }
 
-SearchResult minimize(const std::vector<std::string>& ranked, const CheckFn& check_fn) {
-    CountingCheck check(check_fn);
-    if (check({})) return finish(true, {}, ranked, check);
+SearchResult minimize(const std::vector<std::string>& ranked, const CheckFn& check_fn,
+                      const ProgressFn& progress) {
+    CountingCheck check(check_fn, progress);
+    const bool empty_ok = check({});
+    check.set_interval("greedy", empty_ok ? 0 : SearchProgress::kUnknown,
+                       empty_ok ? SearchProgress::kUnknown : 0);
+    check.report();
+    if (empty_ok) return finish(true, {}, ranked, check);
     if (ranked.empty()) return finish(false, {}, ranked, check);
     const size_t k = smallest_passing_prefix(ranked, check);
     if (k == 0) return finish(false, {}, ranked, check);
@@ -122,17 +147,21 @@ SearchResult minimize(const std::vector<std::string>& ranked, const CheckFn& che
     NodeSet current = to_set(prefix(ranked, k));
     // The k-th node is needed (prefix k-1 failed); the others may not be.
     std::vector<std::string> rest = prefix(ranked, k - 1);
-    try_remove(rest, current, check);
+    size_t necessary = 1;
+    try_remove(rest, current, check, necessary);
     return finish(true, current, ranked, check);
 }
 
-SearchResult bisect(const std::vector<std::string>& topo, Direction dir, const CheckFn& check_fn) {
-    CountingCheck check(check_fn);
+SearchResult bisect(const std::vector<std::string>& topo, Direction dir, const CheckFn& check_fn,
+                    const ProgressFn& progress) {
+    CountingCheck check(check_fn, progress);
     const size_t L = topo.size();
     size_t k = L, good = L + 1, bad = 0;
     while (true) {
         const bool ok = check_span(topo, dir, k, check);
         (ok ? good : bad) = k;
+        check.set_interval("bisect", good <= L ? good : SearchProgress::kUnknown, bad);
+        check.report();
         const size_t next = ok ? (good + bad) / 2 : (good + bad + 1) / 2;
         if (next == k || good - bad <= 1 || next > L) break;
         k = next;
@@ -140,10 +169,17 @@ SearchResult bisect(const std::vector<std::string>& topo, Direction dir, const C
     return span_result(good <= L, topo, dir, good, check);
 }
 
-SearchResult linear(const std::vector<std::string>& topo, Direction dir, const CheckFn& check_fn) {
-    CountingCheck check(check_fn);
-    for (size_t k = 0; k <= topo.size(); ++k)
-        if (check_span(topo, dir, k, check)) return span_result(true, topo, dir, k, check);
+SearchResult linear(const std::vector<std::string>& topo, Direction dir, const CheckFn& check_fn,
+                    const ProgressFn& progress) {
+    CountingCheck check(check_fn, progress);
+    for (size_t k = 0; k <= topo.size(); ++k) {
+        const bool ok = check_span(topo, dir, k, check);
+        // Every shorter span failed: on a pass the last failure is k - 1 (none for k = 0).
+        const size_t last_bad = k == 0 ? SearchProgress::kUnknown : k - 1;
+        check.set_interval("linear", ok ? k : SearchProgress::kUnknown, ok ? last_bad : k);
+        check.report();
+        if (ok) return span_result(true, topo, dir, k, check);
+    }
     return span_result(false, topo, dir, 0, check);
 }
 

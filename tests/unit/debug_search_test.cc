@@ -99,5 +99,34 @@ TEST(DebugSearch, LinearFailsAfterAllNodes) {
     EXPECT_EQ(r.evaluations, 6u);
 }
 
+// Every new evaluation is reported once, and the last report brackets the answer.
+TEST(DebugSearch, ProgressReportsEveryEvaluationAndTheFinalInterval) {
+    std::vector<SearchProgress> seen;
+    auto keep = [&seen](const SearchProgress& p) { seen.push_back(p); };
+    auto b = bisect(names(64), Direction::kForward, needs({"n20"}), keep);
+    ASSERT_EQ(seen.size(), b.evaluations);
+    for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i].evaluations, i + 1);
+    EXPECT_STREQ(seen.back().phase, "bisect");
+    EXPECT_EQ(seen.back().good, 21u);
+    EXPECT_EQ(seen.back().bad, 20u);
+
+    seen.clear();
+    auto l = linear(names(10), Direction::kForward, needs({"n2"}), keep);
+    ASSERT_EQ(seen.size(), l.evaluations);
+    EXPECT_EQ(seen.front().good, SearchProgress::kUnknown);
+    EXPECT_EQ(seen.front().bad, 0u);
+    EXPECT_EQ(seen.back().good, 3u);
+    EXPECT_EQ(seen.back().bad, 2u);
+
+    seen.clear();
+    auto m = minimize(names(100), needs({"n3", "n50"}), keep);
+    ASSERT_EQ(seen.size(), m.evaluations);
+    EXPECT_STREQ(seen.front().phase, "greedy");
+    EXPECT_EQ(seen.front().bad, 0u);  // the empty set failed
+    EXPECT_STREQ(seen.back().phase, "minimize");
+    EXPECT_EQ(seen.back().good, 2u);  // the answer's size, both nodes proven necessary
+    EXPECT_EQ(seen.back().bad, 2u);
+}
+
 }  // namespace
 }  // namespace pg::debug

@@ -1,0 +1,87 @@
+#include "cli/debug_check_args.h"
+
+#include "base/error.h"
+#include "base/log.h"
+
+namespace pg::cli {
+
+namespace {
+
+std::vector<int> int_list(const ParsedArgs& a, const std::string& dest, const std::string& flag) {
+    std::vector<int> out;
+    for (const auto& v : a.get_all(dest)) {
+        size_t used = 0;
+        int x = 0;
+        try {
+            x = std::stoi(v, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != v.size() || v.empty())
+            throw Error(ErrorKind::kUsage,
+                        flag + ": expected an integer exit code, got '" + v + "'");
+        out.push_back(x);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::pair<std::vector<std::string>, std::vector<std::string>> split_check_command(
+    const std::vector<std::string>& argv) {
+    std::vector<std::string> head, command;
+    bool in_command = false;
+    for (const auto& t : argv) {
+        if (in_command) {
+            command.push_back(t);
+        } else {
+            head.push_back(t);
+            in_command = t == "--check" || t == "--check-inference";
+        }
+    }
+    return {head, command};
+}
+
+void add_check_args(ArgParser& p, const std::string& check_help) {
+    p.group("Pass/Fail Reporting");
+    p.flag({"--check", "--check-inference"}, "check", check_help);
+    p.values({"--fail-code", "--fail-returncode"}, "fail_code", "CODE",
+             "Only these exit codes of the check mean failure.");
+    p.values({"--ignore-fail-code", "--ignore-fail-returncode"}, "ignore_fail_code", "CODE",
+             "Exit codes of the check that always mean success.");
+    p.values({"--fail-regex"}, "fail_regex", "REGEX",
+             "Fail when the check's stdout or stderr matches one of these (ECMAScript syntax). "
+             "Without --fail-code the exit code is then ignored.");
+    p.flag({"--show-output"}, "show_output", "Show the check's output for every iteration.");
+    p.flag({"--hide-fail-output"}, "hide_fail_output",
+           "Do not show the check's output when an iteration fails.");
+}
+
+debug::CheckCommandOptions check_command_options(const ParsedArgs& a) {
+    debug::CheckCommandOptions cmd;
+    cmd.command = a.rest;
+    cmd.fail_codes = int_list(a, "fail_code", "--fail-code");
+    cmd.ignore_fail_codes = int_list(a, "ignore_fail_code", "--ignore-fail-code");
+    cmd.fail_regex = a.get_all("fail_regex");
+    cmd.show_output = a.has("show_output");
+    cmd.hide_fail_output = a.has("hide_fail_output");
+    const bool external = a.has("check");
+    if (external && cmd.command.empty())
+        throw Error(ErrorKind::kUsage, "--check: expected a command after --check");
+    if (!external &&
+        (!cmd.fail_codes.empty() || !cmd.ignore_fail_codes.empty() || !cmd.fail_regex.empty()))
+        log_warning("--fail-code/--ignore-fail-code/--fail-regex apply only with --check");
+    return cmd;
+}
+
+void warn_without_placeholder(const std::vector<std::string>& command,
+                              const std::vector<std::string>& placeholders) {
+    for (const auto& t : command)
+        for (const auto& p : placeholders)
+            if (t.find(p) != std::string::npos) return;
+    std::string names;
+    for (const auto& p : placeholders) names += (names.empty() ? "" : ", ") + p;
+    log_warning("--check: the command mentions none of {}; it will not see the candidate", names);
+}
+
+}  // namespace pg::cli
