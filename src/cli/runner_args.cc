@@ -106,31 +106,14 @@ void add_emu_args(ArgParser& p) {
     p.flag({"--tf32"}, "tf32",
            "Round the operands of MatMul/Gemm/Conv/ConvTranspose to TF32 (yields to --fp16, "
            "--bf16 or --fp8 when given with one of them).");
-    OptionSpec fp8;
-    fp8.names = {"--fp8"};
-    fp8.dest = "fp8";
-    fp8.nargs = Nargs::kOptionalOne;
-    fp8.metavar = "FORMAT";
-    fp8.help =
-        "Run float compute nodes in FP8: e4m3fn (default; saturates at 448) or e5m2 (overflows "
-        "to inf).";
-    p.add(std::move(fp8));
+    add_fp8_flag(p,
+                 "Run float compute nodes in FP8: e4m3fn (default; saturates at 448) or e5m2 "
+                 "(overflows to inf).");
     p.flag({"--int8"}, "int8",
            "Run Conv/ConvTranspose/MatMul/Gemm in INT8 by fake quantization: inputs quantized "
            "and dequantized (activations per tensor with calibrated scales, weights per output "
            "channel), float32 compute and output. Other ops stay float32.");
-    p.value({"--calibration-cache"}, "calibration_cache", "PATH",
-            "INT8 activation scales: read from PATH when it exists and is non-empty, else "
-            "calibrated over the inputs (--iterations) and written to PATH. Text format: a "
-            "header line, then 'tensor_name: scale' per line.");
-    p.value({"--calibration-method"}, "calibration_method", "{minmax,percentile,entropy}",
-            "INT8 calibration: minmax (default) takes max |x|; percentile the "
-            "--calibration-percentile of |x| (outliers saturate); entropy the threshold with "
-            "the least KL divergence between the 2048-bin histogram of |x| and its 128-level "
-            "quantized form (TensorRT's entropy calibrator).",
-            {"minmax", "percentile", "entropy"});
-    p.value({"--calibration-percentile"}, "calibration_percentile", "P",
-            "Percentile of |x| for --calibration-method percentile. Default: 99.99.");
+    add_calibration_args(p);
     p.values({"--layer-precisions"}, "layer_precisions", "SELECTOR:PRECISION",
              "Per-node precisions: SELECTOR is a node-name regex (full match) or op:OpType; "
              "entries comma- or space-separated, the last matching entry wins. Example: "
@@ -152,6 +135,31 @@ void add_emu_args(ArgParser& p) {
 }
 
 }  // namespace
+
+void add_fp8_flag(ArgParser& p, const std::string& help) {
+    OptionSpec fp8;
+    fp8.names = {"--fp8"};
+    fp8.dest = "fp8";
+    fp8.nargs = Nargs::kOptionalOne;
+    fp8.metavar = "FORMAT";
+    fp8.help = help;
+    p.add(std::move(fp8));
+}
+
+void add_calibration_args(ArgParser& p) {
+    p.value({"--calibration-cache"}, "calibration_cache", "PATH",
+            "INT8 activation scales: read from PATH when it exists and is non-empty, else "
+            "calibrated over the inputs (--iterations) and written to PATH. Text format: a "
+            "header line, then 'tensor_name: scale' per line.");
+    p.value({"--calibration-method"}, "calibration_method", "{minmax,percentile,entropy}",
+            "INT8 calibration: minmax (default) takes max |x|; percentile the "
+            "--calibration-percentile of |x| (outliers saturate); entropy the threshold with "
+            "the least KL divergence between the 2048-bin histogram of |x| and its 128-level "
+            "quantized form (TensorRT's entropy calibrator).",
+            {"minmax", "percentile", "entropy"});
+    p.value({"--calibration-percentile"}, "calibration_percentile", "P",
+            "Percentile of |x| for --calibration-method percentile. Default: 99.99.");
+}
 
 void add_runner_args(ArgParser& p) {
     p.group("Runners (run in the order given; compared in consecutive pairs)");

@@ -19,6 +19,10 @@ namespace pg::cli {
 // (--fp16 --bf16 --tf32 --fp8 --int8 --layer-precisions --precision-constraints --accumulate
 // --rounding --show-precisions).
 void add_runner_args(ArgParser& p);
+// --fp8 [FORMAT] (e4m3fn when given bare) with the tool's own help.
+void add_fp8_flag(ArgParser& p, const std::string& help);
+// --calibration-cache, --calibration-method, --calibration-percentile (INT8).
+void add_calibration_args(ArgParser& p);
 
 // The runner flags in the order given (dests "ref", "onnxrt", ...).
 std::vector<std::string> selected_runners(const ParsedArgs& a);

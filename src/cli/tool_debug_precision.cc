@@ -51,27 +51,14 @@ ArgParser precision_parser() {
     p.flag({"--tf32"}, "tf32",
            "Reduced precision: TF32 operands of MatMul/Gemm/Conv/ConvTranspose (no model form: "
            "-o and --check are refused).");
-    OptionSpec fp8;
-    fp8.names = {"--fp8"};
-    fp8.dest = "fp8";
-    fp8.nargs = Nargs::kOptionalOne;
-    fp8.metavar = "FORMAT";
-    fp8.help =
-        "Reduced precision: FP8, e4m3fn (default; saturates at 448) or e5m2 (overflows to inf). "
-        "-o / --check write float8 Q/DQ pairs (opset >= 19).";
-    p.add(std::move(fp8));
+    add_fp8_flag(p,
+                 "Reduced precision: FP8, e4m3fn (default; saturates at 448) or e5m2 (overflows "
+                 "to inf). -o / --check write float8 Q/DQ pairs (opset >= 19).");
     p.flag({"--int8"}, "int8",
            "Reduced precision: INT8 fake quantization of Conv/ConvTranspose/MatMul/Gemm inputs "
            "(activation scales calibrated over the inputs). -o / --check write QuantizeLinear/"
            "DequantizeLinear pairs with those scales (opset >= 13).");
-    p.value({"--calibration-cache"}, "calibration_cache", "PATH",
-            "INT8 activation scales: read from PATH when it exists and is non-empty, else "
-            "calibrated and written to PATH (the format of run --int8).");
-    p.value({"--calibration-method"}, "calibration_method", "{minmax,percentile,entropy}",
-            "INT8 calibration: minmax (default) or percentile; entropy is not implemented.",
-            {"minmax", "percentile", "entropy"});
-    p.value({"--calibration-percentile"}, "calibration_percentile", "P",
-            "Percentile of |x| for --calibration-method percentile. Default: 99.99.");
+    add_calibration_args(p);
     p.value({"--mode"}, "mode", "{minimize,bisect,linear}",
             "minimize (default): rank nodes by local error, add float32 nodes greedily, then drop "
             "the unneeded ones. bisect / linear: Polygraphy's search over a topological "
