@@ -1,7 +1,7 @@
-// Shared pieces of the `debug` CLI tests (tests/cli/debug_*_test.cc): argument lists, files,
-// the planted-overflow model, the reference inputs/outputs a search is checked against, the
-// external --check commands, and running the binary to interrupt it with SIGINT once its
-// debug replay holds some iterations. To add a helper: declare it here with a one-line comment
+// Shared pieces of the `debug` tests (tests/cli/debug_*_test.cc; slurp also serves the unit
+// tests of the iteration engines): argument lists, files, the planted-overflow model, the
+// reference inputs/outputs a search is checked against, the external --check commands, and
+// running the binary to interrupt it with SIGINT once its debug replay holds some iterations. To add a helper: declare it here with a one-line comment
 // and use it from every test that needs it.
 #pragma once
 

@@ -6,24 +6,19 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
 #include "debug/interrupt.h"
 #include "debug/iteration_common.h"
+#include "support/debug_fixture.h"
 #include "support/test_paths.h"
 
 namespace pg {
 namespace {
 
-std::string slurp(const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
+using test::slurp;
 
 ErrorKind kind_of(const std::function<void()>& f) {
     try {
