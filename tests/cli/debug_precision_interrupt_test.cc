@@ -57,12 +57,7 @@ TEST(DebugPrecisionInterrupt, SigintLeavesAValidReplayAndResumesToTheSameAnswer)
     // Interrupted once two iterations are saved.
     const auto run = test::run_until_replay_then_interrupt(
         concat(p.debug({"--save-debug-replay", replay}), p.slow_check()), p.dir, tmp, replay, 2);
-    ASSERT_TRUE(run.started);
-    ASSERT_FALSE(run.ended_early) << "the search ended before it could be interrupted: " << run.err;
-    ASSERT_EQ(run.signal, 0) << "killed by signal " << run.signal;
-    EXPECT_EQ(run.status, 130) << run.err;
-    EXPECT_NE(run.err.find("resume with --load-debug-replay " + replay), std::string::npos)
-        << run.err;
+    ASSERT_TRUE(test::stopped_by_sigint(run, replay));
 
     // The replay holds only completed iterations, each with the verdict the search would give.
     const auto rep = nlohmann::json::parse(slurp(replay));

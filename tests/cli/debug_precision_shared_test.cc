@@ -3,8 +3,6 @@
 // and -o fixed.onnx matches the float32 golden outputs on --ref and on ONNX Runtime.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
@@ -17,11 +15,9 @@ namespace pg {
 namespace {
 
 std::string needs_constraints() {
-    const std::string shared = test::shared_dir();
-    const std::string path = shared +
-                             "/data/polygraphy-models/examples/run/"
-                             "08_adding_precision_constraints/needs_constraints.onnx";
-    return !shared.empty() && std::filesystem::exists(path) ? path : "";
+    return test::shared_file(
+        "data/polygraphy-models/examples/run/08_adding_precision_constraints/"
+        "needs_constraints.onnx");
 }
 
 std::vector<std::string> with_tolerances(std::vector<std::string> a) {

@@ -33,12 +33,7 @@ TEST(DebugReduceInterrupt, SigintLeavesAValidReplayAndResumesToTheSameAnswer) {
     std::filesystem::create_directory(tmp);
     const auto run = test::run_until_replay_then_interrupt(
         concat(concat(base, {"--save-debug-replay", replay}), slow), dir, tmp, replay, 3);
-    ASSERT_TRUE(run.started);
-    ASSERT_FALSE(run.ended_early) << "ended before it could be interrupted: " << run.err;
-    ASSERT_EQ(run.signal, 0) << "killed by signal " << run.signal;
-    EXPECT_EQ(run.status, 130) << run.err;
-    EXPECT_NE(run.err.find("resume with --load-debug-replay " + replay), std::string::npos)
-        << run.err;
+    ASSERT_TRUE(test::stopped_by_sigint(run, replay));
     const int saved = test::replay_entries(replay);
     ASSERT_GE(saved, 3);
     EXPECT_FALSE(std::filesystem::exists(dir + "/replay_skip_current.json"));

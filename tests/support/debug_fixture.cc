@@ -135,4 +135,21 @@ Interrupted run_until_replay_then_interrupt(const Args& args, const std::string&
     return r;
 }
 
+::testing::AssertionResult stopped_by_sigint(const Interrupted& run, const std::string& replay) {
+    if (!run.started) return ::testing::AssertionFailure() << "polygraph could not be started";
+    if (run.ended_early)
+        return ::testing::AssertionFailure()
+               << "ended (status " << run.status << ") before it could be interrupted: " << run.err;
+    if (run.signal != 0)
+        return ::testing::AssertionFailure()
+               << "killed by signal " << run.signal << ": " << run.err;
+    if (run.status != 130)
+        return ::testing::AssertionFailure()
+               << "exit status " << run.status << ", not 130: " << run.err;
+    if (run.err.find("resume with --load-debug-replay " + replay) == std::string::npos)
+        return ::testing::AssertionFailure()
+               << "no hint to resume from " << replay << ": " << run.err;
+    return ::testing::AssertionSuccess();
+}
+
 }  // namespace pg::test

@@ -1,12 +1,14 @@
 // Shared pieces of the `debug` tests (tests/cli/debug_*_test.cc; slurp also serves the unit
 // tests of the iteration engines): argument lists, files, the planted-overflow model, the
 // reference inputs/outputs a search is checked against, the external --check commands, and
-// running the binary to interrupt it with SIGINT once its debug replay holds some iterations. To add a helper: declare it here with a one-line comment
-// and use it from every test that needs it.
+// running the binary to interrupt it with SIGINT once its debug replay holds some iterations. To
+// add a helper: declare it here with a one-line comment and use it from every test that needs it.
 #pragma once
 
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "support/cli_runner.h"
 
@@ -60,5 +62,10 @@ struct Interrupted {
 Interrupted run_until_replay_then_interrupt(const Args& args, const std::string& dir,
                                             const std::string& tmpdir, const std::string& replay,
                                             int entries);
+
+// Success when the run was stopped by SIGINT as `debug` tools promise: exit status 130 (not
+// killed by the signal, not ended before it) and a hint to resume with --load-debug-replay
+// `replay`; otherwise a failure that says what happened, with the run's stderr.
+::testing::AssertionResult stopped_by_sigint(const Interrupted& run, const std::string& replay);
 
 }  // namespace pg::test
