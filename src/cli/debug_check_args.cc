@@ -2,6 +2,8 @@
 
 #include "base/error.h"
 #include "base/log.h"
+#include "cli/common.h"
+#include "debug/interrupt.h"
 
 namespace pg::cli {
 
@@ -82,6 +84,57 @@ void warn_without_placeholder(const std::vector<std::string>& command,
     std::string names;
     for (const auto& p : placeholders) names += (names.empty() ? "" : ", ") + p;
     log_warning("--check: the command mentions none of {}; it will not see the candidate", names);
+}
+
+void add_iteration_args(ArgParser& p, const std::string& artifacts_help,
+                        const std::string& save_help, const std::string& load_help) {
+    p.group("Iterative Debugging");
+    p.value({"--art-dir", "--artifacts-dir"}, "artifacts_dir", "DIR", artifacts_help);
+    p.value({"--save-debug-replay"}, "save_debug_replay", "PATH", save_help);
+    p.value({"--load-debug-replay"}, "load_debug_replay", "PATH", load_help);
+}
+
+debug::IterationOptions iteration_options(const ParsedArgs& a) {
+    debug::IterationOptions io;
+    io.artifacts_dir = a.get("artifacts_dir");
+    io.save_replay = a.get("save_debug_replay");
+    io.load_replay = a.get("load_debug_replay");
+    io.needs_model = a.has("check");
+    return io;
+}
+
+namespace {
+
+int run_interruptible(const ParsedArgs& a, const std::string& what,
+                      const std::function<int(const ParsedArgs&)>& body) {
+    if (a.count("json")) logger().set_all_to_stderr(true);
+    debug::clear_interrupted();
+    debug::InterruptGuard guard;
+    try {
+        return body(a);
+    } catch (const debug::SearchInterrupted& e) {
+        const std::string replay = a.get("save_debug_replay");
+        if (replay.empty())
+            log_error("{} {}; no --save-debug-replay was given, so it cannot be resumed", what,
+                      e.what());
+        else
+            log_error("{} {}; the debug replay {} holds them: resume with --load-debug-replay {}",
+                      what, e.what(), replay, replay);
+        return 130;
+    }
+}
+
+}  // namespace
+
+// --check is argparse's REMAINDER: every later token belongs to the command. The parser sees
+// the tokens before it (plus "--check" itself) and the command lands in ParsedArgs::rest.
+int run_debug_tool(const ArgParser& p, const std::vector<std::string>& argv,
+                   const std::string& what, const std::function<int(const ParsedArgs&)>& body) {
+    auto [head, command] = split_check_command(argv);
+    return run_tool(p, head, [&](ParsedArgs& a) {
+        a.rest = command;
+        return run_interruptible(a, what, body);
+    });
 }
 
 }  // namespace pg::cli

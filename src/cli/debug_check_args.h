@@ -1,15 +1,19 @@
-// Shared by the `debug` subtools: the --check REMAINDER split and the Pass/Fail Reporting flags
+// Shared by the `debug` subtools: the --check REMAINDER split, the Pass/Fail Reporting flags
 // (--fail-code, --ignore-fail-code, --fail-regex, --show-output, --hide-fail-output) read back
-// into debug::CheckCommandOptions. To add a reporting flag: register it in add_check_args and
-// read it in check_command_options.
+// into debug::CheckCommandOptions, the Iterative Debugging flags (--artifacts-dir,
+// --save/--load-debug-replay) read back into debug::IterationOptions, and the entry point that
+// turns SIGINT into exit status 130. To add a reporting flag: register it in add_check_args and
+// read it in check_command_options (likewise add_iteration_args / iteration_options).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "cli/args.h"
 #include "debug/external_check.h"
+#include "debug/iteration.h"
 
 namespace pg::cli {
 
@@ -29,5 +33,20 @@ debug::CheckCommandOptions check_command_options(const ParsedArgs& a);
 // Warns when no token of the command contains any of `placeholders`.
 void warn_without_placeholder(const std::vector<std::string>& command,
                               const std::vector<std::string>& placeholders);
+
+// The "Iterative Debugging" group with each tool's help for --artifacts-dir,
+// --save-debug-replay and --load-debug-replay.
+void add_iteration_args(ArgParser& p, const std::string& artifacts_help,
+                        const std::string& save_help, const std::string& load_help);
+
+// The iteration options from those flags; the check needs a model file with --check.
+debug::IterationOptions iteration_options(const ParsedArgs& a);
+
+// Runs a `debug` subtool: --check's command goes to ParsedArgs::rest, --json sends every log
+// to stderr, and `body` runs under a SIGINT guard (debug/interrupt.h). SearchInterrupted
+// becomes exit status 130 and a message beginning with `what` ("Search", "Reduction") that
+// says how to resume from the --save-debug-replay file.
+int run_debug_tool(const ArgParser& p, const std::vector<std::string>& argv,
+                   const std::string& what, const std::function<int(const ParsedArgs&)>& body);
 
 }  // namespace pg::cli

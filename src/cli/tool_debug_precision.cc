@@ -23,7 +23,6 @@
 #include "cli/runner_args.h"
 #include "data/data_files.h"
 #include "debug/external_check.h"
-#include "debug/interrupt.h"
 #include "debug/iteration.h"
 #include "debug/precision_check.h"
 #include "debug/qdq_model.h"
@@ -76,16 +75,14 @@ ArgParser precision_parser() {
         "iteration's candidate model (the reduced-precision model with the float32 set kept, as "
         "-o writes it). Without --check the in-process check runs (reference float32 vs the "
         "emulator).");
-    p.group("Iterative Debugging");
-    p.value({"--art-dir", "--artifacts-dir"}, "artifacts_dir", "DIR",
-            "Keep each iteration's candidate model (iteration_N.onnx) and its verdict "
-            "(verdicts.txt) here.");
-    p.value({"--save-debug-replay"}, "save_debug_replay", "PATH",
-            "Save the verdict of every evaluated float32 set to this JSON file after each "
-            "iteration.");
-    p.value({"--load-debug-replay"}, "load_debug_replay", "PATH",
-            "Answer the float32 sets recorded in this replay without running the check (resume "
-            "an interrupted search).");
+    add_iteration_args(
+        p,
+        "Keep each iteration's candidate model (iteration_N.onnx) and its verdict "
+        "(verdicts.txt) here.",
+        "Save the verdict of every evaluated float32 set to this JSON file after each "
+        "iteration.",
+        "Answer the float32 sets recorded in this replay without running the check (resume "
+        "an interrupted search).");
     add_model_load_args(p);
     add_model_save_args(p);
     add_data_loader_args(p);
@@ -238,12 +235,8 @@ void save_calibration_cache(const ParsedArgs& a, const emu::CalibrationOptions& 
     log_info("INT8 calibration | wrote the calibration cache {}", a.get("calibration_cache"));
 }
 
-debug::IterationOptions iteration_options(const ParsedArgs& a) {
-    debug::IterationOptions io;
-    io.artifacts_dir = a.get("artifacts_dir");
-    io.save_replay = a.get("save_debug_replay");
-    io.load_replay = a.get("load_debug_replay");
-    io.needs_model = a.has("check");
+debug::IterationOptions precision_iteration_options(const ParsedArgs& a) {
+    debug::IterationOptions io = iteration_options(a);
     io.replay_by_index = a.get("mode", "minimize") != "minimize";
     return io;
 }
@@ -265,7 +258,7 @@ int search_main(const ParsedArgs& a) {
     save_calibration_cache(a, calibration, check);
     const bool external = a.has("check");
     debug::IterativeCheck iter(
-        iteration_options(a),
+        precision_iteration_options(a),
         [&](const debug::NodeSet& s, const std::string& path) {
             write_model(a, p, check, std::vector<std::string>(s.begin(), s.end()), path, false);
         },
@@ -282,35 +275,10 @@ int search_main(const ParsedArgs& a) {
     return r.passed ? 0 : 1;
 }
 
-int precision_main(const ParsedArgs& a) {
-    if (a.count("json")) logger().set_all_to_stderr(true);
-    debug::clear_interrupted();
-    debug::InterruptGuard guard;
-    try {
-        return search_main(a);
-    } catch (const debug::SearchInterrupted& e) {
-        const std::string replay = a.get("save_debug_replay");
-        if (replay.empty())
-            log_error("Search {}; no --save-debug-replay was given, so it cannot be resumed",
-                      e.what());
-        else
-            log_error(
-                "Search {}; the debug replay {} holds them: resume with --load-debug-replay {}",
-                e.what(), replay, replay);
-        return 130;
-    }
-}
-
 }  // namespace
 
-// --check is argparse's REMAINDER: every later token belongs to the command. The parser sees
-// the tokens before it (plus "--check" itself) and the command lands in ParsedArgs::rest.
 int run_debug_precision(const std::vector<std::string>& argv) {
-    auto [head, command] = split_check_command(argv);
-    return run_tool(precision_parser(), head, [&command](ParsedArgs& a) {
-        a.rest = command;
-        return precision_main(a);
-    });
+    return run_debug_tool(precision_parser(), argv, "Search", search_main);
 }
 
 }  // namespace pg::cli

@@ -19,7 +19,6 @@
 #include "cli/tool_debug_reduce.h"
 #include "cli/tool_surgeon.h"
 #include "data/data_files.h"
-#include "debug/interrupt.h"
 #include "debug/keyed_iteration.h"
 #include "debug/reduce.h"
 #include "debug/reduce_check.h"
@@ -71,20 +70,6 @@ void add_reduce_flags(ArgParser& p) {
            "always used, as Polygraphy's fallback inference would be).");
 }
 
-void add_iteration_flags(ArgParser& p) {
-    p.group("Iterative Debugging");
-    p.value({"--art-dir", "--artifacts-dir"}, "artifacts_dir", "DIR",
-            "Keep each iteration's candidate (N<i>_<phase>.onnx), its inputs "
-            "(N<i>_<phase>_inputs.json) and its verdict (verdicts.txt) here.");
-    p.value({"--save-debug-replay"}, "save_debug_replay", "PATH",
-            "Save every iteration's verdict (keys _N0_original for the original model, then "
-            "_N<i>_outputs / _N<i>_inputs; state {\"num_nodes\": n, \"node_index\": i}) to "
-            "this JSON file after each iteration.");
-    p.value({"--load-debug-replay"}, "load_debug_replay", "PATH",
-            "Answer the iterations recorded in this replay without running the check (resume "
-            "an interrupted search; it reaches the same answer).");
-}
-
 ArgParser reduce_parser() {
     ArgParser p("polygraph debug reduce",
                 "Reduce a failing ONNX model to a small subgraph that still fails. Without "
@@ -104,7 +89,15 @@ ArgParser reduce_parser() {
                    "inputs (Polygraphy JSON, one dict per sample), e.g. --check polygraph run "
                    "polygraph_debug.onnx --ref --emu --fp16 --load-inputs "
                    "polygraph_debug_inputs.json.");
-    add_iteration_flags(p);
+    add_iteration_args(
+        p,
+        "Keep each iteration's candidate (N<i>_<phase>.onnx), its inputs "
+        "(N<i>_<phase>_inputs.json) and its verdict (verdicts.txt) here.",
+        "Save every iteration's verdict (keys _N0_original for the original model, then "
+        "_N<i>_outputs / _N<i>_inputs; state {\"num_nodes\": n, \"node_index\": i}) to "
+        "this JSON file after each iteration.",
+        "Answer the iterations recorded in this replay without running the check (resume "
+        "an interrupted search; it reaches the same answer).");
     add_model_load_args(p);
     add_model_save_args(p);
     add_data_loader_args(p);
@@ -168,7 +161,7 @@ class Reducer {
           check_(ref, std::move(emu), std::move(compare)),
           cmd_(std::move(cmd)),
           external_(a.has("check")),
-          iter_(iteration_options(a, external_)) {}
+          iter_(iteration_options(a)) {}
 
     // The original model: errors in its in-process check propagate.
     void set_original(const ir::Model* m) { original_ = m; }
@@ -202,15 +195,6 @@ class Reducer {
     const debug::KeyedIterations& iterations() const { return iter_; }
 
   private:
-    static debug::IterationOptions iteration_options(const ParsedArgs& a, bool external) {
-        debug::IterationOptions io;
-        io.artifacts_dir = a.get("artifacts_dir");
-        io.save_replay = a.get("save_debug_replay");
-        io.load_replay = a.get("load_debug_replay");
-        io.needs_model = external;
-        return io;
-    }
-
     void write_files(const ir::Model& m, const debug::IterationFiles& f) {
         save_model_from_args(m, a_, f.model);
         data::save_inputs(f.inputs, ref_.feeds_for(m));
@@ -367,34 +351,10 @@ int reduce_body(const ParsedArgs& a) {
     return 0;
 }
 
-int reduce_main(const ParsedArgs& a) {
-    if (a.count("json")) logger().set_all_to_stderr(true);
-    debug::clear_interrupted();
-    debug::InterruptGuard guard;
-    try {
-        return reduce_body(a);
-    } catch (const debug::SearchInterrupted& e) {
-        const std::string replay = a.get("save_debug_replay");
-        if (replay.empty())
-            log_error("Reduction {}; no --save-debug-replay was given, so it cannot be resumed",
-                      e.what());
-        else
-            log_error(
-                "Reduction {}; the debug replay {} holds them: resume with "
-                "--load-debug-replay {}",
-                e.what(), replay, replay);
-        return 130;
-    }
-}
-
 }  // namespace
 
 int run_debug_reduce(const std::vector<std::string>& argv) {
-    auto [head, command] = split_check_command(argv);
-    return run_tool(reduce_parser(), head, [&command](ParsedArgs& a) {
-        a.rest = command;
-        return reduce_main(a);
-    });
+    return run_debug_tool(reduce_parser(), argv, "Reduction", reduce_body);
 }
 
 }  // namespace pg::cli

@@ -1,18 +1,12 @@
 #include "debug/iteration.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
 
-#include "base/error.h"
-#include "base/fs.h"
 #include "base/log.h"
 #include "debug/interrupt.h"
+#include "debug/iteration_common.h"
 
 namespace pg::debug {
 
@@ -49,16 +43,7 @@ bool key_index(const std::string& key, size_t& i) {
 }
 
 LoadedReplay load_replay_file(const std::string& path) {
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(read_file(path));
-    } catch (const nlohmann::json::exception& e) {
-        throw Error(ErrorKind::kInvalidInput,
-                    "--load-debug-replay: " + path + " is not valid JSON: " + e.what());
-    }
-    if (!j.is_object())
-        throw Error(ErrorKind::kInvalidInput,
-                    "--load-debug-replay: " + path + " must hold a JSON object");
+    const nlohmann::json j = read_replay_object(path);
     LoadedReplay out;
     size_t ignored = 0;
     for (const auto& [key, v] : j.items()) {
@@ -102,20 +87,7 @@ IterativeCheck::IterativeCheck(IterationOptions o, WriteModelFn write, VerdictFn
                 "replay?) are used only with --mode bisect or linear",
                 loaded_by_index_.size());
     }
-    if (!o_.artifacts_dir.empty()) {
-        ::mkdir(o_.artifacts_dir.c_str(), 0777);
-        if (!is_directory(o_.artifacts_dir))
-            throw Error(ErrorKind::kIo,
-                        "--artifacts-dir: cannot create directory " + o_.artifacts_dir);
-        std::ofstream(o_.artifacts_dir + "/verdicts.txt", std::ios::trunc);
-    } else if (o_.needs_model) {
-        const char* tmp = std::getenv("TMPDIR");
-        std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/polygraph_debug.XXXXXX";
-        if (!::mkdtemp(tmpl.data()))
-            throw Error(ErrorKind::kIo, "cannot create a temporary directory: " +
-                                            std::string(std::strerror(errno)));
-        temp_dir_ = tmpl;
-    }
+    temp_dir_ = prepare_iteration_dir(o_);
 }
 
 IterativeCheck::~IterativeCheck() {
@@ -125,22 +97,18 @@ IterativeCheck::~IterativeCheck() {
 }
 
 void IterativeCheck::save_replay(const std::string& path) const {
-    write_file_atomic(path, replay_.dump(4) + "\n");
+    save_replay_file(path, replay_);
 }
 
 void IterativeCheck::record(const NodeSet& s, bool ok) {
     const size_t i = index_ - 1;
-    replay_["_N" + std::to_string(i)] = {{"state", {{"fp32_nodes", s}}},
-                                         {"iteration_info", {{"iteration", i}}},
-                                         {"success", ok},
-                                         {"polygraphy_class", "IterationContext"}};
+    replay_["_N" + std::to_string(i)] = replay_entry({{"fp32_nodes", s}}, i, ok);
 }
 
 void IterativeCheck::append_verdict(const std::string& what, const NodeSet& s, bool ok) const {
     if (o_.artifacts_dir.empty()) return;
-    std::ofstream f(o_.artifacts_dir + "/verdicts.txt", std::ios::app);
-    f << what << ' ' << (ok ? "PASSED" : "FAILED") << " fp32_nodes=" << join(s, ",") << '\n';
-    if (!f) throw Error(ErrorKind::kIo, "cannot write " + o_.artifacts_dir + "/verdicts.txt");
+    append_verdict_line(o_.artifacts_dir,
+                        what + (ok ? " PASSED" : " FAILED") + " fp32_nodes=" + join(s, ","));
 }
 
 bool IterativeCheck::from_replay(const NodeSet& s, size_t i, bool& ok) const {
@@ -158,9 +126,7 @@ bool IterativeCheck::from_replay(const NodeSet& s, size_t i, bool& ok) const {
 void IterativeCheck::stop_interrupted(const std::string& model_path, size_t completed) {
     if (!temp_dir_.empty() && !model_path.empty()) ::unlink(model_path.c_str());
     pending_temp_.clear();
-    if (!o_.save_replay.empty()) std::remove(skip_current_path(o_.save_replay).c_str());
-    throw SearchInterrupted("interrupted by SIGINT after " + std::to_string(completed) +
-                            " complete iteration(s)");
+    throw_interrupted(o_.save_replay, completed);
 }
 
 bool IterativeCheck::run_check(const NodeSet& s, size_t i) {

@@ -1,46 +1,21 @@
 #include "debug/keyed_iteration.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
 
-#include "base/error.h"
-#include "base/fs.h"
 #include "base/log.h"
 #include "debug/interrupt.h"
+#include "debug/iteration_common.h"
 
 namespace pg::debug {
 
 namespace {
 
 nlohmann::json load_replay(const std::string& path) {
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(read_file(path));
-    } catch (const nlohmann::json::exception& e) {
-        throw Error(ErrorKind::kInvalidInput,
-                    "--load-debug-replay: " + path + " is not valid JSON: " + e.what());
-    }
-    if (!j.is_object())
-        throw Error(ErrorKind::kInvalidInput,
-                    "--load-debug-replay: " + path + " must hold a JSON object");
+    nlohmann::json j = read_replay_object(path);
     log_info("Loaded {} iteration(s) from debug replay: {}", j.size(), path);
     return j;
-}
-
-std::string make_temp_dir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/polygraph_debug.XXXXXX";
-    if (!::mkdtemp(tmpl.data()))
-        throw Error(ErrorKind::kIo,
-                    "cannot create a temporary directory: " + std::string(std::strerror(errno)));
-    return tmpl;
 }
 
 // True when every field of the recorded state equals ours (Polygraphy's reduce records only
@@ -56,15 +31,7 @@ bool state_matches(const nlohmann::json& recorded, const nlohmann::json& state) 
 
 KeyedIterations::KeyedIterations(IterationOptions o) : o_(std::move(o)) {
     if (!o_.load_replay.empty()) loaded_ = load_replay(o_.load_replay);
-    if (!o_.artifacts_dir.empty()) {
-        ::mkdir(o_.artifacts_dir.c_str(), 0777);
-        if (!is_directory(o_.artifacts_dir))
-            throw Error(ErrorKind::kIo,
-                        "--artifacts-dir: cannot create directory " + o_.artifacts_dir);
-        std::ofstream(o_.artifacts_dir + "/verdicts.txt", std::ios::trunc);
-    } else if (o_.needs_model) {
-        temp_dir_ = make_temp_dir();
-    }
+    temp_dir_ = prepare_iteration_dir(o_);
 }
 
 KeyedIterations::~KeyedIterations() {
@@ -89,17 +56,12 @@ IterationFiles KeyedIterations::files_for(const std::string& key) const {
 
 void KeyedIterations::stop_interrupted() {
     remove_temp(pending_);
-    if (!o_.save_replay.empty()) std::remove(skip_current_path(o_.save_replay).c_str());
-    throw SearchInterrupted("interrupted by SIGINT after " + std::to_string(iterations_ - 1) +
-                            " complete iteration(s)");
+    throw_interrupted(o_.save_replay, iterations_ - 1);
 }
 
 void KeyedIterations::record(const std::string& key, size_t index, const nlohmann::json& state,
                              bool ok) {
-    replay_[key] = {{"state", state},
-                    {"iteration_info", {{"iteration", index}}},
-                    {"success", ok},
-                    {"polygraphy_class", "IterationContext"}};
+    replay_[key] = replay_entry(state, index, ok);
 }
 
 bool KeyedIterations::operator()(const std::string& suffix, size_t index,
@@ -129,7 +91,7 @@ bool KeyedIterations::operator()(const std::string& suffix, size_t index,
         if (interrupted()) stop_interrupted();  // do not start a check that is discarded
         if (!o_.save_replay.empty()) {
             record(key, index, state, false);
-            write_file_atomic(skip_current_path(o_.save_replay), replay_.dump(4) + "\n");
+            save_replay_file(skip_current_path(o_.save_replay), replay_);
         }
         ++checks_run_;
         ok = verdict(files);
@@ -137,14 +99,11 @@ bool KeyedIterations::operator()(const std::string& suffix, size_t index,
         remove_temp(pending_);
     }
     record(key, index, state, ok);
-    if (!o_.artifacts_dir.empty()) {
-        std::ofstream f(o_.artifacts_dir + "/verdicts.txt", std::ios::app);
-        f << key.substr(1) << ' ' << (ok ? "PASSED" : "FAILED") << ' ' << state.dump() << '\n';
-        if (!f) throw Error(ErrorKind::kIo, "cannot write " + o_.artifacts_dir + "/verdicts.txt");
-    }
+    append_verdict_line(o_.artifacts_dir,
+                        key.substr(1) + (ok ? " PASSED " : " FAILED ") + state.dump());
     if (!o_.save_replay.empty()) {
         log_verbose("Saving debug replay to {}", o_.save_replay);
-        write_file_atomic(o_.save_replay, replay_.dump(4) + "\n");
+        save_replay_file(o_.save_replay, replay_);
     }
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

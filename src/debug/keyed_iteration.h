@@ -9,8 +9,8 @@
 // its temporary files and the _skip_current copy are removed) and SearchInterrupted is thrown,
 // so the saved replay holds exactly the completed iterations. A recorded state matches when
 // each of its fields equals ours (a Polygraphy replay's {"num_nodes": n} matches by count).
-// debug/iteration.h is the same engine keyed by float32 set (debug precision); the two could
-// share this one. To add a per-iteration file: a field in IterationFiles and its name in
+// debug/iteration.h is the same engine keyed by float32 set (debug precision); what the two
+// have in common lives in debug/iteration_common.h. To add a per-iteration file: a field in IterationFiles and its name in
 // keyed_iteration.cc.
 #pragma once
 

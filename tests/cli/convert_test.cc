@@ -53,11 +53,8 @@ bool has_ort(const std::string& model) {
 }
 
 std::string tutorial_model() {
-    const std::string shared = test::shared_dir();
-    const std::string p = shared +
-                          "/data/polygraphy-models/examples/convert/"
-                          "04_converting_models_to_fp16/identity.onnx";
-    return !shared.empty() && std::filesystem::exists(p) ? p : "";
+    return test::shared_file(
+        "data/polygraphy-models/examples/convert/04_converting_models_to_fp16/identity.onnx");
 }
 
 // Converts `model` with `flags`, then checks --ref agrees with the float32 model within 1e-2.

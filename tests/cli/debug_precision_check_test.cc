@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +15,7 @@
 #include "ir/builder.h"
 #include "onnx/model_io.h"
 #include "support/cli_runner.h"
+#include "support/debug_fixture.h"
 #include "support/story_model.h"
 #include "support/test_paths.h"
 
@@ -28,52 +28,29 @@ std::vector<std::string> tolerances() {
     return {"--atol", "1e-3", "--rtol", "1e-3", "--check-error-stat", "median"};
 }
 
+using test::concat;
+using test::file_exists;
+using test::slurp;
+
 struct Story {
     std::string dir, model;
     Story() : dir(test::make_temp_dir()), model(story_model(dir)) {
-        auto r =
-            test::run_polygraph({"run", model, "--ref", "--val-range", "x:[1,2]", "--save-inputs",
-                                 dir + "/in.json", "--save-outputs", dir + "/golden.json"});
+        auto r = test::save_reference_io(model, dir, {"--val-range", "x:[1,2]"});
         EXPECT_EQ(r.status, 0) << r.all();
     }
-    std::vector<std::string> debug(std::vector<std::string> extra = {}) const {
-        std::vector<std::string> a = {"debug",         "precision",      model,   "--fp16",
-                                      "--load-inputs", dir + "/in.json", "--json"};
-        for (const auto& t : tolerances()) a.push_back(t);
-        for (auto& t : extra) a.push_back(std::move(t));
-        return a;
+    std::vector<std::string> debug(const std::vector<std::string>& extra = {}) const {
+        return concat(concat({"debug", "precision", model, "--fp16", "--load-inputs",
+                              dir + "/in.json", "--json"},
+                             tolerances()),
+                      extra);
     }
-    // The external check: `polygraph run` of the candidate against the float32 golden outputs.
-    std::vector<std::string> check() const {
-        std::vector<std::string> c = {"--check",
-                                      test::polygraph_binary(),
-                                      "run",
-                                      "polygraph_debug.onnx",
-                                      "--ref",
-                                      "--load-inputs",
-                                      dir + "/in.json",
-                                      "--load-outputs",
-                                      dir + "/golden.json"};
-        for (const auto& t : tolerances()) c.push_back(t);
-        return c;
+    // `polygraph run` of the candidate against the float32 golden outputs.
+    std::vector<std::string> golden_run() const {
+        return concat(test::golden_run(dir), tolerances());
     }
+    // The external check that runs it.
+    std::vector<std::string> check() const { return test::polygraph_check(golden_run()); }
 };
-
-std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
-bool exists(const std::string& path) {
-    return std::ifstream(path).good();
-}
 
 TEST(DebugPrecisionCheck, ExternalCheckFindsAddAndSubAndKeepsArtifacts) {
     const Story s;
@@ -91,7 +68,7 @@ TEST(DebugPrecisionCheck, ExternalCheckFindsAddAndSubAndKeepsArtifacts) {
         << r.err;
     // Every iteration's model is kept, with one verdict line each.
     for (int i = 0; i < evals; ++i)
-        EXPECT_TRUE(exists(art + "/iteration_" + std::to_string(i) + ".onnx")) << i;
+        EXPECT_TRUE(file_exists(art + "/iteration_" + std::to_string(i) + ".onnx")) << i;
     const std::string verdicts = slurp(art + "/verdicts.txt");
     EXPECT_EQ(std::count(verdicts.begin(), verdicts.end(), '\n'), evals) << verdicts;
     EXPECT_NE(verdicts.find("iteration_0.onnx FAILED fp32_nodes=\n"), std::string::npos)
@@ -168,10 +145,8 @@ TEST(DebugPrecisionCheck, ReplayResumesToTheSameAnswerWithFewerChecks) {
     const std::string replay = s.dir + "/replay.json";
     // A counting external check, so the number of real runs is visible from outside.
     const std::string counter = s.dir + "/count";
-    std::vector<std::string> check = s.check();
-    check[1] = "sh";
-    check.insert(check.begin() + 2,
-                 {"-c", "echo x >> " + counter + "; exec \"$@\"", "sh", test::polygraph_binary()});
+    const std::vector<std::string> check =
+        test::shell_check("echo x >> " + counter, s.golden_run());
     auto full = test::run_polygraph(concat(s.debug({"--save-debug-replay", replay}), check));
     ASSERT_EQ(full.status, 0) << full.all();
     auto jf = nlohmann::json::parse(full.out);
@@ -179,7 +154,7 @@ TEST(DebugPrecisionCheck, ReplayResumesToTheSameAnswerWithFewerChecks) {
     ASSERT_GE(evals, 3);
     EXPECT_EQ(jf["checks_run"], evals);
     EXPECT_EQ(static_cast<int>(slurp(counter).size()) / 2, evals);
-    EXPECT_TRUE(exists(s.dir + "/replay_skip_current.json"));
+    EXPECT_TRUE(file_exists(s.dir + "/replay_skip_current.json"));
     auto rep = nlohmann::ordered_json::parse(slurp(replay));
     ASSERT_EQ(static_cast<int>(rep.size()), evals);
     EXPECT_EQ(rep["_N0"]["state"]["fp32_nodes"], nlohmann::json::array());
@@ -211,7 +186,7 @@ TEST(DebugPrecisionCheck, ReplayResumesToTheSameAnswerWithFewerChecks) {
     auto ja = nlohmann::json::parse(all.out);
     EXPECT_EQ(ja["fp32_nodes"], jf["fp32_nodes"]);
     EXPECT_EQ(ja["checks_run"], 0);
-    EXPECT_FALSE(exists(counter));
+    EXPECT_FALSE(file_exists(counter));
 }
 
 TEST(DebugPrecisionCheck, BrokenReplayIsRejected) {

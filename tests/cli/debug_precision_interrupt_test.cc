@@ -2,115 +2,43 @@
 // the completed iterations (no _skip_current copy, no temporary files), and resuming from that
 // replay reaches the same answer with fewer checks. The check is external and slow (a shell
 // that sleeps 0.2 s, then `polygraph run`), so the signal lands while a search is running.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
-#include "onnx/model_io.h"
 #include "support/cli_runner.h"
+#include "support/debug_fixture.h"
 #include "support/test_paths.h"
 #include "zoo/zoo.h"
-
-extern char** environ;
 
 namespace pg {
 namespace {
 
+using test::Args;
+using test::concat;
+using test::slurp;
+
 struct Planted {
     std::string dir = test::make_temp_dir();
-    std::string model = dir + "/planted.onnx";
+    std::string model = test::planted_model(dir);
     Planted() {
-        onnx::save_model(*zoo::planted_overflow_model(), model);
-        auto r = test::run_polygraph({"run", model, "--ref", "--save-inputs", dir + "/in.json",
-                                      "--save-outputs", dir + "/golden.json"});
+        auto r = test::save_reference_io(model, dir);
         EXPECT_EQ(r.status, 0) << r.all();
     }
-    std::vector<std::string> debug(const std::vector<std::string>& extra) const {
-        std::vector<std::string> a = {"debug",         "precision",      model,    "--fp16",
-                                      "--load-inputs", dir + "/in.json", "--atol", "1e-2",
-                                      "--rtol",        "1e-2",           "--json"};
-        a.insert(a.end(), extra.begin(), extra.end());
-        return a;
+    Args debug(const Args& extra) const {
+        Args a = {"debug",  "precision", model,    "--fp16", "--load-inputs", dir + "/in.json",
+                  "--atol", "1e-2",      "--rtol", "1e-2",   "--json"};
+        return concat(a, extra);
     }
-    std::vector<std::string> slow_check() const {
-        return {"--check",
-                "sh",
-                "-c",
-                "sleep 0.2; exec \"$@\"",
-                "sh",
-                test::polygraph_binary(),
-                "run",
-                "polygraph_debug.onnx",
-                "--ref",
-                "--load-inputs",
-                dir + "/in.json",
-                "--load-outputs",
-                dir + "/golden.json",
-                "--atol",
-                "1e-2",
-                "--rtol",
-                "1e-2"};
+    Args slow_check() const {
+        return test::shell_check(
+            "sleep 0.2", concat(test::golden_run(dir), {"--atol", "1e-2", "--rtol", "1e-2"}));
     }
 };
-
-std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
-// Entries of the replay at `path` (-1 when missing or not parseable yet).
-int replay_entries(const std::string& path) {
-    if (!std::filesystem::exists(path)) return -1;
-    try {
-        auto j = nlohmann::json::parse(slurp(path));
-        return j.is_object() ? static_cast<int>(j.size()) : -1;
-    } catch (const nlohmann::json::exception&) {
-        return -1;
-    }
-}
-
-// Starts polygraph with TMPDIR=`tmpdir`, stdout/stderr to files in `dir`.
-pid_t spawn_polygraph(const std::vector<std::string>& args, const std::string& dir,
-                      const std::string& tmpdir) {
-    std::vector<std::string> argv_s = {test::polygraph_binary()};
-    argv_s.insert(argv_s.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_s) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<std::string> env_s;
-    for (char** e = environ; *e; ++e)
-        if (std::string(*e).rfind("TMPDIR=", 0) != 0) env_s.push_back(*e);
-    env_s.push_back("TMPDIR=" + tmpdir);
-    std::vector<char*> envp;
-    for (auto& e : env_s) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, (dir + "/out.txt").c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, (dir + "/err.txt").c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = -1;
-    const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&fa);
-    return rc == 0 ? pid : -1;
-}
 
 TEST(DebugPrecisionInterrupt, SigintLeavesAValidReplayAndResumesToTheSameAnswer) {
     const Planted p;
@@ -126,28 +54,10 @@ TEST(DebugPrecisionInterrupt, SigintLeavesAValidReplayAndResumesToTheSameAnswer)
 
     const std::string replay = p.dir + "/replay.json", tmp = p.dir + "/tmp";
     std::filesystem::create_directory(tmp);
-    const pid_t pid = spawn_polygraph(
-        concat(p.debug({"--save-debug-replay", replay}), p.slow_check()), p.dir, tmp);
-    ASSERT_GT(pid, 0);
-    int status = 0;
-    bool exited = false;
-    // Poll until two iterations are saved (bounded: 20 ms steps for at most 120 s).
-    for (int i = 0; i < 6000 && replay_entries(replay) < 2; ++i) {
-        if (::waitpid(pid, &status, WNOHANG) == pid) {
-            exited = true;
-            break;
-        }
-        ::usleep(20000);
-    }
-    ASSERT_FALSE(exited) << "the search ended before it could be interrupted: "
-                         << slurp(p.dir + "/err.txt");
-    ASSERT_GE(replay_entries(replay), 2);
-    ::kill(pid, SIGINT);
-    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
-    const std::string err = slurp(p.dir + "/err.txt");
-    EXPECT_EQ(WEXITSTATUS(status), 130) << err;
-    EXPECT_NE(err.find("resume with --load-debug-replay " + replay), std::string::npos) << err;
+    // Interrupted once two iterations are saved.
+    const auto run = test::run_until_replay_then_interrupt(
+        concat(p.debug({"--save-debug-replay", replay}), p.slow_check()), p.dir, tmp, replay, 2);
+    ASSERT_TRUE(test::stopped_by_sigint(run, replay));
 
     // The replay holds only completed iterations, each with the verdict the search would give.
     const auto rep = nlohmann::json::parse(slurp(replay));

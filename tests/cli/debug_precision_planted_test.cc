@@ -7,19 +7,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "onnx/model_io.h"
 #include "support/cli_runner.h"
+#include "support/debug_fixture.h"
 #include "support/test_paths.h"
 #include "zoo/zoo.h"
 
 namespace pg {
 namespace {
 
-std::string planted_model(const std::string& dir) {
-    const std::string path = dir + "/planted.onnx";
-    onnx::save_model(*zoo::planted_overflow_model(), path);
-    return path;
-}
+using test::planted_model;
 
 std::vector<std::string> debug_args(const std::string& model, const std::string& mode,
                                     const std::string& dir = "forward") {

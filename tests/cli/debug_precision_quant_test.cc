@@ -12,6 +12,7 @@
 #include "onnx/model_io.h"
 #include "runners/onnxrt_runner.h"
 #include "support/cli_runner.h"
+#include "support/debug_fixture.h"
 #include "support/story_model.h"
 #include "support/test_paths.h"
 
@@ -40,9 +41,7 @@ struct Outlier {
         v = b.op("Sub", {v, k}, {}, "Sub_outlier");
         b.output(v, DataType::kFloat32, {1, 1, 4, 4});
         onnx::save_model(*m, model);
-        auto r =
-            test::run_polygraph({"run", model, "--ref", "--val-range", "x:[1,2]", "--save-inputs",
-                                 dir + "/in.json", "--save-outputs", dir + "/golden.json"});
+        auto r = test::save_reference_io(model, dir, {"--val-range", "x:[1,2]"});
         EXPECT_EQ(r.status, 0) << r.all();
     }
     std::vector<std::string> debug(const std::vector<std::string>& extra,
@@ -56,15 +55,8 @@ struct Outlier {
     // `run PATH --RUNNER` against the float32 golden outputs.
     test::CliResult run_against_golden(const std::string& path, const std::string& runner = "--ref",
                                        const std::string& tol = "0.05") const {
-        std::vector<std::string> a = {"run",
-                                      path,
-                                      runner,
-                                      "--load-inputs",
-                                      dir + "/in.json",
-                                      "--load-outputs",
-                                      dir + "/golden.json"};
-        for (const auto& t : tolerances(tol)) a.push_back(t);
-        return test::run_polygraph(a);
+        return test::run_polygraph(
+            test::concat(test::golden_run(dir, path, runner), tolerances(tol)));
     }
 };
 

@@ -3,24 +3,21 @@
 // and -o fixed.onnx matches the float32 golden outputs on --ref and on ONNX Runtime.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
 #include "runners/onnxrt_runner.h"
 #include "support/cli_runner.h"
+#include "support/debug_fixture.h"
 #include "support/test_paths.h"
 
 namespace pg {
 namespace {
 
 std::string needs_constraints() {
-    const std::string shared = test::shared_dir();
-    const std::string path = shared +
-                             "/data/polygraphy-models/examples/run/"
-                             "08_adding_precision_constraints/needs_constraints.onnx";
-    return !shared.empty() && std::filesystem::exists(path) ? path : "";
+    return test::shared_file(
+        "data/polygraphy-models/examples/run/08_adding_precision_constraints/"
+        "needs_constraints.onnx");
 }
 
 std::vector<std::string> with_tolerances(std::vector<std::string> a) {
@@ -33,11 +30,8 @@ TEST(DebugPrecisionShared, NeedsConstraintsInProcessExternalAndFixed) {
     const std::string model = needs_constraints();
     if (model.empty()) GTEST_SKIP() << "needs_constraints.onnx not in the shared data folder";
     const std::string dir = test::make_temp_dir();
-    const std::string in = dir + "/in.json", golden = dir + "/golden.json";
-    ASSERT_EQ(test::run_polygraph({"run", model, "--ref", "--val-range", "x:[1,2]", "--save-inputs",
-                                   in, "--save-outputs", golden})
-                  .status,
-              0);
+    const std::string in = dir + "/in.json";
+    ASSERT_EQ(test::save_reference_io(model, dir, {"--val-range", "x:[1,2]"}).status, 0);
     const auto add_sub = nlohmann::json::array({"Add", "Sub"});
     auto r =
         test::run_polygraph(with_tolerances({"debug", "precision", model, "--fp16", "--val-range",
@@ -45,28 +39,9 @@ TEST(DebugPrecisionShared, NeedsConstraintsInProcessExternalAndFixed) {
     ASSERT_EQ(r.status, 0) << r.all();
     EXPECT_EQ(nlohmann::json::parse(r.out)["fp32_nodes"], add_sub);
 
-    auto e = test::run_polygraph(with_tolerances({"debug",
-                                                  "precision",
-                                                  model,
-                                                  "--fp16",
-                                                  "--load-inputs",
-                                                  in,
-                                                  "--json",
-                                                  "--check",
-                                                  test::polygraph_binary(),
-                                                  "run",
-                                                  "polygraph_debug.onnx",
-                                                  "--ref",
-                                                  "--load-inputs",
-                                                  in,
-                                                  "--load-outputs",
-                                                  golden,
-                                                  "--check-error-stat",
-                                                  "median",
-                                                  "--atol",
-                                                  "1e-3",
-                                                  "--rtol",
-                                                  "1e-3"}));
+    auto e = test::run_polygraph(
+        test::concat({"debug", "precision", model, "--fp16", "--load-inputs", in, "--json"},
+                     test::polygraph_check(with_tolerances(test::golden_run(dir)))));
     ASSERT_EQ(e.status, 0) << e.all();
     EXPECT_EQ(nlohmann::json::parse(e.out)["fp32_nodes"], add_sub);
 
@@ -78,8 +53,8 @@ TEST(DebugPrecisionShared, NeedsConstraintsInProcessExternalAndFixed) {
         // ONNX Runtime missing: the --ref comparison still runs.
     }
     for (const auto& runner : runners) {
-        auto f = test::run_polygraph(with_tolerances(
-            {"run", dir + "/fixed.onnx", runner, "--load-inputs", in, "--load-outputs", golden}));
+        auto f = test::run_polygraph(
+            with_tolerances(test::golden_run(dir, dir + "/fixed.onnx", runner)));
         EXPECT_EQ(f.status, 0) << runner << f.all();
     }
 }

@@ -7,6 +7,7 @@
 #include "ir/builder.h"
 #include "onnx/model_io.h"
 #include "support/cli_runner.h"
+#include "support/debug_fixture.h"
 #include "support/story_model.h"
 #include "support/test_paths.h"
 
@@ -51,29 +52,14 @@ TEST(DebugPrecision, BisectAndLinearFindThePrefixUpToSub) {
 TEST(DebugPrecision, FixedModelMatchesTheFloat32Outputs) {
     const std::string dir = test::make_temp_dir();
     const std::string model = story_model(dir);
-    std::vector<std::string> gold = {"run",
-                                     model,
-                                     "--ref",
-                                     "--val-range",
-                                     "x:[1,2]",
-                                     "--save-inputs",
-                                     dir + "/in.json",
-                                     "--save-outputs",
-                                     dir + "/golden.json"};
-    ASSERT_EQ(test::run_polygraph(gold).status, 0);
+    ASSERT_EQ(test::save_reference_io(model, dir, {"--val-range", "x:[1,2]"}).status, 0);
     auto d = debug_args(model, "minimize");
     d.push_back("-o");
     d.push_back(dir + "/fixed.onnx");
     auto r = test::run_polygraph(d);
     ASSERT_EQ(r.status, 0) << r.all();
-    std::vector<std::string> fixed = {"run",
-                                      dir + "/fixed.onnx",
-                                      "--ref",
-                                      "--load-inputs",
-                                      dir + "/in.json",
-                                      "--load-outputs",
-                                      dir + "/golden.json"};
-    for (const auto& t : tolerances()) fixed.push_back(t);
+    std::vector<std::string> fixed =
+        test::concat(test::golden_run(dir, dir + "/fixed.onnx"), tolerances());
     auto f = test::run_polygraph(fixed);
     EXPECT_EQ(f.status, 0) << f.all();
     // The model converted without the float32 islands fails the same comparison.

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +12,7 @@
 #include "onnx/model_io.h"
 #include "passes/override_input_shapes.h"
 #include "support/cli_runner.h"
+#include "support/debug_fixture.h"
 #include "support/story_model.h"
 #include "support/test_paths.h"
 #include "zoo/zoo.h"
@@ -20,28 +20,13 @@
 namespace pg {
 namespace {
 
-using Args = std::vector<std::string>;
+using test::Args;
+using test::concat;
+using test::planted_model;
+using test::slurp;
 
 Args tolerances() {
     return {"--atol", "1e-2", "--rtol", "1e-2"};
-}
-
-Args concat(Args a, const Args& b) {
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
-std::string planted_model(const std::string& dir) {
-    const std::string path = dir + "/planted.onnx";
-    onnx::save_model(*zoo::planted_overflow_model(), path);
-    return path;
 }
 
 // `debug reduce MODEL --fp16 -o DIR/reduced.onnx --json` plus extra flags.
@@ -123,13 +108,19 @@ TEST(DebugReduce, SeveralSamplesGiveEachItsOwnCutValues) {
     EXPECT_EQ(rerun(out).status, 1);
 }
 
-TEST(DebugReduce, DynamicShapesBecomeSymbolicWhereSamplesDiffer) {
-    const std::string dir = test::make_temp_dir();
+// The planted model with input x[batch,16] (a symbolic batch) at DIR/dyn.onnx.
+std::string dynamic_planted_model(const std::string& dir) {
     auto m = zoo::planted_overflow_model();
     passes::override_input_shapes(*m->graph,
                                   {{"x", {ir::Dim::symbolic("batch"), ir::Dim::known(16)}}});
-    const std::string model = dir + "/dyn.onnx";
-    onnx::save_model(*m, model);
+    const std::string path = dir + "/dyn.onnx";
+    onnx::save_model(*m, path);
+    return path;
+}
+
+TEST(DebugReduce, DynamicShapesBecomeSymbolicWhereSamplesDiffer) {
+    const std::string dir = test::make_temp_dir();
+    const std::string model = dynamic_planted_model(dir);
     for (const std::string batch : {"2", "3"}) {
         auto r =
             test::run_polygraph({"run", model, "--ref", "--input-shapes", "x:[" + batch + ",16]",
@@ -152,11 +143,7 @@ TEST(DebugReduce, DynamicShapesBecomeSymbolicWhereSamplesDiffer) {
 
 TEST(DebugReduce, ModelInputShapesOverrideADynamicInput) {
     const std::string dir = test::make_temp_dir();
-    auto m = zoo::planted_overflow_model();
-    passes::override_input_shapes(*m->graph,
-                                  {{"x", {ir::Dim::symbolic("batch"), ir::Dim::known(16)}}});
-    const std::string model = dir + "/dyn.onnx", out = dir + "/reduced.onnx";
-    onnx::save_model(*m, model);
+    const std::string model = dynamic_planted_model(dir), out = dir + "/reduced.onnx";
     auto j = run_reduce(reduce_args(model, out, {"--model-input-shapes", "x:[4,16]"}));
     ASSERT_LE(j["num_nodes"].get<int>(), 3);
     auto reduced = onnx::load_model(out);
@@ -185,9 +172,9 @@ TEST(DebugReduce, ExternalCheckReachesTheSameNodes) {
     const std::string model = planted_model(dir);
     auto in_process = run_reduce(reduce_args(model, dir + "/a.onnx"));
     const Args check =
-        concat({"--check", test::polygraph_binary(), "run", "polygraph_debug.onnx", "--ref",
-                "--emu", "--fp16", "--load-inputs", "polygraph_debug_inputs.json"},
-               tolerances());
+        test::polygraph_check(concat({"run", "polygraph_debug.onnx", "--ref", "--emu", "--fp16",
+                                      "--load-inputs", "polygraph_debug_inputs.json"},
+                                     tolerances()));
     auto external = run_reduce(concat(reduce_args(model, dir + "/b.onnx"), check));
     EXPECT_EQ(external["nodes"], in_process["nodes"]);
     EXPECT_EQ(external["evaluations"], in_process["evaluations"]);

@@ -5,8 +5,6 @@
 // output beyond float16's largest value before rounding).
 #include <gtest/gtest.h>
 
-#include <filesystem>
-
 #include "ir/builder.h"
 #include "onnx/model_io.h"
 #include "support/cli_runner.h"
@@ -19,11 +17,9 @@ const std::vector<std::string> kCompare = {
     "--val-range", "x:[1,2]", "--check-error-stat", "median", "--atol", "1e-3", "--rtol", "1e-3"};
 
 std::string tutorial_model() {
-    const std::string root = test::shared_dir();
-    const std::string p = root +
-                          "/data/polygraphy-models/examples/run/08_adding_precision_"
-                          "constraints/needs_constraints.onnx";
-    return !root.empty() && std::filesystem::exists(p) ? p : "";
+    return test::shared_file(
+        "data/polygraphy-models/examples/run/08_adding_precision_constraints/"
+        "needs_constraints.onnx");
 }
 
 std::string built_model() {

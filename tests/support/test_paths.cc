@@ -31,6 +31,12 @@ struct TempRoot {
 }  // namespace
 
 std::string shared_dir() { return existing_dir("PG_SHARED_DIR", PG_SHARED_DIR); }
+std::string shared_file(const std::string& relative) {
+    const std::string root = shared_dir();
+    const std::string path = root + "/" + relative;
+    std::error_code ec;
+    return !root.empty() && fs::exists(path, ec) ? path : "";
+}
 std::string onnx_testdata_dir() { return existing_dir("PG_ONNX_TESTDATA_DIR", PG_ONNX_TESTDATA_DIR); }
 std::string polygraph_binary() { return PG_BINARY; }
 

@@ -9,6 +9,8 @@ namespace pg::test {
 
 // ../shared beside the project (or $PG_SHARED_DIR); "" when absent.
 std::string shared_dir();
+// shared_dir() + "/" + `relative` when that file exists; "" otherwise (no shared folder).
+std::string shared_file(const std::string& relative);
 // Debian's libonnx-testdata data folder; "" when absent.
 std::string onnx_testdata_dir();
 // The polygraph binary under test.

@@ -1,9 +1,11 @@
 // The shared `debug` check flags (cli/debug_check_args.h): the --check REMAINDER split and the
-// Pass/Fail Reporting options read back.
+// Pass/Fail Reporting options read back, the Iterative Debugging options, and run_debug_tool.
 #include <gtest/gtest.h>
 
 #include "base/error.h"
+#include "cli/common.h"
 #include "cli/debug_check_args.h"
+#include "debug/interrupt.h"
 
 namespace pg {
 namespace {
@@ -56,6 +58,51 @@ TEST(DebugCheckArgs, BadCodesAndAnEmptyCommandAreUsageErrors) {
             EXPECT_EQ(e.kind(), ErrorKind::kUsage) << argv[1];
         }
     }
+}
+
+cli::ArgParser iteration_parser() {
+    cli::ArgParser p("t", "");
+    p.positional("model_file", "");
+    cli::add_check_args(p, "check");
+    cli::add_iteration_args(p, "art", "save", "load");
+    cli::add_logger_args(p);
+    return p;
+}
+
+TEST(DebugCheckArgs, IterationOptionsFromFlags) {
+    auto o = cli::iteration_options(iteration_parser().parse(
+        {"m.onnx", "--art-dir", "A", "--save-debug-replay", "S", "--load-debug-replay", "L"}));
+    EXPECT_EQ(o.artifacts_dir, "A");
+    EXPECT_EQ(o.save_replay, "S");
+    EXPECT_EQ(o.load_replay, "L");
+    EXPECT_FALSE(o.needs_model);
+    EXPECT_FALSE(o.replay_by_index);
+    o = cli::iteration_options(
+        iteration_parser().parse({"m.onnx", "--artifacts-dir", "B", "--check"}));
+    EXPECT_EQ(o.artifacts_dir, "B");
+    EXPECT_TRUE(o.save_replay.empty());
+    EXPECT_TRUE(o.needs_model);
+}
+
+TEST(DebugCheckArgs, RunDebugToolPassesTheCommandAndTurnsAnInterruptInto130) {
+    std::vector<std::string> seen;
+    auto body = [&seen](const cli::ParsedArgs& a) {
+        seen = a.rest;
+        return a.has("show_output") ? 7 : 0;
+    };
+    EXPECT_EQ(
+        cli::run_debug_tool(iteration_parser(), {"m.onnx", "--show-output", "--check", "p", "-q"},
+                            "Search", body),
+        7);
+    EXPECT_EQ(seen, (std::vector<std::string>{"p", "-q"}));
+    auto stop = [](const cli::ParsedArgs&) -> int {
+        throw debug::SearchInterrupted("interrupted");
+    };
+    EXPECT_EQ(cli::run_debug_tool(iteration_parser(), {"m.onnx", "--save-debug-replay", "r.json"},
+                                  "Search", stop),
+              130);
+    auto fails = [](const cli::ParsedArgs&) -> int { throw Error(ErrorKind::kUsage, "x"); };
+    EXPECT_THROW(cli::run_debug_tool(iteration_parser(), {"m.onnx"}, "Search", fails), Error);
 }
 
 }  // namespace

@@ -4,22 +4,17 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "debug/keyed_iteration.h"
+#include "support/debug_fixture.h"
 #include "support/test_paths.h"
 
 namespace pg {
 namespace {
 
-std::string slurp(const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
+using test::slurp;
 
 struct Counter {
     int checks = 0;

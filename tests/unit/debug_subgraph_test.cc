@@ -10,6 +10,7 @@
 #include "ir/builder.h"
 #include "ir/graph.h"
 #include "runners/ref_runner.h"
+#include "support/subgraph_attr.h"
 
 namespace pg {
 namespace {
@@ -143,18 +144,7 @@ TEST(DebugSubgraph, ConstantComputationsAreNeverCutPoints) {
     for (size_t i = 0; i < 2; ++i) expect_same(run(*c, ref, i)[0].second, ref.find(i, "mul_out"));
 }
 
-ir::Graph* add_branch(ir::Node* n, const std::string& attr) {
-    auto sub = std::make_unique<ir::Graph>(n->graph());
-    sub->name = attr;
-    sub->set_owner_node(n);
-    ir::Graph* raw = sub.get();
-    ir::Attribute a;
-    a.name = attr;
-    a.type = ir::AttrType::kGraph;
-    a.graphs.push_back(std::move(sub));
-    n->attributes.push_back(std::move(a));
-    return raw;
-}
+using test::add_branch;
 
 // t = Neg(x); s = Sigmoid(x); z = Relu(s); y = If(cond) { then: Add(z, t) ; else: Sub(z, t) }
 std::unique_ptr<ir::Model> if_model() {

@@ -4,6 +4,7 @@
 #include "base/error.h"
 #include "ir/builder.h"
 #include "passes/cleanup.h"
+#include "support/subgraph_attr.h"
 
 namespace pg {
 namespace {
@@ -14,19 +15,7 @@ std::vector<std::string> node_names(const ir::Graph& g) {
     return out;
 }
 
-// Adds a graph-valued attribute `attr` to n and returns the (empty) subgraph.
-ir::Graph* add_branch(ir::Node* n, const std::string& attr) {
-    auto sub = std::make_unique<ir::Graph>(n->graph());
-    sub->name = attr;
-    sub->set_owner_node(n);
-    ir::Graph* raw = sub.get();
-    ir::Attribute a;
-    a.name = attr;
-    a.type = ir::AttrType::kGraph;
-    a.graphs.push_back(std::move(sub));
-    n->attributes.push_back(std::move(a));
-    return raw;
-}
+using test::add_branch;
 
 TEST(PassesCleanup, RemovesNodesThatDoNotReachOutputs) {
     auto m = ir::new_model(17);

@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "ir/builder.h"
 #include "passes/fold_constants.h"
+#include "support/subgraph_attr.h"
 
 namespace pg {
 namespace {
@@ -186,19 +187,7 @@ TEST(PassesFoldConstants, UnknownOpsAndOverridableInputsAreNotFolded) {
     EXPECT_TRUE(r.failures.empty());
 }
 
-// Adds a graph-valued attribute `attr` to n and returns the (empty) subgraph.
-ir::Graph* add_branch(ir::Node* n, const std::string& attr) {
-    auto sub = std::make_unique<ir::Graph>(n->graph());
-    sub->name = attr;
-    sub->set_owner_node(n);
-    ir::Graph* raw = sub.get();
-    ir::Attribute a;
-    a.name = attr;
-    a.type = ir::AttrType::kGraph;
-    a.graphs.push_back(std::move(sub));
-    n->attributes.push_back(std::move(a));
-    return raw;
-}
+using test::add_branch;
 
 TEST(PassesFoldConstants, SubgraphsAreFoldedButTheirNodeIsKept) {
     auto m = ir::new_model(17);
