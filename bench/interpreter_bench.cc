@@ -14,8 +14,10 @@
 // each model's output scale, max |ref - ort| / max |ort|, the RSS right after loading, the peak
 // while loading and the live-activation estimate alone.
 //
-// Usage: interpreter_bench [--quick] [--models DIR] [--polygraph PATH (ignored)]
+// Usage: interpreter_bench [--quick] [--models DIR] [--only NAME] [--profile N]
+//                          [--polygraph PATH (ignored)]
 //   --quick: no warm-up, 1 timed run (smoke test). Exits 1 when a model fails to run.
+//   --only NAME: bench one model. --profile N: N reference runs only (for perf record).
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -25,6 +27,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <string>
@@ -55,6 +58,8 @@ const char* const kLightModels[] = {"bvlc_alexnet", "densenet121", "inception_v1
 
 struct Options {
     bool quick = false;
+    std::string only;      // --only NAME: just this model
+    int profile_reps = 0;  // --profile N: N reference runs of the --only model, no table
     std::string models_dir = PG_SHARED_DIR "/data/onnx-light-models";
 };
 
@@ -278,6 +283,17 @@ Row bench_case(const Case& c, bool with_ort, const Options& o) {
     return row;
 }
 
+// --profile: `reps` reference runs (for perf record), printing the median.
+void profile_case(const Case& c, int reps) {
+    const Feeds feeds = make_feeds(*c.model);
+    pg::runners::RefRunnerOptions ref_opts;
+    ref_opts.session.threads = kThreads;
+    pg::runners::RefRunner ref(*c.model, ref_opts);
+    NamedTensors out;
+    std::printf("%s: ref %.2f ms (median of %d)\n", c.name.c_str(),
+                time_runner(ref, feeds, 1, reps, out), reps);
+}
+
 void add_case(std::vector<Case>& cases, const std::string& tmp, std::string name,
               std::unique_ptr<pg::ir::Model> model) {
     Case c{std::move(name), "", std::move(model)};
@@ -290,6 +306,7 @@ std::vector<Case> make_cases(const Options& o, const std::string& tmp) {
     std::vector<Case> cases;
     if (std::filesystem::is_directory(o.models_dir)) {
         for (const char* name : kLightModels) {
+            if (!o.only.empty() && o.only != name) continue;
             auto model = pg::onnx::load_model(o.models_dir + "/light_" + name + ".onnx");
             pg::zoo::randomize_constant_of_shape_weights(*model, kWeightSeed);
             add_case(cases, tmp, name, std::move(model));
@@ -297,10 +314,14 @@ std::vector<Case> make_cases(const Options& o, const std::string& tmp) {
     } else {
         std::printf("light models not found in %s: skipped\n", o.models_dir.c_str());
     }
-    add_case(cases, tmp, "zoo_resnet_style", pg::zoo::resnet_style());
-    add_case(cases, tmp, "zoo_mobilenet_style", pg::zoo::mobilenet_style());
-    add_case(cases, tmp, "zoo_transformer_encoder", pg::zoo::transformer_encoder());
-    add_case(cases, tmp, "zoo_lstm_model", pg::zoo::lstm_model());
+    using Make = std::function<std::unique_ptr<pg::ir::Model>()>;
+    const std::pair<const char*, Make> zoo[] = {
+        {"zoo_resnet_style", [] { return pg::zoo::resnet_style(); }},
+        {"zoo_mobilenet_style", [] { return pg::zoo::mobilenet_style(); }},
+        {"zoo_transformer_encoder", [] { return pg::zoo::transformer_encoder(); }},
+        {"zoo_lstm_model", [] { return pg::zoo::lstm_model(); }}};
+    for (const auto& [name, make] : zoo)
+        if (o.only.empty() || o.only == name) add_case(cases, tmp, name, make());
     return cases;
 }
 
@@ -362,7 +383,13 @@ int run_bench(const Options& o) {
                     o.quick ? "--quick: 1 run, no warm-up" : "warm-up 1, median of 5");
         std::fflush(stdout);
         std::vector<Row> rows;
-        for (const Case& c : make_cases(o, tmp)) {
+        const std::vector<Case> cases = make_cases(o, tmp);
+        if (o.profile_reps > 0) {
+            for (const Case& c : cases) profile_case(c, o.profile_reps);
+            std::filesystem::remove_all(tmp);
+            return 0;
+        }
+        for (const Case& c : cases) {
             std::fprintf(stderr, "running %s\n", c.name.c_str());
             rows.push_back(bench_case(c, with_ort, o));
             if (std::isnan(rows.back().mem.peak)) status = 1;
@@ -387,12 +414,18 @@ int main(int argc, char** argv) {
             if (a == "--peak-child" && i + 1 < argc) return peak_child(argv[i + 1]);
             if (a == "--quick")
                 o.quick = true;
+            else if (a == "--only" && i + 1 < argc)
+                o.only = argv[++i];
+            else if (a == "--profile" && i + 1 < argc)
+                o.profile_reps = std::stoi(argv[++i]);
             else if (a == "--models" && i + 1 < argc)
                 o.models_dir = argv[++i];
             else if (a == "--polygraph" && i + 1 < argc)
                 ++i;  // passed by run_all.sh; unused
             else {
-                std::fprintf(stderr, "usage: %s [--quick] [--models DIR]\n", argv[0]);
+                std::fprintf(stderr,
+                             "usage: %s [--quick] [--models DIR] [--only NAME] [--profile N]\n",
+                             argv[0]);
                 return 2;
             }
         }

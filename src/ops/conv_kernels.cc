@@ -179,42 +179,6 @@ const float* input_row(const Window& g, const float* xc, int64_t od, int64_t oh,
     return xc + (id * g.in[1] + ih) * g.in[2];
 }
 
-// One depthwise plane: each output row starts at b, then each kernel tap in order adds
-// w * (input) to it (the reference's order, so the sums match it exactly). The columns each
-// kernel column kw reads inside the input are computed once per plane.
-void depthwise_plane(const Window& g, const float* xc, const float* wk, float b, float* yc) {
-    const int64_t s = g.stride[2], kw_n = g.kernel[2], khw = g.kernel[1] * g.kernel[2];
-    int64_t lo[16], hi[16], off[16];
-    const bool table = kw_n <= 16;
-    for (int64_t kw = 0; table && kw < kw_n; ++kw) {
-        off[kw] = kw * g.dil[2] - g.pad_begin[2];
-        inside_run(g, 0, g.out[2], off[kw], &lo[kw], &hi[kw]);
-    }
-    for (int64_t od = 0; od < g.out[0]; ++od)
-        for (int64_t oh = 0; oh < g.out[1]; ++oh) {
-            float* yr = yc + (od * g.out[1] + oh) * g.out[2];
-            std::fill_n(yr, g.out[2], b);
-            for (int64_t k = 0; k < g.kernel_size(); ++k) {
-                const int64_t kd = k / khw, kh = k / kw_n % g.kernel[1], kw = k % kw_n;
-                const float* src = input_row(g, xc, od, oh, kd, kh);
-                if (!src) {
-                    k += kw_n - 1;  // the whole kernel row reads padding
-                    continue;
-                }
-                int64_t l, h, o = table ? off[kw] : kw * g.dil[2] - g.pad_begin[2];
-                if (table)
-                    l = lo[kw], h = hi[kw];
-                else
-                    inside_run(g, 0, g.out[2], o, &l, &h);
-                const float wv = wk[k];
-                if (s == 1)
-                    for (int64_t j = l; j < h; ++j) yr[j] += src[j + o] * wv;
-                else
-                    for (int64_t j = l; j < h; ++j) yr[j] += src[j * s + o] * wv;
-            }
-        }
-}
-
 // A run of output positions within one output row: columns [j, j + n) of a panel.
 struct ColumnRun {
     int64_t od, oh, ow0, n, j;
@@ -301,14 +265,7 @@ void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const 
 void conv_fast(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
                ThreadPool* pool) {
     if (s.group > 1 && s.group == s.c && s.group == s.m) {  // depthwise: one channel per group
-        const int64_t ks = s.w.kernel_size(), in = s.w.in_size(), os = s.w.out_size();
-        const bool split = s.n * s.c > 1 && s.n * s.c * os * ks > (1 << 14);
-        return run_parallel(split ? pool : nullptr, s.n * s.c, [&](int64_t b, int64_t e) {
-            for (int64_t p = b; p < e; ++p) {
-                const int64_t c = p % s.c;
-                depthwise_plane(s.w, x + p * in, w + c * ks, bias ? bias[c] : 0.0f, y + p * os);
-            }
-        });
+        return depthwise_fast(s, x, w, bias, y, pool);
     }
     const int64_t jobs = s.n * s.group;
     const int64_t work = (s.m / s.group) * s.w.out_size() * (s.c / s.group) * s.w.kernel_size();

@@ -1,8 +1,8 @@
 // Convolution and pooling geometry plus the convolution kernels. Every window is handled as 3-D:
 // 1-D and 2-D ops get leading spatial axes of size 1 (more than 3 spatial axes is kUnsupported).
 // conv_reference / conv_transpose_reference are the plain oracles; conv_fast (float32: GEMM
-// with the im2col panels packed straight from the image, a direct loop for depthwise) is diffed
-// against conv_reference in tests/unit/ops_conv_test.cc.
+// with the im2col panels packed straight from the image, a register-blocked direct loop for
+// depthwise, conv_depthwise.cc) is diffed against conv_reference in tests/unit/ops_conv_test.cc.
 #pragma once
 
 #include <cstdint>
@@ -54,6 +54,9 @@ void conv_reference(const ConvShape& s, const T* x, const T* w, const T* bias, T
 // float32 fast path over the pool: gemm_fast_packed per (image, group), depthwise directly.
 void conv_fast(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
                ThreadPool* pool);
+// float32 depthwise Conv (group == c == m) over the pool (conv_depthwise.cc).
+void depthwise_fast(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
+                    ThreadPool* pool);
 // ConvTranspose: w is (c, m / group, kernel...); every input scatters into the output.
 template <typename T>
 void conv_transpose_reference(const ConvShape& s, const T* x, const T* w, const T* bias, T* y);

@@ -1,4 +1,5 @@
-// The float32 fast GEMM: op(A) is packed once into row panels of kMr, op(B) block by block
+// The float32 fast GEMM: op(A) is read in place when row-major, else packed once into row
+// panels of kMr, op(B) block by block
 // (kKc x nc) into column panels of kNr, and a micro-kernel keeps a kMr x kNr tile of C in
 // registers (the compiler vectorizes its simple loops; it stores C on the first k-slice when
 // beta is 0, so C is never cleared first). The micro-kernel is compiled twice, for the x86-64
@@ -30,24 +31,30 @@ namespace {
 constexpr int kMr = 6, kNr = kGemmNr;
 constexpr int64_t kKc = 256, kMc = 96, kNc = 512;  // kMc % kMr == 0, kNc % kNr == 0
 
-// beta == 0: C is stored without being read; otherwise C = beta * C + alpha * acc.
-using MicroFn = void (*)(int64_t kc, const float* ap, const float* bp, float* c, int64_t ldc,
-                         int mr, int nr, float alpha, float beta);
+// beta == 0: C is stored without being read; otherwise C = beta * C + alpha * acc. `lda` 0:
+// ap is a packed kc x kMr panel; otherwise ap is row 0 of A itself (row-major, leading
+// dimension lda, at the slice's first column) and rows past mr repeat row mr - 1.
+using MicroFn = void (*)(int64_t kc, const float* ap, int64_t lda, const float* bp, float* c,
+                         int64_t ldc, int mr, int nr, float alpha, float beta);
 
 // Eight floats; GCC lowers it to one AVX register or two SSE registers.
 typedef float V8 __attribute__((vector_size(32)));
 
-// C[mr x nr] = beta * C + alpha * Ap (kc x kMr panel) * Bp (kc x kNr panel).
-inline __attribute__((always_inline)) void micro_body(int64_t kc, const float* ap, const float* bp,
-                                                      float* c, int64_t ldc, int mr, int nr,
-                                                      float alpha, float beta) {
+// C[mr x nr] = beta * C + alpha * A (kc x kMr, packed or read in place) * Bp (kc x kNr panel).
+template <bool kDirect>
+inline __attribute__((always_inline)) void micro_body(int64_t kc, const float* ap, int64_t lda,
+                                                      const float* bp, float* c, int64_t ldc,
+                                                      int mr, int nr, float alpha, float beta) {
     V8 acc[kMr][2] = {};
+    const float* rows[kMr];
+    if constexpr (kDirect)
+        for (int i = 0; i < kMr; ++i) rows[i] = ap + std::min(i, mr - 1) * lda;
     for (int64_t p = 0; p < kc; ++p) {
         V8 b0, b1;
         __builtin_memcpy(&b0, bp + p * kNr, sizeof b0);
         __builtin_memcpy(&b1, bp + p * kNr + 8, sizeof b1);
         for (int i = 0; i < kMr; ++i) {
-            const float av = ap[p * kMr + i];
+            const float av = kDirect ? rows[i][p] : ap[p * kMr + i];
             acc[i][0] += av * b0;
             acc[i][1] += av * b1;
         }
@@ -65,16 +72,18 @@ inline __attribute__((always_inline)) void micro_body(int64_t kc, const float* a
     }
 }
 
-void micro_base(int64_t kc, const float* ap, const float* bp, float* c, int64_t ldc, int mr, int nr,
-                float alpha, float beta) {
-    micro_body(kc, ap, bp, c, ldc, mr, nr, alpha, beta);
+void micro_base(int64_t kc, const float* ap, int64_t lda, const float* bp, float* c, int64_t ldc,
+                int mr, int nr, float alpha, float beta) {
+    if (lda) return micro_body<true>(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
+    micro_body<false>(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2,fma"))) void micro_avx2(int64_t kc, const float* ap, const float* bp,
-                                                    float* c, int64_t ldc, int mr, int nr,
-                                                    float alpha, float beta) {
-    micro_body(kc, ap, bp, c, ldc, mr, nr, alpha, beta);
+__attribute__((target("avx2,fma"))) void micro_avx2(int64_t kc, const float* ap, int64_t lda,
+                                                    const float* bp, float* c, int64_t ldc, int mr,
+                                                    int nr, float alpha, float beta) {
+    if (lda) return micro_body<true>(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
+    micro_body<false>(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
 }
 #endif
 
@@ -135,17 +144,24 @@ void scale_c(const GemmArgs<float>& g) {
 }
 
 // The whole of op(A), packed once: k-slice s (starting at p0) holds mpad x kc floats at
-// mpad * p0, row panel ip of it at ip * kc.
+// mpad * p0, row panel ip of it at ip * kc. A row-major A (not transposed) is not packed: the
+// micro-kernel reads its rows in place (direct, lda = the row stride).
 struct PackedA {
     std::unique_ptr<float[]> data;  // not zero-filled: every element is packed
     int64_t mpad = 0;
+    const float* direct = nullptr;
+    int64_t lda = 0;  // 0: packed
     const float* panel(int64_t p0, int64_t kc, int64_t row) const {
-        return data.get() + mpad * p0 + row * kc;
+        return direct ? direct + row * lda + p0 : data.get() + mpad * p0 + row * kc;
     }
 };
 
 PackedA pack_all_a(const GemmArgs<float>& g, ThreadPool* pool) {
     PackedA a;
+    if (!g.trans_a && g.lda > 0) {
+        a.direct = g.a, a.lda = g.lda;
+        return a;
+    }
     a.mpad = (g.m + kMr - 1) / kMr * kMr;
     a.data.reset(new float[static_cast<size_t>(a.mpad * g.k)]);
     const int64_t slices = (g.k + kKc - 1) / kKc, mblocks = (g.m + kMc - 1) / kMc;
@@ -170,8 +186,8 @@ void run_block(const GemmArgs<float>& g, MicroFn micro, const PackedA& a, const 
         const int nr = static_cast<int>(std::min<int64_t>(kNr, nc - jp));
         for (int64_t ip = i0; ip < i1; ip += kMr) {
             const int mr = static_cast<int>(std::min<int64_t>(kMr, g.m - ip));
-            micro(kc, a.panel(p0, kc, ip), bp, g.c + ip * g.ldc + j0 + jp, g.ldc, mr, nr, g.alpha,
-                  beta);
+            micro(kc, a.panel(p0, kc, ip), a.lda, bp, g.c + ip * g.ldc + j0 + jp, g.ldc, mr, nr,
+                  g.alpha, beta);
         }
     }
 }
