@@ -1,8 +1,8 @@
 // Benchmark: the reference interpreter against ONNX Runtime on the light models of
 // shared/data/onnx-light-models (ConstantOfShape weights replaced by seeded random ones) and the
 // zoo models (tools/zoo). Both run with 2 threads on the same seeded inputs (uniform [0, 1));
-// warm-up 1 and 5 timed runs each (median). Agreement is the largest relative error of the
-// float32 outputs, |ref - ort| / max(|ort|, 1e-6).
+// warm-up 1 and 5 timed runs each (median), the two runners alternating run by run. Agreement
+// is the largest relative error of the float32 outputs, |ref - ort| / max(|ort|, 1e-6).
 //
 // Memory: the reference run is repeated in a fresh child (this binary with --peak-child MODEL),
 // which reports VmHWM after the run minus VmHWM before loading. The estimate beside it is the
@@ -11,8 +11,10 @@
 // topological order; a node's outputs become live when it runs and are freed after the last
 // node reading them (graph outputs never; fed inputs count as live throughout, the caller holds
 // them). Kernel scratch and buffers shared between values are not modelled. A second table gives
-// each model's output scale, max |ref - ort| / max |ort|, the RSS right after loading, the peak
-// while loading and the live-activation estimate alone.
+// each model's output scale, max |ref - ort| / max |ort|, Polygraphy's element-wise relative
+// error max |ref - ort| / |ort| (no floor: inf where ort is 0 and ref is not) with the number of
+// elements above 1e-5, the RSS right after loading, the peak while loading and the
+// live-activation estimate alone.
 //
 // Usage: interpreter_bench [--quick] [--models DIR] [--only NAME] [--profile N]
 //                          [--polygraph PATH (ignored)]
@@ -31,6 +33,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "base/error.h"
@@ -77,9 +80,11 @@ struct Memory {
 
 // Output agreement: the table's element-wise figure and a scale-aware one for the notes.
 struct Agreement {
-    double max_rel = NAN;  // max |a - b| / max(|b|, 1e-6)
-    double max_abs = NAN;  // max |a - b|
-    double max_ort = NAN;  // max |b|
+    double max_rel = NAN;          // max |a - b| / max(|b|, 1e-6)
+    double max_abs = NAN;          // max |a - b|
+    double max_ort = NAN;          // max |b|
+    double max_rel_pg = NAN;       // Polygraphy-style: max |a - b| / |b| (inf where b == 0 != a)
+    uint64_t over = 0, count = 0;  // elements with |a - b| / |b| > 1e-5, elements compared
 };
 
 struct Row {
@@ -224,23 +229,38 @@ Memory measure_memory(const std::string& path) {
     return m;
 }
 
-// Median wall time of `reps` calls of infer() after `warmup` calls; the last outputs in `out`.
-double time_runner(pg::runners::Runner& r, const Feeds& feeds, int warmup, int reps,
-                   NamedTensors& out) {
-    for (int i = 0; i < warmup; ++i) out = r.infer(feeds);
-    std::vector<double> ms;
-    for (int i = 0; i < reps; ++i) {
-        const auto start = Clock::now();
-        out = r.infer(feeds);
-        ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+double time_once(pg::runners::Runner& r, const Feeds& feeds, NamedTensors& out) {
+    const auto start = Clock::now();
+    out = r.infer(feeds);
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Median wall times of `reps` calls of infer() on `a` and on `b` (nullptr: a alone), after
+// `warmup` calls each; a and b alternate run by run, so load from other processes on the
+// machine falls on both alike. The last outputs in out_a / out_b.
+std::pair<double, double> time_alternating(pg::runners::Runner& a, pg::runners::Runner* b,
+                                           const Feeds& feeds, int warmup, int reps,
+                                           NamedTensors& out_a, NamedTensors& out_b) {
+    for (int i = 0; i < warmup; ++i) {
+        out_a = a.infer(feeds);
+        if (b) out_b = b->infer(feeds);
     }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
+    std::vector<double> ms_a, ms_b;
+    for (int i = 0; i < reps; ++i) {
+        ms_a.push_back(time_once(a, feeds, out_a));
+        if (b) ms_b.push_back(time_once(*b, feeds, out_b));
+    }
+    return {median(ms_a), b ? median(ms_b) : NAN};
 }
 
 // Errors over the float32 outputs (a: reference, b: ONNX Runtime); NaN anywhere gives NaN.
 Agreement compare_outputs(const NamedTensors& ref, const NamedTensors& ort) {
-    Agreement g{0, 0, 0};
+    Agreement g{0, 0, 0, 0, 0, 0};
     for (size_t i = 0; i < ref.size() && i < ort.size(); ++i) {
         const Tensor& a = ref[i].second;
         const Tensor& b = ort[i].second;
@@ -253,6 +273,10 @@ Agreement compare_outputs(const NamedTensors& ref, const NamedTensors& ort) {
             g.max_rel = std::max(g.max_rel, err / std::max(std::abs(y), 1e-6));
             g.max_abs = std::max(g.max_abs, err);
             g.max_ort = std::max(g.max_ort, std::abs(y));
+            const double rel = err == 0 ? 0.0 : err / std::abs(y);  // inf when y == 0
+            g.max_rel_pg = std::max(g.max_rel_pg, rel);
+            g.over += rel > 1e-5;
+            ++g.count;
         }
     }
     return g;
@@ -267,18 +291,27 @@ Row bench_case(const Case& c, bool with_ort, const Options& o) {
     ref_opts.session.threads = kThreads;
     pg::runners::RefRunner ref(*c.model, ref_opts);
     NamedTensors ref_out, ort_out;
-    row.ref_ms = time_runner(ref, feeds, warmup, reps, ref_out);
+    std::unique_ptr<pg::runners::OnnxRtRunner> ort;
     if (with_ort) {
         try {
             pg::runners::OnnxRtOptions ort_opts;
             ort_opts.intra_op_threads = kThreads;
-            pg::runners::OnnxRtRunner ort(c.path, ort_opts);
-            row.ort_ms = time_runner(ort, feeds, warmup, reps, ort_out);
-            row.agree = compare_outputs(ref_out, ort_out);
+            ort = std::make_unique<pg::runners::OnnxRtRunner>(c.path, ort_opts);
         } catch (const pg::Error& e) {
             row.note = std::string("ONNX Runtime failed: ") + e.what();
         }
     }
+    try {
+        std::tie(row.ref_ms, row.ort_ms) =
+            time_alternating(ref, ort.get(), feeds, warmup, reps, ref_out, ort_out);
+    } catch (const pg::Error& e) {
+        if (!ort) throw;
+        row.note = std::string("ONNX Runtime failed: ") + e.what();  // retry the reference alone
+        std::tie(row.ref_ms, row.ort_ms) =
+            time_alternating(ref, nullptr, feeds, warmup, reps, ref_out, ort_out);
+        ort.reset();
+    }
+    if (ort) row.agree = compare_outputs(ref_out, ort_out);
     row.mem = measure_memory(c.path);
     return row;
 }
@@ -291,7 +324,7 @@ void profile_case(const Case& c, int reps) {
     pg::runners::RefRunner ref(*c.model, ref_opts);
     NamedTensors out;
     std::printf("%s: ref %.2f ms (median of %d)\n", c.name.c_str(),
-                time_runner(ref, feeds, 1, reps, out), reps);
+                time_alternating(ref, nullptr, feeds, 1, reps, out, out).first, reps);
 }
 
 void add_case(std::vector<Case>& cases, const std::string& tmp, std::string name,
@@ -359,15 +392,20 @@ void print_table(const std::vector<Row>& rows) {
 
 // Per model: output scale, scale-aware error, RSS right after loading; then any failure.
 void print_notes(const std::vector<Row>& rows) {
-    std::printf("\n| %-24s | %9s | %21s | %14s | %13s | %9s |\n", "model", "max |ORT|",
-                "max abs err/max |ORT|", "after load MiB", "load peak MiB", "live MiB");
+    std::printf("\n| %-24s | %9s | %21s | %15s | %17s | %14s | %13s | %9s |\n", "model",
+                "max |ORT|", "max abs err/max |ORT|", "max |d|/|ORT|", "elems |d|/|ORT|>1e-5",
+                "after load MiB", "load peak MiB", "live MiB");
     for (const Row& r : rows)
-        std::printf("| %-24s | %9s | %21s | %14s | %13s | %9s |\n", r.name.c_str(),
-                    cell(r.agree.max_ort, "%.3g").c_str(),
-                    cell(r.agree.max_abs / r.agree.max_ort, "%.2e").c_str(),
-                    cell(r.mem.loaded / kMiB, "%.1f").c_str(),
-                    cell(r.mem.load_peak / kMiB, "%.1f").c_str(),
-                    cell(r.mem.live / kMiB, "%.1f").c_str());
+        std::printf(
+            "| %-24s | %9s | %21s | %15s | %17s | %14s | %13s | %9s |\n", r.name.c_str(),
+            cell(r.agree.max_ort, "%.3g").c_str(),
+            cell(r.agree.max_abs / r.agree.max_ort, "%.2e").c_str(),
+            cell(r.agree.max_rel_pg, "%.2e").c_str(),
+            r.agree.count
+                ? (std::to_string(r.agree.over) + "/" + std::to_string(r.agree.count)).c_str()
+                : "-",
+            cell(r.mem.loaded / kMiB, "%.1f").c_str(), cell(r.mem.load_peak / kMiB, "%.1f").c_str(),
+            cell(r.mem.live / kMiB, "%.1f").c_str());
     for (const Row& r : rows)
         if (!r.note.empty()) std::printf("%s: %s\n", r.name.c_str(), r.note.c_str());
 }

@@ -59,6 +59,23 @@ inline __attribute__((always_inline)) void micro_body(int64_t kc, const float* a
             acc[i][1] += av * b1;
         }
     }
+    if (nr == kNr) {  // a full-width tile: whole-vector updates of C
+        for (int i = 0; i < mr; ++i) {
+            float* ci = c + i * ldc;
+            V8 c0, c1;
+            if (beta == 0.0f) {
+                c0 = alpha * acc[i][0], c1 = alpha * acc[i][1];
+            } else {
+                __builtin_memcpy(&c0, ci, sizeof c0);
+                __builtin_memcpy(&c1, ci + 8, sizeof c1);
+                c0 = beta == 1.0f ? c0 + alpha * acc[i][0] : beta * c0 + alpha * acc[i][0];
+                c1 = beta == 1.0f ? c1 + alpha * acc[i][1] : beta * c1 + alpha * acc[i][1];
+            }
+            __builtin_memcpy(ci, &c0, sizeof c0);
+            __builtin_memcpy(ci + 8, &c1, sizeof c1);
+        }
+        return;
+    }
     for (int i = 0; i < mr; ++i) {
         float row[kNr];
         __builtin_memcpy(row, &acc[i][0], sizeof row);
