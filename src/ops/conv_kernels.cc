@@ -170,69 +170,95 @@ void inside_run(const Window& g, int64_t ow0, int64_t n, int64_t off, int64_t* l
     *hi = std::clamp<int64_t>(end - ow0, *lo, n);
 }
 
-// The input row read by output row (od, oh) at kernel offset (kd, kh), or nullptr in the padding.
-const float* input_row(const Window& g, const float* xc, int64_t od, int64_t oh, int64_t kd,
-                       int64_t kh) {
-    const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dil[0];
-    const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dil[1];
-    if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) return nullptr;
-    return xc + (id * g.in[1] + ih) * g.in[2];
-}
-
-// A run of output positions within one output row: columns [j, j + n) of a panel.
+// A run of output positions within one output row: columns [j, j + n) of a panel; id0 / ih0 /
+// iw0 are the input coordinates its first position reads at kernel offset 0.
 struct ColumnRun {
-    int64_t od, oh, ow0, n, j;
+    int64_t id0, ih0, iw0, ow0, n, j;
 };
 
-// Packs im2col rows [p0, p0+kc) x output positions [j0, j0+nc) of channels xg into
-// kGemmNr-wide panels (the layout gemm_fast_packed expects), without building the im2col matrix.
-// The output-row runs of each panel and the in-row column range of each kernel row are computed
-// once, so the per-element work is a copy.
-void pack_im2col(const Window& g, const float* xg, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
-                 float* dst) {
-    const int64_t ks = g.kernel_size(), plane = g.out[1] * g.out[2];
-    const int64_t panels = (nc + kGemmNr - 1) / kGemmNr;
-    std::vector<ColumnRun> runs;
-    std::vector<size_t> first(static_cast<size_t>(panels + 1));
+// One im2col row (channel c, kernel offset kd, kh, kw): the channel's plane, the kernel's row and
+// column offsets into the input and the output columns [lo, hi) whose input column is inside.
+struct KernelTap {
+    const float* xc;
+    int64_t dd, dh, off, lo, hi;
+};
+
+// The runs of each kGemmNr-wide panel of output positions [j0, j0 + nc): panel jp's runs are
+// runs[first[jp]] .. runs[first[jp + 1]).
+void panel_runs(const Window& g, int64_t j0, int64_t nc, std::vector<ColumnRun>& runs,
+                std::vector<size_t>& first) {
+    const int64_t plane = g.out[1] * g.out[2], panels = (nc + kGemmNr - 1) / kGemmNr;
+    first.assign(static_cast<size_t>(panels + 1), 0);
     for (int64_t jp = 0; jp < panels; ++jp) {
         first[static_cast<size_t>(jp)] = runs.size();
         const int64_t w = std::min<int64_t>(kGemmNr, nc - jp * kGemmNr);
         for (int64_t j = 0; j < w;) {
             const int64_t o = j0 + jp * kGemmNr + j, ow = o % g.out[2];
             const int64_t n = std::min(w - j, g.out[2] - ow);
-            runs.push_back({o / plane, o / g.out[2] % g.out[1], ow, n, j});
+            const int64_t od = o / plane, oh = o / g.out[2] % g.out[1];
+            runs.push_back({od * g.stride[0] - g.pad_begin[0], oh * g.stride[1] - g.pad_begin[1],
+                            ow * g.stride[2], ow, n, j});
             j += n;
         }
     }
     first[static_cast<size_t>(panels)] = runs.size();
+}
+
+// Copies one run of one im2col row into `out` (u.n floats, zeros where the input is padding).
+inline void pack_run(const Window& g, const KernelTap& t, const ColumnRun& u, float* out) {
+    const int64_t id = u.id0 + t.dd, ih = u.ih0 + t.dh;
+    if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {  // the row is padding
+        std::fill_n(out, u.n, 0.0f);
+        return;
+    }
+    const int64_t lo = std::clamp<int64_t>(t.lo - u.ow0, 0, u.n);
+    const int64_t hi = std::clamp<int64_t>(t.hi - u.ow0, lo, u.n);
+    const float* in = t.xc + (id * g.in[1] + ih) * g.in[2] + u.iw0 + t.off;
+    const int64_t s = g.stride[2];
+    if (s == 1 && lo == 0 && hi == kGemmNr) {  // a whole panel inside one input row
+        __builtin_memcpy(out, in, kGemmNr * sizeof(float));
+        return;
+    }
+    std::fill_n(out, lo, 0.0f);
+    if (s == 1)  // short runs: a plain loop beats a memmove call
+        for (int64_t j = lo; j < hi; ++j) out[j] = in[j];
+    else
+        for (int64_t j = lo; j < hi; ++j) out[j] = in[j * s];
+    std::fill_n(out + hi, u.n - hi, 0.0f);
+}
+
+// Packs im2col rows [p0, p0+kc) x output positions [j0, j0+nc) of channels xg into
+// kGemmNr-wide panels (the layout gemm_fast_packed expects), without building the im2col matrix.
+// The output-row runs of each panel and the geometry of each im2col row are computed once, so
+// the per-element work is a copy; panels are written in order.
+void pack_im2col(const Window& g, const float* xg, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
+                 float* dst) {
+    const int64_t ks = g.kernel_size(), panels = (nc + kGemmNr - 1) / kGemmNr;
+    thread_local std::vector<ColumnRun> runs;
+    thread_local std::vector<size_t> first;
+    thread_local std::vector<KernelTap> taps;
+    runs.clear(), taps.clear();
+    panel_runs(g, j0, nc, runs, first);
     for (int64_t p = 0; p < kc; ++p) {
         const int64_t r = p0 + p, k = r % ks;
         const int64_t kd = k / (g.kernel[1] * g.kernel[2]), kh = k / g.kernel[2] % g.kernel[1],
                       kw = k % g.kernel[2];
-        const float* xc = xg + (r / ks) * g.in_size();
-        const int64_t s = g.stride[2], off = kw * g.dil[2] - g.pad_begin[2];
-        int64_t row_lo, row_hi;  // output columns reading inside the input row
-        inside_run(g, 0, g.out[2], off, &row_lo, &row_hi);
-        for (int64_t jp = 0; jp < panels; ++jp) {
-            float* d = dst + (jp * kc + p) * kGemmNr;
-            const int64_t w = std::min<int64_t>(kGemmNr, nc - jp * kGemmNr);
-            for (size_t q = first[static_cast<size_t>(jp)]; q < first[static_cast<size_t>(jp + 1)];
-                 ++q) {
-                const ColumnRun& u = runs[q];
-                float* out = d + u.j;
-                const float* src = input_row(g, xc, u.od, u.oh, kd, kh);
-                const int64_t lo = std::clamp<int64_t>(row_lo - u.ow0, 0, u.n);
-                const int64_t hi = src ? std::clamp<int64_t>(row_hi - u.ow0, lo, u.n) : lo;
-                std::fill_n(out, lo, 0.0f);
-                if (hi > lo) {  // short runs: a plain loop beats a memmove call
-                    const float* in = src + u.ow0 * s + off;
-                    if (s == 1)
-                        for (int64_t j = lo; j < hi; ++j) out[j] = in[j];
-                    else
-                        for (int64_t j = lo; j < hi; ++j) out[j] = in[j * s];
-                }
-                std::fill_n(out + hi, u.n - hi, 0.0f);
-            }
+        KernelTap t{xg + (r / ks) * g.in_size(),
+                    kd * g.dil[0],
+                    kh * g.dil[1],
+                    kw * g.dil[2] - g.pad_begin[2],
+                    0,
+                    0};
+        inside_run(g, 0, g.out[2], t.off, &t.lo, &t.hi);
+        taps.push_back(t);
+    }
+    for (int64_t jp = 0; jp < panels; ++jp) {
+        const int64_t w = std::min<int64_t>(kGemmNr, nc - jp * kGemmNr);
+        const size_t q0 = first[static_cast<size_t>(jp)], q1 = first[static_cast<size_t>(jp + 1)];
+        float* d = dst + jp * kc * kGemmNr;
+        for (int64_t p = 0; p < kc; ++p, d += kGemmNr) {
+            const KernelTap& t = taps[static_cast<size_t>(p)];
+            for (size_t q = q0; q < q1; ++q) pack_run(g, t, runs[q], d + runs[q].j);
             std::fill(d + w, d + kGemmNr, 0.0f);
         }
     }
