@@ -13,8 +13,10 @@
 // them). Kernel scratch and buffers shared between values are not modelled. A second table gives
 // each model's output scale, max |ref - ort| / max |ort|, Polygraphy's element-wise relative
 // error max |ref - ort| / |ort| (no floor: inf where ort is 0 and ref is not) with the number of
-// elements above 1e-5, the RSS right after loading, the peak while loading and the
-// live-activation estimate alone.
+// elements above 1e-5; a third the RSS right after loading, the peak while loading, the
+// live-activation estimate alone, and the growth of RssFile over the child's run (code pages of
+// the kernels run for the first time, counted in VmHWM but not model memory) with the memory
+// ratio without it.
 //
 // Usage: interpreter_bench [--quick] [--models DIR] [--only NAME] [--profile N]
 //                          [--polygraph PATH (ignored)]
@@ -76,6 +78,7 @@ struct Memory {
     double peak = NAN, weights = NAN, live = NAN;  // bytes
     double loaded = NAN;     // VmRSS after loading the model, minus the baseline
     double load_peak = NAN;  // VmHWM after loading the model (before running), minus the baseline
+    double file = NAN;       // growth of RssFile over the run (code and other file-backed pages)
 };
 
 // Output agreement: the table's element-wise figure and a scale-aware one for the notes.
@@ -191,9 +194,9 @@ double weight_bytes(const pg::ir::Graph& g) {
 }
 
 // Child mode: load, run once with the reference interpreter, print "peak weights live loaded
-// load_peak".
+// load_peak file".
 int peak_child(const std::string& path) {
-    const double before = proc_status_bytes("VmHWM");
+    const double before = proc_status_bytes("VmHWM"), file_before = proc_status_bytes("RssFile");
     auto model = pg::onnx::load_model(path);
     const double loaded = proc_status_bytes("VmRSS") - before;
     const double load_peak = proc_status_bytes("VmHWM") - before;
@@ -206,8 +209,9 @@ int peak_child(const std::string& path) {
     SizeHook hook;
     ref.session().run(rt, &hook);
     const double peak = proc_status_bytes("VmHWM") - before;
-    std::printf("%.0f %.0f %.0f %.0f %.0f\n", peak, weight_bytes(*model->graph),
-                peak_live_bytes(*model->graph, hook, feeds), loaded, load_peak);
+    std::printf("%.0f %.0f %.0f %.0f %.0f %.0f\n", peak, weight_bytes(*model->graph),
+                peak_live_bytes(*model->graph, hook, feeds), loaded, load_peak,
+                proc_status_bytes("RssFile") - file_before);
     return 0;
 }
 
@@ -222,8 +226,8 @@ Memory measure_memory(const std::string& path) {
     const std::string cmd = std::string("'") + self + "' --peak-child '" + path + "'";
     FILE* f = popen(cmd.c_str(), "r");
     if (!f) return m;
-    if (std::fscanf(f, "%lf %lf %lf %lf %lf", &m.peak, &m.weights, &m.live, &m.loaded,
-                    &m.load_peak) != 5)
+    if (std::fscanf(f, "%lf %lf %lf %lf %lf %lf", &m.peak, &m.weights, &m.live, &m.loaded,
+                    &m.load_peak, &m.file) != 6)
         m = Memory{};
     pclose(f);
     return m;
@@ -392,20 +396,25 @@ void print_table(const std::vector<Row>& rows) {
 
 // Per model: output scale, scale-aware error, RSS right after loading; then any failure.
 void print_notes(const std::vector<Row>& rows) {
-    std::printf("\n| %-24s | %9s | %21s | %15s | %17s | %14s | %13s | %9s |\n", "model",
-                "max |ORT|", "max abs err/max |ORT|", "max |d|/|ORT|", "elems |d|/|ORT|>1e-5",
-                "after load MiB", "load peak MiB", "live MiB");
+    std::printf("\n| %-24s | %9s | %21s | %15s | %21s |\n", "model", "max |ORT|",
+                "max abs err/max |ORT|", "max |d|/|ORT|", "elems |d|/|ORT| > 1e-5");
+    for (const Row& r : rows) {
+        const std::string over =
+            r.agree.count ? std::to_string(r.agree.over) + "/" + std::to_string(r.agree.count)
+                          : "-";
+        std::printf("| %-24s | %9s | %21s | %15s | %21s |\n", r.name.c_str(),
+                    cell(r.agree.max_ort, "%.3g").c_str(),
+                    cell(r.agree.max_abs / r.agree.max_ort, "%.2e").c_str(),
+                    cell(r.agree.max_rel_pg, "%.2e").c_str(), over.c_str());
+    }
+    std::printf("\n| %-24s | %14s | %13s | %9s | %15s | %22s |\n", "model", "after load MiB",
+                "load peak MiB", "live MiB", "file pages MiB", "(peak-file)/(w+live)");
     for (const Row& r : rows)
         std::printf(
-            "| %-24s | %9s | %21s | %15s | %17s | %14s | %13s | %9s |\n", r.name.c_str(),
-            cell(r.agree.max_ort, "%.3g").c_str(),
-            cell(r.agree.max_abs / r.agree.max_ort, "%.2e").c_str(),
-            cell(r.agree.max_rel_pg, "%.2e").c_str(),
-            r.agree.count
-                ? (std::to_string(r.agree.over) + "/" + std::to_string(r.agree.count)).c_str()
-                : "-",
+            "| %-24s | %14s | %13s | %9s | %15s | %22s |\n", r.name.c_str(),
             cell(r.mem.loaded / kMiB, "%.1f").c_str(), cell(r.mem.load_peak / kMiB, "%.1f").c_str(),
-            cell(r.mem.live / kMiB, "%.1f").c_str());
+            cell(r.mem.live / kMiB, "%.1f").c_str(), cell(r.mem.file / kMiB, "%.1f").c_str(),
+            cell((r.mem.peak - r.mem.file) / (r.mem.weights + r.mem.live), "%.2f").c_str());
     for (const Row& r : rows)
         if (!r.note.empty()) std::printf("%s: %s\n", r.name.c_str(), r.note.c_str());
 }

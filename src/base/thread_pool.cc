@@ -1,7 +1,10 @@
-// The pool (see thread_pool.h). Between jobs a worker spins for a short while (kSpin) on the
-// job counter before it sleeps on a condition variable, and the caller spins the same way for
-// the workers to finish: models run many small kernels back to back, and a futex wake-up per
-// kernel costs more than the kernel. Only then does anyone block.
+// The pool (see thread_pool.h). Each parallel_for publishes a Job; chunks are claimed from it
+// with an atomic counter and the caller returns once every item is done, so a worker the OS has
+// not scheduled yet never holds the caller up: the caller claims the chunks itself and a late
+// worker finds none left (it holds a reference, so the finished Job stays valid). Between jobs a
+// worker spins for a short while (kSpin, yielding the core between bursts) on the job counter
+// before it sleeps on a condition variable, and the caller waits the same way: models run many
+// small kernels back to back, and a futex wake-up per kernel costs more than the kernel.
 #include "base/thread_pool.h"
 
 #include <sched.h>
@@ -37,35 +40,45 @@ bool spin_until(Pred ready) {
             if (ready()) return true;
             cpu_relax();
         }
-        std::this_thread::yield();  // a thread of ours waiting for this core gets it
         if (std::chrono::steady_clock::now() >= end) return ready();
+        std::this_thread::yield();
     }
 }
+
+// One parallel_for call: [0, n) in chunks of `chunk`.
+struct Job {
+    const std::function<void(int64_t, int64_t)>* fn = nullptr;
+    int64_t n = 0, chunk = 1;
+    std::atomic<int64_t> next{0};  // first unclaimed item
+    std::atomic<int64_t> done{0};  // items finished
+    std::exception_ptr error;      // the first exception (under the pool's mutex)
+};
 
 }  // namespace
 
 struct ThreadPool::Impl {
     std::mutex mu;
-    std::condition_variable wake, done;
+    std::condition_variable wake, finished;
     std::vector<std::thread> workers;
-    const std::function<void(int64_t, int64_t)>* fn = nullptr;
-    int64_t n = 0, chunk = 1;
-    std::atomic<int64_t> next{0};
-    std::atomic<int> active{0};
+    std::shared_ptr<Job> job;  // the latest job (under mu)
     std::atomic<uint64_t> generation{0};
     std::atomic<bool> stop{false};
-    std::exception_ptr error;
 
-    // Takes chunks until none is left.
-    void drain() {
+    // Claims and runs chunks of `j` until none is left.
+    void drain(Job& j) {
         while (true) {
-            const int64_t begin = next.fetch_add(chunk);
-            if (begin >= n) return;
+            const int64_t begin = j.next.fetch_add(j.chunk);
+            if (begin >= j.n) return;
+            const int64_t end = std::min(j.n, begin + j.chunk);
             try {
-                (*fn)(begin, std::min(n, begin + chunk));
+                (*j.fn)(begin, end);
             } catch (...) {
                 std::lock_guard<std::mutex> lock(mu);
-                if (!error) error = std::current_exception();
+                if (!j.error) j.error = std::current_exception();
+            }
+            if (j.done.fetch_add(end - begin) + (end - begin) == j.n) {
+                std::lock_guard<std::mutex> lock(mu);  // the caller may be about to wait
+                finished.notify_all();
             }
         }
     }
@@ -74,17 +87,18 @@ struct ThreadPool::Impl {
         uint64_t seen = 0;
         while (true) {
             auto ready = [&] { return stop.load() || generation.load() != seen; };
-            if (!spin_until(ready)) {
-                std::unique_lock<std::mutex> lock(mu);
-                wake.wait(lock, ready);
+            std::shared_ptr<Job> j;
+            {
+                if (!spin_until(ready)) {
+                    std::unique_lock<std::mutex> lock(mu);
+                    wake.wait(lock, ready);
+                }
+                std::lock_guard<std::mutex> lock(mu);
+                if (stop.load()) return;
+                seen = generation.load();
+                j = job;
             }
-            if (stop.load()) return;
-            seen = generation.load();
-            drain();
-            if (active.fetch_sub(1) == 1) {
-                std::lock_guard<std::mutex> lock(mu);  // the caller may be about to wait
-                done.notify_all();
-            }
+            if (j) drain(*j);
         }
     }
 };
@@ -113,24 +127,25 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
         return;
     }
     Impl& s = *impl_;
+    auto j = std::make_shared<Job>();
+    j->fn = &fn;
+    j->n = n;
+    j->chunk = std::max(grain, (n + threads_ * 4 - 1) / (threads_ * 4));
     {
         std::lock_guard<std::mutex> lock(s.mu);
-        s.fn = &fn;
-        s.n = n;
-        s.chunk = std::max(grain, (n + threads_ * 4 - 1) / (threads_ * 4));
-        s.next = 0;
-        s.active = static_cast<int>(s.workers.size());
-        s.error = nullptr;
-        s.generation.fetch_add(1);  // seq_cst: the job fields above are visible to a spinner
+        s.job = j;
+        s.generation.fetch_add(1);
     }
     s.wake.notify_all();
-    s.drain();
-    if (!spin_until([&] { return s.active.load() == 0; })) {
+    s.drain(*j);
+    auto all_done = [&] { return j->done.load() == n; };
+    if (!spin_until(all_done)) {
         std::unique_lock<std::mutex> lock(s.mu);
-        s.done.wait(lock, [&] { return s.active.load() == 0; });
+        s.finished.wait(lock, all_done);
     }
     std::lock_guard<std::mutex> lock(s.mu);
-    if (s.error) std::rethrow_exception(s.error);
+    if (s.job == j) s.job.reset();  // fn dies with this call; late workers keep j alive, not fn
+    if (j->error) std::rethrow_exception(j->error);
 }
 
 int hardware_threads() {
