@@ -4,8 +4,9 @@
 // registers (the compiler vectorizes its simple loops; it stores C on the first k-slice when
 // beta is 0, so C is never cleared first). The micro-kernel is compiled twice, for the x86-64
 // baseline and for AVX2+FMA, and chosen at run time. Work is split over column blocks (each task
-// packs its own B) or, when there are fewer column blocks than threads, over row panels of one
-// shared packed B block. m == 1 is a plain matrix-vector loop (op(B) streamed once, unpacked).
+// packs its own B) or, when there are too few columns to share, over row panels reading one
+// op(B) that all threads packed together first. m == 1 is a plain matrix-vector loop (op(B)
+// streamed once, unpacked).
 #include "ops/gemm_kernels.h"
 
 #include <algorithm>
@@ -227,25 +228,35 @@ void gemm_by_columns(const GemmArgs<float>& g, MicroFn micro, const PackedA& a,
     });
 }
 
-// Row panels split evenly into one task per thread; each task packs every B block itself (a
-// little packing twice instead of synchronizing the threads per k-slice).
+// Largest packed op(B) gemm_by_rows holds at once, in floats (16 MiB).
+constexpr int64_t kMaxSharedB = int64_t{4} << 20;
+
+// For few columns: the whole of op(B) is packed once, split over the pool (k-slice s at
+// npad * p0, its panel jp at jp * kc * kNr within), then row panels are split evenly into one
+// task per thread, all reading the shared packed B.
 void gemm_by_rows(const GemmArgs<float>& g, MicroFn micro, const PackedA& a,
                   const GemmPackB& pack_b, int threads, ThreadPool* pool) {
+    const int64_t npad = (g.n + kNr - 1) / kNr * kNr, col_panels = npad / kNr;
+    const int64_t slices = (g.k + kKc - 1) / kKc;
+    std::unique_ptr<float[]> bpack(new float[static_cast<size_t>(npad * g.k)]);
+    run_parallel(pool, slices * threads, [&](int64_t b, int64_t e) {
+        for (int64_t t = b; t < e; ++t) {
+            const int64_t p0 = (t / threads) * kKc, kc = std::min(kKc, g.k - p0),
+                          part = t % threads;
+            const int64_t jp0 = col_panels * part / threads,
+                          jp1 = col_panels * (part + 1) / threads;
+            if (jp1 > jp0)
+                pack_b(p0, kc, jp0 * kNr, std::min(g.n, jp1 * kNr) - jp0 * kNr,
+                       bpack.get() + npad * p0 + jp0 * kNr * kc);
+        }
+    });
     const int64_t panels = (g.m + kMr - 1) / kMr;
-    const size_t bsize =
-        static_cast<size_t>((std::min(kNc, g.n) + kNr - 1) / kNr * kNr * std::min(kKc, g.k));
     run_parallel(pool, threads, [&](int64_t b, int64_t e) {
-        std::unique_ptr<float[]> bpack(new float[bsize]);
         const int64_t i0 = panels * b / threads * kMr,
                       i1 = std::min(g.m, panels * e / threads * kMr);
-        for (int64_t j0 = 0; j0 < g.n && i0 < i1; j0 += kNc) {
-            const int64_t w = std::min(kNc, g.n - j0);
-            for (int64_t p0 = 0; p0 < g.k; p0 += kKc) {
-                const int64_t kc = std::min(kKc, g.k - p0);
-                pack_b(p0, kc, j0, w, bpack.get());
-                run_block(g, micro, a, bpack.get(), p0, kc, i0, i1, j0, w);
-            }
-        }
+        for (int64_t p0 = 0; p0 < g.k && i0 < i1; p0 += kKc)
+            run_block(g, micro, a, bpack.get() + npad * p0, p0, std::min(kKc, g.k - p0), i0, i1, 0,
+                      g.n);
     });
 }
 
@@ -297,7 +308,8 @@ void gemm_fast_packed(const GemmArgs<float>& g, const GemmPackB& pack_b, ThreadP
     const int threads = pool ? pool->num_threads() : 1;
     const PackedA a = pack_all_a(g, pool);
     // Rows split when there are too few column panels to share evenly.
-    if (threads > 1 && g.n < threads * 8 * kNr && g.m > kMr * threads)
+    if (threads > 1 && g.n < threads * 8 * kNr && g.m > kMr * threads &&
+        (g.n + kNr) * g.k <= kMaxSharedB)
         return gemm_by_rows(g, micro_fn(), a, pack_b, threads, pool);
     const int64_t min_blocks = (g.n + kNc - 1) / kNc;
     // Column blocks: a multiple of the thread count, as even as kNr-wide panels allow.
