@@ -149,7 +149,7 @@ void depthwise_plane(const Window& g, const ColumnPlan& cp, RowFn row, const flo
 }  // namespace
 
 void depthwise_fast(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
-                    ThreadPool* pool) {
+                    ThreadPool* pool, const GemmEpilogue* epilogue) {
     const int64_t ks = s.w.kernel_size(), in = s.w.in_size(), os = s.w.out_size();
     const ColumnPlan cp = column_plan(s.w);
     const RowFn row = row_fn();
@@ -159,6 +159,7 @@ void depthwise_fast(const ConvShape& s, const float* x, const float* w, const fl
             const int64_t c = p % s.c;
             depthwise_plane(s.w, cp, row, x + p * in, w + c * ks, bias ? bias[c] : 0.0f,
                             y + p * os);
+            if (epilogue) epilogue->apply(c, y + p * os, os);
         }
     });
 }

@@ -266,7 +266,7 @@ void pack_im2col(const Window& g, const float* xg, int64_t p0, int64_t kc, int64
 
 // One (image, group): y_g (mg x os) = bias + w_g (mg x cg*ks) * im2col(x_g) (cg*ks x os).
 void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const float* w,
-              const float* bias, float* y, ThreadPool* pool) {
+              const float* bias, float* y, ThreadPool* pool, const GemmEpilogue* ep) {
     const Window& g = s.w;
     const int64_t cg = s.c / s.group, mg = s.m / s.group, kk = cg * g.kernel_size(),
                   os = g.out_size();
@@ -277,6 +277,12 @@ void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const 
     GemmArgs<float> a;
     a.m = mg, a.n = os, a.k = kk, a.a = w + grp * mg * kk, a.lda = kk, a.b = xg, a.ldb = os;
     a.c = yg, a.ldc = os, a.beta = bias ? 1.0f : 0.0f;
+    GemmEpilogue eg;  // the group's rows are channels grp * mg ...
+    if (ep) {
+        eg = *ep;
+        if (eg.sub) eg.sub += grp * mg, eg.mul += grp * mg, eg.add += grp * mg;
+        a.epilogue = &eg;
+    }
     if (is_pointwise(g)) return gemm_fast(a, pool);
     gemm_fast_packed(
         a,
@@ -289,16 +295,17 @@ void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const 
 }  // namespace
 
 void conv_fast(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
-               ThreadPool* pool) {
+               ThreadPool* pool, const GemmEpilogue* epilogue) {
     if (s.group > 1 && s.group == s.c && s.group == s.m) {  // depthwise: one channel per group
-        return depthwise_fast(s, x, w, bias, y, pool);
+        return depthwise_fast(s, x, w, bias, y, pool, epilogue);
     }
     const int64_t jobs = s.n * s.group;
     const int64_t work = (s.m / s.group) * s.w.out_size() * (s.c / s.group) * s.w.kernel_size();
     const bool split_jobs = jobs > 1 && work < (1 << 20);
     run_parallel(split_jobs ? pool : nullptr, jobs, [&](int64_t b, int64_t e) {
         for (int64_t j = b; j < e; ++j)
-            conv_one(s, j / s.group, j % s.group, x, w, bias, y, split_jobs ? nullptr : pool);
+            conv_one(s, j / s.group, j % s.group, x, w, bias, y, split_jobs ? nullptr : pool,
+                     epilogue);
     });
 }
 

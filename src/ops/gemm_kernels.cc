@@ -21,6 +21,18 @@ void gemm_reference(const GemmArgs<float>& g) {
     gemm_plain(g);
 }
 
+void GemmEpilogue::apply(int64_t i, float* row, int64_t n) const {
+    if (sub) {
+        const float m = sub[i], k = mul[i], b = add[i];
+        for (int64_t j = 0; j < n; ++j) row[j] = (row[j] - m) * k + b;
+    }
+    if (clamp)
+        for (int64_t j = 0; j < n; ++j) {
+            const float r = row[j] < lo ? lo : row[j];
+            row[j] = r > hi ? hi : r;
+        }
+}
+
 void run_parallel(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
     if (n <= 0) return;
     if (!pool || pool->num_threads() <= 1 || n == 1) return fn(0, n);
@@ -195,17 +207,22 @@ PackedA pack_all_a(const GemmArgs<float>& g, ThreadPool* pool) {
     return a;
 }
 
-// C rows [i0, i1) x columns [j0, j0+nc) for k-slice [p0, p0+kc), B block packed in bpack.
+// C rows [i0, i1) x columns [j0, j0+nc) for k-slice [p0, p0+kc), B block packed in bpack. The
+// epilogue runs on each tile after the last k-slice (this file is built without FMA, so its
+// arithmetic is the plain kernels').
 void run_block(const GemmArgs<float>& g, MicroFn micro, const PackedA& a, const float* bpack,
                int64_t p0, int64_t kc, int64_t i0, int64_t i1, int64_t j0, int64_t nc) {
     const float beta = p0 == 0 ? g.beta : 1.0f;
+    const GemmEpilogue* ep = p0 + kc == g.k ? g.epilogue : nullptr;
     for (int64_t jp = 0; jp < nc; jp += kNr) {
         const float* bp = bpack + jp * kc;
         const int nr = static_cast<int>(std::min<int64_t>(kNr, nc - jp));
         for (int64_t ip = i0; ip < i1; ip += kMr) {
             const int mr = static_cast<int>(std::min<int64_t>(kMr, g.m - ip));
-            micro(kc, a.panel(p0, kc, ip), a.lda, bp, g.c + ip * g.ldc + j0 + jp, g.ldc, mr, nr,
-                  g.alpha, beta);
+            float* c = g.c + ip * g.ldc + j0 + jp;
+            micro(kc, a.panel(p0, kc, ip), a.lda, bp, c, g.ldc, mr, nr, g.alpha, beta);
+            if (ep)
+                for (int i = 0; i < mr; ++i) ep->apply(ip + i, c + i * g.ldc, nr);
         }
     }
 }
@@ -304,7 +321,12 @@ MicroFn micro_fn() {
 
 void gemm_fast_packed(const GemmArgs<float>& g, const GemmPackB& pack_b, ThreadPool* pool) {
     if (g.m <= 0 || g.n <= 0) return;
-    if (g.k <= 0 || g.alpha == 0.0f) return scale_c(g);
+    if (g.k <= 0 || g.alpha == 0.0f) {
+        scale_c(g);
+        if (g.epilogue)
+            for (int64_t i = 0; i < g.m; ++i) g.epilogue->apply(i, g.c + i * g.ldc, g.n);
+        return;
+    }
     const int threads = pool ? pool->num_threads() : 1;
     const PackedA a = pack_all_a(g, pool);
     // Rows split when there are too few column panels to share evenly.
@@ -320,7 +342,11 @@ void gemm_fast_packed(const GemmArgs<float>& g, const GemmPackB& pack_b, ThreadP
 }
 
 void gemm_fast(const GemmArgs<float>& g, ThreadPool* pool) {
-    if (g.m == 1 && g.n > 0 && g.k > 0 && g.alpha != 0.0f) return gemv(g, pool);
+    if (g.m == 1 && g.n > 0 && g.k > 0 && g.alpha != 0.0f) {
+        gemv(g, pool);
+        if (g.epilogue) g.epilogue->apply(0, g.c, g.n);
+        return;
+    }
     gemm_fast_packed(
         g,
         [&g](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* dst) {
