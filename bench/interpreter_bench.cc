@@ -5,8 +5,9 @@
 // is the largest relative error of the float32 outputs, |ref - ort| / max(|ort|, 1e-6).
 //
 // Memory: the reference run is repeated in a fresh child (this binary with --peak-child MODEL),
-// which reports VmHWM after the run minus VmHWM before loading. The estimate beside it is the
-// weights (initializer bytes) plus the largest set of simultaneously live activations: a
+// which reports VmHWM after the run (as timed: no hook, so fused Conv chains) minus VmHWM before
+// loading; a second run with a hook then records the node output sizes. The estimate beside it is
+// the weights (initializer bytes) plus the largest set of simultaneously live activations: a
 // NodeHook records each node output's byte size, then the nodes are walked in the planner's
 // topological order; a node's outputs become live when it runs and are freed after the last
 // node reading them (graph outputs never; fed inputs count as live throughout, the caller holds
@@ -206,9 +207,10 @@ int peak_child(const std::string& path) {
     const Feeds feeds = make_feeds(*model);
     pg::runtime::Feeds rt;
     for (const auto& [name, t] : feeds) rt[name] = pg::ops::RtValue::of(t);
-    SizeHook hook;
-    ref.session().run(rt, &hook);
+    ref.session().run(rt);  // the run the timing measures (fused steps, no hook)
     const double peak = proc_status_bytes("VmHWM") - before;
+    SizeHook hook;  // then the plain steps, for every node's output size
+    ref.session().run(rt, &hook);
     std::printf("%.0f %.0f %.0f %.0f %.0f %.0f\n", peak, weight_bytes(*model->graph),
                 peak_live_bytes(*model->graph, hook, feeds), loaded, load_peak,
                 proc_status_bytes("RssFile") - file_before);
