@@ -1,7 +1,8 @@
 // Benchmark: the reference interpreter against ONNX Runtime on the light models of
 // shared/data/onnx-light-models (ConstantOfShape weights replaced by seeded random ones) and the
 // zoo models (tools/zoo). Both run with 2 threads on the same seeded inputs (uniform [0, 1));
-// warm-up 1 and 5 timed runs each (median), the two runners alternating run by run. Agreement
+// warm-up 1 and 5 timed runs each (median), the two runners alternating run by run with an idle
+// gap before each run (kSettle). Agreement
 // is the largest relative error of the float32 outputs, |ref - ort| / max(|ort|, 1e-6).
 //
 // Memory: the reference run is repeated in a fresh child (this binary with --peak-child MODEL),
@@ -36,6 +37,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -240,7 +242,12 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
+// Idle time before each timed run: ONNX Runtime's workers keep spinning for a while after a run
+// (its default), which would otherwise eat into the next reference run on a 2-core machine.
+constexpr auto kSettle = std::chrono::milliseconds(30);
+
 double time_once(pg::runners::Runner& r, const Feeds& feeds, NamedTensors& out) {
+    std::this_thread::sleep_for(kSettle);
     const auto start = Clock::now();
     out = r.infer(feeds);
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -322,7 +329,41 @@ Row bench_case(const Case& c, bool with_ort, const Options& o) {
     return row;
 }
 
-// --profile: `reps` reference runs (for perf record), printing the median.
+// Wall time between consecutive node completions, summed per op type (plain steps: a hook is
+// attached, so nothing is fused).
+// Conv nodes also get their rate: 2 * output elements * (input channels / group) * kernel size
+// flops.
+class OpTimer : public pg::runtime::NodeHook {
+  public:
+    std::map<std::string, double> ms;
+    struct ConvRow {
+        double ms = 0, flops = 0;
+        std::string shape;
+    };
+    std::map<const pg::ir::Node*, ConvRow> convs;
+    Clock::time_point last = Clock::now();
+    void on_node(const pg::ir::Node& node, const std::vector<const pg::ops::RtValue*>& in,
+                 const std::vector<pg::ops::RtValue>& out) override {
+        const auto now = Clock::now();
+        const double t = std::chrono::duration<double, std::milli>(now - last).count();
+        ms[node.op_type] += t;
+        last = now;
+        if (node.op_type != "Conv" || in.size() < 2 || !in[1] || out.empty()) return;
+        const Tensor& w = in[1]->tensor();
+        const Tensor& y = out[0].tensor();
+        ConvRow& r = convs[&node];
+        r.ms += t;
+        r.flops = 2.0 * static_cast<double>(y.numel()) * static_cast<double>(w.numel()) /
+                  static_cast<double>(w.dims()[0]);
+        r.shape = "w";
+        for (int64_t d : w.dims()) r.shape += " " + std::to_string(d);
+        r.shape += " -> y";
+        for (int64_t d : y.dims()) r.shape += " " + std::to_string(d);
+    }
+};
+
+// --profile: `reps` reference runs (for perf record), printing the median, then the time per
+// op type over `reps` hooked runs.
 void profile_case(const Case& c, int reps) {
     const Feeds feeds = make_feeds(*c.model);
     pg::runners::RefRunnerOptions ref_opts;
@@ -331,6 +372,23 @@ void profile_case(const Case& c, int reps) {
     NamedTensors out;
     std::printf("%s: ref %.2f ms (median of %d)\n", c.name.c_str(),
                 time_alternating(ref, nullptr, feeds, 1, reps, out, out).first, reps);
+    pg::runtime::Feeds rt;
+    for (const auto& [name, t] : feeds) rt[name] = pg::ops::RtValue::of(t);
+    OpTimer timer;
+    for (int i = 0; i < reps; ++i) {
+        timer.last = Clock::now();
+        ref.session().run(rt, &timer);
+    }
+    std::vector<std::pair<double, std::string>> by_time;
+    for (const auto& [op, ms] : timer.ms) by_time.emplace_back(ms / reps, op);
+    std::sort(by_time.rbegin(), by_time.rend());
+    for (const auto& [ms, op] : by_time) std::printf("  %-22s %8.3f ms\n", op.c_str(), ms);
+    std::vector<OpTimer::ConvRow> convs;
+    for (const auto& [node, row] : timer.convs) convs.push_back(row);
+    std::sort(convs.begin(), convs.end(), [](const auto& a, const auto& b) { return a.ms > b.ms; });
+    for (size_t i = 0; i < convs.size() && i < 12; ++i)
+        std::printf("  Conv %-40s %7.3f ms %6.1f GFLOP/s\n", convs[i].shape.c_str(),
+                    convs[i].ms / reps, convs[i].flops * reps / (convs[i].ms * 1e6));
 }
 
 void add_case(std::vector<Case>& cases, const std::string& tmp, std::string name,
