@@ -249,8 +249,8 @@ void gemm_by_columns(const GemmArgs<float>& g, MicroFn micro, const PackedA& a,
 constexpr int64_t kMaxSharedB = int64_t{4} << 20;
 
 // For few columns: the whole of op(B) is packed once, split over the pool (k-slice s at
-// npad * p0, its panel jp at jp * kc * kNr within), then row panels are split evenly into one
-// task per thread, all reading the shared packed B.
+// npad * p0, its panel jp at jp * kc * kNr within), then row panels are split into ranges
+// for the threads, all reading the shared packed B.
 void gemm_by_rows(const GemmArgs<float>& g, MicroFn micro, const PackedA& a,
                   const GemmPackB& pack_b, int threads, ThreadPool* pool) {
     const int64_t npad = (g.n + kNr - 1) / kNr * kNr, col_panels = npad / kNr;
@@ -267,10 +267,11 @@ void gemm_by_rows(const GemmArgs<float>& g, MicroFn micro, const PackedA& a,
                        bpack.get() + npad * p0 + jp0 * kNr * kc);
         }
     });
-    const int64_t panels = (g.m + kMr - 1) / kMr;
-    run_parallel(pool, threads, [&](int64_t b, int64_t e) {
-        const int64_t i0 = panels * b / threads * kMr,
-                      i1 = std::min(g.m, panels * e / threads * kMr);
+    // Several row ranges per thread, claimed as threads come free (a descheduled thread's
+    // share goes to the others); they read the same packed B, so the split costs nothing.
+    const int64_t panels = (g.m + kMr - 1) / kMr, tasks = std::min<int64_t>(panels, 4 * threads);
+    run_parallel(pool, tasks, [&](int64_t b, int64_t e) {
+        const int64_t i0 = panels * b / tasks * kMr, i1 = std::min(g.m, panels * e / tasks * kMr);
         for (int64_t p0 = 0; p0 < g.k && i0 < i1; p0 += kKc)
             run_block(g, micro, a, bpack.get() + npad * p0, p0, std::min(kKc, g.k - p0), i0, i1, 0,
                       g.n);
