@@ -1,4 +1,6 @@
-// The float32 depthwise convolution fast path (one input channel per group): for each output
+// The float32 depthwise convolution fast path (one input channel per group). 2-D planes with
+// column stride 1 or 2 are copied into a zero-padded buffer and computed eight outputs at a time
+// without bounds checks. Otherwise, for each output
 // row, the columns whose every kernel tap reads inside the input are computed eight at a time
 // in registers (bias, then the taps in the reference's order, one store per output); border
 // columns take a scalar loop with bounds checks. Stride 1 loads contiguous input, stride 2
@@ -127,6 +129,83 @@ RowFn row_fn() {
     return fn;
 }
 
+// The zero-padded copy of a 2-D plane the padded path reads: every tap of every vector block
+// (output columns rounded up to 8) lands inside it.
+struct PaddedPlane {
+    int64_t rows = 0, cols = 0;
+};
+
+PaddedPlane padded_plane(const Window& g) {
+    const int64_t ow8 = (g.out[2] + 7) / 8 * 8;
+    return {(g.out[1] - 1) * g.stride[1] + (g.kernel[1] - 1) * g.dil[1] + 1,
+            (ow8 - 1) * g.stride[2] + (g.kernel[2] - 1) * g.dil[2] + g.stride[2] + 1};
+}
+
+// A 2-D plane through its padded copy `buf`: no bounds checks, eight outputs at a time (a row's
+// last block is stored in part). Padding taps add w * 0, so the sums are the reference's up to
+// the sign of a zero (and NaN where a weight is infinite).
+inline __attribute__((always_inline)) void plane_padded_body(const Window& g, const float* xc,
+                                                             const float* wk, float b, float* yc,
+                                                             float* buf) {
+    const PaddedPlane pp = padded_plane(g);
+    std::fill_n(buf, pp.rows * pp.cols, 0.0f);
+    for (int64_t r = 0; r < g.in[1]; ++r) {
+        const int64_t pr = r + g.pad_begin[1];
+        if (pr < 0 || pr >= pp.rows) continue;
+        const int64_t n = std::min(g.in[2], pp.cols - g.pad_begin[2]);
+        std::copy_n(xc + r * g.in[2], std::max<int64_t>(n, 0), buf + pr * pp.cols + g.pad_begin[2]);
+    }
+    const int64_t s = g.stride[2], kh_n = g.kernel[1], kw_n = g.kernel[2];
+    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+        float* yr = yc + oh * g.out[2];
+        for (int64_t j = 0; j < g.out[2]; j += 8) {
+            V8 acc = V8{} + b;
+            for (int64_t kh = 0; kh < kh_n; ++kh) {
+                const float* src = buf + (oh * g.stride[1] + kh * g.dil[1]) * pp.cols + j * s;
+                for (int64_t kw = 0; kw < kw_n; ++kw)
+                    add8(acc, src + kw * g.dil[2], s, wk[kh * kw_n + kw]);
+            }
+            __builtin_memcpy(
+                yr + j, &acc,
+                static_cast<size_t>(std::min<int64_t>(8, g.out[2] - j)) * sizeof(float));
+        }
+    }
+}
+
+using PlaneFn = void (*)(const Window&, const float*, const float*, float, float*, float*);
+
+void plane_padded_base(const Window& g, const float* xc, const float* wk, float b, float* yc,
+                       float* buf) {
+    plane_padded_body(g, xc, wk, b, yc, buf);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma"))) void plane_padded_avx2(const Window& g, const float* xc,
+                                                           const float* wk, float b, float* yc,
+                                                           float* buf) {
+    plane_padded_body(g, xc, wk, b, yc, buf);
+}
+#endif
+
+PlaneFn plane_padded_fn() {
+    static const PlaneFn fn = [] {
+#if defined(__x86_64__) && defined(__GNUC__)
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+            return plane_padded_avx2;
+#endif
+        return plane_padded_base;
+    }();
+    return fn;
+}
+
+// The padded path covers 2-D windows with column stride 1 or 2 whose padded copy stays small.
+bool use_padded(const Window& g) {
+    const PaddedPlane pp = padded_plane(g);
+    return g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1 && g.stride[2] <= 2 &&
+           g.pad_begin[1] >= 0 && g.pad_begin[2] >= 0 && pp.rows * pp.cols <= (int64_t{1} << 20);
+}
+
 // One plane: channel c's input xc, weights wk (kernel_size floats), bias b, output yc.
 void depthwise_plane(const Window& g, const ColumnPlan& cp, RowFn row, const float* xc,
                      const float* wk, float b, float* yc) {
@@ -154,11 +233,18 @@ void depthwise_fast(const ConvShape& s, const float* x, const float* w, const fl
     const ColumnPlan cp = column_plan(s.w);
     const RowFn row = row_fn();
     const bool split = s.n * s.c > 1 && s.n * s.c * os * ks > (1 << 14);
+    const bool padded = use_padded(s.w);
+    const PaddedPlane pp = padded_plane(s.w);
+    const PlaneFn plane = plane_padded_fn();
     run_parallel(split ? pool : nullptr, s.n * s.c, [&](int64_t b, int64_t e) {
+        std::vector<float> buf(padded ? static_cast<size_t>(pp.rows * pp.cols) : 0);
         for (int64_t p = b; p < e; ++p) {
             const int64_t c = p % s.c;
-            depthwise_plane(s.w, cp, row, x + p * in, w + c * ks, bias ? bias[c] : 0.0f,
-                            y + p * os);
+            if (padded)
+                plane(s.w, x + p * in, w + c * ks, bias ? bias[c] : 0.0f, y + p * os, buf.data());
+            else
+                depthwise_plane(s.w, cp, row, x + p * in, w + c * ks, bias ? bias[c] : 0.0f,
+                                y + p * os);
             if (epilogue) epilogue->apply(c, y + p * os, os);
         }
     });

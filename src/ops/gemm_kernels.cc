@@ -21,16 +21,30 @@ void gemm_reference(const GemmArgs<float>& g) {
     gemm_plain(g);
 }
 
-void GemmEpilogue::apply(int64_t i, float* row, int64_t n) const {
-    if (sub) {
-        const float m = sub[i], k = mul[i], b = add[i];
+namespace {
+
+// GemmEpilogue::apply on n values; N > 0: n == N, known to the compiler (whole-tile rows).
+template <int N>
+inline __attribute__((always_inline)) void apply_row(const GemmEpilogue& e, int64_t i, float* row,
+                                                     int64_t n) {
+    if constexpr (N > 0) n = N;
+    if (e.sub) {
+        const float m = e.sub[i], k = e.mul[i], b = e.add[i];
         for (int64_t j = 0; j < n; ++j) row[j] = (row[j] - m) * k + b;
     }
-    if (clamp)
+    if (e.clamp) {
+        const float lo = e.lo, hi = e.hi;  // locals: row cannot alias them, so this vectorizes
         for (int64_t j = 0; j < n; ++j) {
             const float r = row[j] < lo ? lo : row[j];
             row[j] = r > hi ? hi : r;
         }
+    }
+}
+
+}  // namespace
+
+void GemmEpilogue::apply(int64_t i, float* row, int64_t n) const {
+    apply_row<0>(*this, i, row, n);
 }
 
 void run_parallel(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
@@ -221,8 +235,10 @@ void run_block(const GemmArgs<float>& g, MicroFn micro, const PackedA& a, const 
             const int mr = static_cast<int>(std::min<int64_t>(kMr, g.m - ip));
             float* c = g.c + ip * g.ldc + j0 + jp;
             micro(kc, a.panel(p0, kc, ip), a.lda, bp, c, g.ldc, mr, nr, g.alpha, beta);
-            if (ep)
-                for (int i = 0; i < mr; ++i) ep->apply(ip + i, c + i * g.ldc, nr);
+            if (ep && nr == kNr)
+                for (int i = 0; i < mr; ++i) apply_row<kNr>(*ep, ip + i, c + i * g.ldc, nr);
+            else if (ep)
+                for (int i = 0; i < mr; ++i) apply_row<0>(*ep, ip + i, c + i * g.ldc, nr);
         }
     }
 }
