@@ -47,6 +47,38 @@ void GemmEpilogue::apply(int64_t i, float* row, int64_t n) const {
     apply_row<0>(*this, i, row, n);
 }
 
+namespace {
+
+// The epilogue on a whole-width tile (mr rows of kGemmNr floats at c, row i0 first).
+using TileFn = void (*)(const GemmEpilogue&, int64_t i0, float* c, int64_t ldc, int mr);
+
+void tile_base(const GemmEpilogue& e, int64_t i0, float* c, int64_t ldc, int mr) {
+    for (int i = 0; i < mr; ++i) apply_row<kGemmNr>(e, i0 + i, c + i * ldc, kGemmNr);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// AVX2 without FMA: the loads match the micro-kernel's 256-bit stores, and with no FMA in the
+// instruction set the compiler cannot contract (c - m) * k + b, so the values stay the plain
+// kernels'.
+__attribute__((target("avx2"))) void tile_avx2(const GemmEpilogue& e, int64_t i0, float* c,
+                                               int64_t ldc, int mr) {
+    for (int i = 0; i < mr; ++i) apply_row<kGemmNr>(e, i0 + i, c + i * ldc, kGemmNr);
+}
+#endif
+
+TileFn tile_fn() {
+    static const TileFn fn = [] {
+#if defined(__x86_64__) && defined(__GNUC__)
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx2")) return tile_avx2;
+#endif
+        return tile_base;
+    }();
+    return fn;
+}
+
+}  // namespace
+
 void run_parallel(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
     if (n <= 0) return;
     if (!pool || pool->num_threads() <= 1 || n == 1) return fn(0, n);
@@ -228,6 +260,7 @@ void run_block(const GemmArgs<float>& g, MicroFn micro, const PackedA& a, const 
                int64_t p0, int64_t kc, int64_t i0, int64_t i1, int64_t j0, int64_t nc) {
     const float beta = p0 == 0 ? g.beta : 1.0f;
     const GemmEpilogue* ep = p0 + kc == g.k ? g.epilogue : nullptr;
+    const TileFn tile = ep ? tile_fn() : nullptr;
     for (int64_t jp = 0; jp < nc; jp += kNr) {
         const float* bp = bpack + jp * kc;
         const int nr = static_cast<int>(std::min<int64_t>(kNr, nc - jp));
@@ -236,7 +269,7 @@ void run_block(const GemmArgs<float>& g, MicroFn micro, const PackedA& a, const 
             float* c = g.c + ip * g.ldc + j0 + jp;
             micro(kc, a.panel(p0, kc, ip), a.lda, bp, c, g.ldc, mr, nr, g.alpha, beta);
             if (ep && nr == kNr)
-                for (int i = 0; i < mr; ++i) apply_row<kNr>(*ep, ip + i, c + i * g.ldc, nr);
+                tile(*ep, ip, c, g.ldc, mr);
             else if (ep)
                 for (int i = 0; i < mr; ++i) apply_row<0>(*ep, ip + i, c + i * g.ldc, nr);
         }
