@@ -20,9 +20,10 @@
 // the kernels run for the first time, counted in VmHWM but not model memory) with the memory
 // ratio without it.
 //
-// Usage: interpreter_bench [--quick] [--models DIR] [--only NAME] [--profile N]
+// Usage: interpreter_bench [--quick] [--reps N] [--models DIR] [--only NAME] [--profile N]
 //                          [--polygraph PATH (ignored)]
 //   --quick: no warm-up, 1 timed run (smoke test). Exits 1 when a model fails to run.
+//   --reps N: N timed runs per runner (default 5).
 //   --only NAME: bench one model. --profile N: N reference runs only (for perf record).
 #include <stdlib.h>
 #include <unistd.h>
@@ -66,6 +67,7 @@ const char* const kLightModels[] = {"bvlc_alexnet", "densenet121", "inception_v1
 
 struct Options {
     bool quick = false;
+    int reps = 5;          // --reps N: timed runs per runner
     std::string only;      // --only NAME: just this model
     int profile_reps = 0;  // --profile N: N reference runs of the --only model, no table
     std::string models_dir = PG_SHARED_DIR "/data/onnx-light-models";
@@ -296,7 +298,7 @@ Agreement compare_outputs(const NamedTensors& ref, const NamedTensors& ort) {
 }
 
 Row bench_case(const Case& c, bool with_ort, const Options& o) {
-    const int warmup = o.quick ? 0 : 1, reps = o.quick ? 1 : 5;
+    const int warmup = o.quick ? 0 : 1, reps = o.quick ? 1 : o.reps;
     Row row;
     row.name = c.name;
     const Feeds feeds = make_feeds(*c.model);
@@ -487,7 +489,8 @@ int run_bench(const Options& o) {
     try {
         const bool with_ort = ort_available();
         std::printf("threads %d, %s\n", kThreads,
-                    o.quick ? "--quick: 1 run, no warm-up" : "warm-up 1, median of 5");
+                    o.quick ? "--quick: 1 run, no warm-up"
+                            : ("warm-up 1, median of " + std::to_string(o.reps)).c_str());
         std::fflush(stdout);
         std::vector<Row> rows;
         const std::vector<Case> cases = make_cases(o, tmp);
@@ -521,6 +524,8 @@ int main(int argc, char** argv) {
             if (a == "--peak-child" && i + 1 < argc) return peak_child(argv[i + 1]);
             if (a == "--quick")
                 o.quick = true;
+            else if (a == "--reps" && i + 1 < argc)
+                o.reps = std::max(1, std::stoi(argv[++i]));
             else if (a == "--only" && i + 1 < argc)
                 o.only = argv[++i];
             else if (a == "--profile" && i + 1 < argc)
@@ -530,9 +535,10 @@ int main(int argc, char** argv) {
             else if (a == "--polygraph" && i + 1 < argc)
                 ++i;  // passed by run_all.sh; unused
             else {
-                std::fprintf(stderr,
-                             "usage: %s [--quick] [--models DIR] [--only NAME] [--profile N]\n",
-                             argv[0]);
+                std::fprintf(
+                    stderr,
+                    "usage: %s [--quick] [--reps N] [--models DIR] [--only NAME] [--profile N]\n",
+                    argv[0]);
                 return 2;
             }
         }
