@@ -2,7 +2,7 @@
 // shared/data/onnx-light-models (ConstantOfShape weights replaced by seeded random ones) and the
 // zoo models (tools/zoo). Both run with 2 threads on the same seeded inputs (uniform [0, 1));
 // warm-up 1 and 5 timed runs each (median), the two runners alternating run by run with an idle
-// gap before each run (kSettle). Agreement
+// gap before each run (--settle). Agreement
 // is the largest relative error of the float32 outputs, |ref - ort| / max(|ort|, 1e-6).
 //
 // Memory: the reference run is repeated in a fresh child (this binary with --peak-child MODEL),
@@ -20,10 +20,11 @@
 // the kernels run for the first time, counted in VmHWM but not model memory) with the memory
 // ratio without it.
 //
-// Usage: interpreter_bench [--quick] [--reps N] [--models DIR] [--only NAME] [--profile N]
+// Usage: interpreter_bench [--quick] [--reps N] [--settle MS] [--models DIR] [--only NAME]
+// [--profile N]
 //                          [--polygraph PATH (ignored)]
 //   --quick: no warm-up, 1 timed run (smoke test). Exits 1 when a model fails to run.
-//   --reps N: N timed runs per runner (default 5).
+//   --reps N: N timed runs per runner (default 5). --settle MS: idle gap before each (30).
 //   --only NAME: bench one model. --profile N: N reference runs only (for perf record).
 #include <stdlib.h>
 #include <unistd.h>
@@ -246,10 +247,11 @@ double median(std::vector<double> v) {
 
 // Idle time before each timed run: ONNX Runtime's workers keep spinning for a while after a run
 // (its default), which would otherwise eat into the next reference run on a 2-core machine.
-constexpr auto kSettle = std::chrono::milliseconds(30);
+// (--settle MS, default 30).
+int g_settle_ms = 30;
 
 double time_once(pg::runners::Runner& r, const Feeds& feeds, NamedTensors& out) {
-    std::this_thread::sleep_for(kSettle);
+    std::this_thread::sleep_for(std::chrono::milliseconds(g_settle_ms));
     const auto start = Clock::now();
     out = r.infer(feeds);
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -376,6 +378,13 @@ void profile_case(const Case& c, int reps) {
                 time_alternating(ref, nullptr, feeds, 1, reps, out, out).first, reps);
     pg::runtime::Feeds rt;
     for (const auto& [name, t] : feeds) rt[name] = pg::ops::RtValue::of(t);
+    std::vector<double> plain_ms;
+    for (int i = 0; i < reps; ++i) {
+        const auto start = Clock::now();
+        ref.session().run(rt);
+        plain_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+    }
+    std::printf("  back to back, no hook: %.2f ms (median)\n", median(plain_ms));
     OpTimer timer;
     for (int i = 0; i < reps; ++i) {
         timer.last = Clock::now();
@@ -524,6 +533,8 @@ int main(int argc, char** argv) {
             if (a == "--peak-child" && i + 1 < argc) return peak_child(argv[i + 1]);
             if (a == "--quick")
                 o.quick = true;
+            else if (a == "--settle" && i + 1 < argc)
+                g_settle_ms = std::max(0, std::stoi(argv[++i]));
             else if (a == "--reps" && i + 1 < argc)
                 o.reps = std::max(1, std::stoi(argv[++i]));
             else if (a == "--only" && i + 1 < argc)
@@ -535,10 +546,10 @@ int main(int argc, char** argv) {
             else if (a == "--polygraph" && i + 1 < argc)
                 ++i;  // passed by run_all.sh; unused
             else {
-                std::fprintf(
-                    stderr,
-                    "usage: %s [--quick] [--reps N] [--models DIR] [--only NAME] [--profile N]\n",
-                    argv[0]);
+                std::fprintf(stderr,
+                             "usage: %s [--quick] [--reps N] [--settle MS] [--models DIR] [--only "
+                             "NAME] [--profile N]\n",
+                             argv[0]);
                 return 2;
             }
         }
