@@ -1,7 +1,8 @@
 // The float32 fast GEMM: op(A) is read in place when row-major, else packed once into row
 // panels of kMr, op(B) block by block
 // (kKc x nc) into column panels of kNr, and a micro-kernel keeps a kMr x kNr tile of C in
-// registers (the compiler vectorizes its simple loops; it stores C on the first k-slice when
+// registers (a column panel's last eight-or-fewer columns take a half-width variant; the
+// compiler vectorizes its simple loops; it stores C on the first k-slice when
 // beta is 0, so C is never cleared first). The micro-kernel is compiled twice, for the x86-64
 // baseline and for AVX2+FMA, and chosen at run time. Work is split over column blocks (each task
 // packs its own B) or, when there are too few columns to share, over row panels reading one
@@ -100,7 +101,8 @@ using MicroFn = void (*)(int64_t kc, const float* ap, int64_t lda, const float* 
 typedef float V8 __attribute__((vector_size(32)));
 
 // C[mr x nr] = beta * C + alpha * A (kc x kMr, packed or read in place) * Bp (kc x kNr panel).
-template <bool kDirect>
+// kHalf: nr <= 8, only the first eight columns are computed (the same sums for them).
+template <bool kDirect, bool kHalf>
 inline __attribute__((always_inline)) void micro_body(int64_t kc, const float* ap, int64_t lda,
                                                       const float* bp, float* c, int64_t ldc,
                                                       int mr, int nr, float alpha, float beta) {
@@ -111,14 +113,14 @@ inline __attribute__((always_inline)) void micro_body(int64_t kc, const float* a
     for (int64_t p = 0; p < kc; ++p) {
         V8 b0, b1;
         __builtin_memcpy(&b0, bp + p * kNr, sizeof b0);
-        __builtin_memcpy(&b1, bp + p * kNr + 8, sizeof b1);
+        if constexpr (!kHalf) __builtin_memcpy(&b1, bp + p * kNr + 8, sizeof b1);
         for (int i = 0; i < kMr; ++i) {
             const float av = kDirect ? rows[i][p] : ap[p * kMr + i];
             acc[i][0] += av * b0;
-            acc[i][1] += av * b1;
+            if constexpr (!kHalf) acc[i][1] += av * b1;
         }
     }
-    if (nr == kNr) {  // a full-width tile: whole-vector updates of C
+    if (!kHalf && nr == kNr) {  // a full-width tile: whole-vector updates of C
         for (int i = 0; i < mr; ++i) {
             float* ci = c + i * ldc;
             V8 c0, c1;
@@ -148,18 +150,28 @@ inline __attribute__((always_inline)) void micro_body(int64_t kc, const float* a
     }
 }
 
+// The four variants of micro_body (A in place or packed, full or half width).
+inline __attribute__((always_inline)) void micro_any(int64_t kc, const float* ap, int64_t lda,
+                                                     const float* bp, float* c, int64_t ldc, int mr,
+                                                     int nr, float alpha, float beta) {
+    if (nr <= 8) {
+        if (lda) return micro_body<true, true>(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
+        return micro_body<false, true>(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
+    }
+    if (lda) return micro_body<true, false>(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
+    micro_body<false, false>(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
+}
+
 void micro_base(int64_t kc, const float* ap, int64_t lda, const float* bp, float* c, int64_t ldc,
                 int mr, int nr, float alpha, float beta) {
-    if (lda) return micro_body<true>(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
-    micro_body<false>(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
+    micro_any(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("avx2,fma"))) void micro_avx2(int64_t kc, const float* ap, int64_t lda,
                                                     const float* bp, float* c, int64_t ldc, int mr,
                                                     int nr, float alpha, float beta) {
-    if (lda) return micro_body<true>(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
-    micro_body<false>(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
+    micro_any(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
 }
 #endif
 
