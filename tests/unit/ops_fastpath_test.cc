@@ -6,7 +6,9 @@
 
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <random>
+#include <string>
 
 #include "base/error.h"
 #include "base/thread_pool.h"
@@ -239,6 +241,44 @@ TEST(OpsFastPath, ReshapedSharesStorageAndCopiesOnWrite) {
     EXPECT_EQ(a.data<float>()[0], 1.0f);
     EXPECT_EQ(b.data<float>()[0], 9.0f);
     EXPECT_THROW(a.reshaped({4}), Error);
+}
+
+}  // namespace
+}  // namespace pg
+
+namespace pg {
+namespace {
+
+// Sum / Max / Min of equal shapes take a flat loop; it must give the broadcast loop's values
+// (here: the same inputs with one broadcast from [1, n], and the element-wise definitions,
+// NaN propagating in Max / Min).
+TEST(OpsFastPath, VariadicEqualShapesMatchBroadcastAndDefinition) {
+    std::mt19937 rng(21);
+    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+    const int64_t n = 40000;
+    std::vector<float> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+    for (auto* v : {&a, &b})
+        for (float& e : *v) e = val(rng);
+    a[7] = std::numeric_limits<float>::quiet_NaN();
+    const Tensor ta = test::f32({1, n}, a), tb = test::f32({1, n}, b);
+    const Tensor tb3 = test::f32({1, 1, n}, b);  // broadcast against [1, n]: the odometer path
+    for (const char* op : {"Sum", "Max", "Min"}) {
+        const std::vector<float> flat = test::values_f32(test::run_op(op, {ta, tb}, {}, 13)[0]);
+        const std::vector<float> bcast = test::values_f32(test::run_op(op, {ta, tb3}, {}, 13)[0]);
+        ASSERT_EQ(flat.size(), size_t(n));
+        ASSERT_EQ(std::memcmp(flat.data(), bcast.data(), flat.size() * sizeof(float)), 0) << op;
+        for (int64_t i = 0; i < n; ++i) {
+            const float x = a[size_t(i)], y = b[size_t(i)];
+            const float want = std::string(op) == "Sum"   ? x + y
+                               : std::isnan(x)            ? x
+                               : std::string(op) == "Max" ? (x < y ? y : x)
+                                                          : (y < x ? y : x);
+            if (std::isnan(want))
+                ASSERT_TRUE(std::isnan(flat[size_t(i)])) << op << " " << i;
+            else
+                ASSERT_EQ(flat[size_t(i)], want) << op << " " << i;
+        }
+    }
 }
 
 }  // namespace
