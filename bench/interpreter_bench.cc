@@ -1,8 +1,8 @@
 // Benchmark: the reference interpreter against ONNX Runtime on the light models of
 // shared/data/onnx-light-models (ConstantOfShape weights replaced by seeded random ones) and the
 // zoo models (tools/zoo). Both run with 2 threads on the same seeded inputs (uniform [0, 1));
-// warm-up 1 and 5 timed runs each (median), the two runners alternating run by run with an idle
-// gap before each run (--settle). Agreement
+// 5 timed runs each (median) in alternating blocks, each block after an idle gap and an untimed
+// warm-up run (time_alternating). Agreement
 // is the largest relative error of the float32 outputs, |ref - ort| / max(|ort|, 1e-6).
 //
 // Memory: the reference run is repeated in a fresh child (this binary with --peak-child MODEL),
@@ -24,7 +24,8 @@
 // [--profile N]
 //                          [--polygraph PATH (ignored)]
 //   --quick: no warm-up, 1 timed run (smoke test). Exits 1 when a model fails to run.
-//   --reps N: N timed runs per runner (default 5). --settle MS: idle gap before each (30).
+//   --reps N: N timed runs per runner (default 5). --settle MS: idle gap before each block
+//   of runs (default 100).
 //   --only NAME: bench one model. --profile N: N reference runs only (for perf record).
 #include <stdlib.h>
 #include <unistd.h>
@@ -245,32 +246,36 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
-// Idle time before each timed run: ONNX Runtime's workers keep spinning for a while after a run
-// (its default), which would otherwise eat into the next reference run on a 2-core machine.
-// (--settle MS, default 30).
-int g_settle_ms = 30;
-
 double time_once(pg::runners::Runner& r, const Feeds& feeds, NamedTensors& out) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(g_settle_ms));
     const auto start = Clock::now();
     out = r.infer(feeds);
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// Median wall times of `reps` calls of infer() on `a` and on `b` (nullptr: a alone), after
-// `warmup` calls each; a and b alternate run by run, so load from other processes on the
-// machine falls on both alike. The last outputs in out_a / out_b.
+// Idle time before each block of runs (--settle MS, default 100): ONNX Runtime's workers keep
+// spinning for a while after its runs (its default), which on a 2-core machine slows the
+// reference runs that follow.
+int g_settle_ms = 100;
+
+// Median wall times of `reps` calls of infer() on `a` and on `b` (nullptr: a alone). The calls
+// come in kBlocks alternating blocks (a's, then b's, then a's ...), each after an idle gap and
+// `warmup` untimed calls, so load from other processes falls on both alike while each runner
+// runs back to back within a block. The last outputs in out_a / out_b.
+constexpr int kBlocks = 3;
+
 std::pair<double, double> time_alternating(pg::runners::Runner& a, pg::runners::Runner* b,
                                            const Feeds& feeds, int warmup, int reps,
                                            NamedTensors& out_a, NamedTensors& out_b) {
-    for (int i = 0; i < warmup; ++i) {
-        out_a = a.infer(feeds);
-        if (b) out_b = b->infer(feeds);
-    }
     std::vector<double> ms_a, ms_b;
-    for (int i = 0; i < reps; ++i) {
-        ms_a.push_back(time_once(a, feeds, out_a));
-        if (b) ms_b.push_back(time_once(*b, feeds, out_b));
+    for (int blk = 0; blk < kBlocks; ++blk) {
+        const int n = reps * (blk + 1) / kBlocks - reps * blk / kBlocks;
+        std::this_thread::sleep_for(std::chrono::milliseconds(g_settle_ms));
+        for (int i = 0; i < warmup; ++i) out_a = a.infer(feeds);
+        for (int i = 0; i < n; ++i) ms_a.push_back(time_once(a, feeds, out_a));
+        if (!b) continue;
+        std::this_thread::sleep_for(std::chrono::milliseconds(g_settle_ms));
+        for (int i = 0; i < warmup; ++i) out_b = b->infer(feeds);
+        for (int i = 0; i < n; ++i) ms_b.push_back(time_once(*b, feeds, out_b));
     }
     return {median(ms_a), b ? median(ms_b) : NAN};
 }
@@ -497,9 +502,12 @@ int run_bench(const Options& o) {
     int status = 0;
     try {
         const bool with_ort = ort_available();
-        std::printf("threads %d, %s\n", kThreads,
-                    o.quick ? "--quick: 1 run, no warm-up"
-                            : ("warm-up 1, median of " + std::to_string(o.reps)).c_str());
+        std::printf(
+            "threads %d, %s\n", kThreads,
+            o.quick ? "--quick: 1 run, no warm-up"
+                    : ("median of " + std::to_string(o.reps) + " in " + std::to_string(kBlocks) +
+                       " alternating blocks, each after a warm-up run")
+                          .c_str());
         std::fflush(stdout);
         std::vector<Row> rows;
         const std::vector<Case> cases = make_cases(o, tmp);
