@@ -1,6 +1,7 @@
 // Fast paths of the data-movement, normalization and elementwise kernels diffed against the
 // plain kernels on random shapes and types (Conv/GEMM: ops_conv_test.cc / ops_matmul_test.cc,
-// pooling: ops_pool_test.cc). Also the storage helpers they rely on (Tensor::uninitialized,
+// pooling: ops_pool_test.cc), the variadic Sum/Max/Min and the recurrent product split over the
+// pool. Also the storage helpers they rely on (Tensor::uninitialized,
 // Tensor::reshaped).
 #include <gtest/gtest.h>
 
@@ -15,7 +16,9 @@
 #include "ops/broadcast.h"
 #include "ops/normalization_kernels.h"
 #include "ops/tensor_shape_take.h"
+#include "runtime/session.h"
 #include "support/op_runner.h"
+#include "zoo/zoo.h"
 
 namespace pg {
 namespace {
@@ -278,6 +281,41 @@ TEST(OpsFastPath, VariadicEqualShapesMatchBroadcastAndDefinition) {
             else
                 ASSERT_EQ(flat[size_t(i)], want) << op << " " << i;
         }
+    }
+}
+
+}  // namespace
+}  // namespace pg
+
+namespace pg {
+namespace {
+
+// The float32 recurrent product split over the pool (hidden 128: large enough to split) gives
+// the single-threaded values bit for bit.
+TEST(OpsFastPath, RecurrentRowsSplitOverThePoolMatchOneThread) {
+    auto m = zoo::lstm_model();
+    runtime::Feeds feeds;
+    std::mt19937 rng(4);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (const ir::Value* v : m->graph->inputs()) {
+        if (v->is_initializer()) continue;
+        std::vector<int64_t> dims;
+        for (const auto& d : *v->type().shape) dims.push_back(*d.value);
+        Tensor t = Tensor::zeros(DataType::kFloat32, dims);
+        for (uint64_t i = 0; i < t.numel(); ++i)
+            reinterpret_cast<float*>(t.mutable_bytes())[i] = u(rng);
+        feeds[v->name()] = ops::RtValue::of(std::move(t));
+    }
+    runtime::SessionOptions one, two;
+    one.threads = 1, two.threads = 2;
+    const runtime::Results a = runtime::Session(*m, one).run(feeds);
+    const runtime::Results b = runtime::Session(*m, two).run(feeds);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+        const Tensor& x = a[i].second.tensor();
+        const Tensor& y = b[i].second.tensor();
+        ASSERT_EQ(x.nbytes(), y.nbytes());
+        EXPECT_EQ(std::memcmp(x.bytes(), y.bytes(), x.nbytes()), 0) << a[i].first;
     }
 }
 
