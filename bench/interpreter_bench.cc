@@ -402,7 +402,7 @@ void profile_case(const Case& c, int reps) {
     std::vector<OpTimer::ConvRow> convs;
     for (const auto& [node, row] : timer.convs) convs.push_back(row);
     std::sort(convs.begin(), convs.end(), [](const auto& a, const auto& b) { return a.ms > b.ms; });
-    for (size_t i = 0; i < convs.size() && i < 12; ++i)
+    for (size_t i = 0; i < convs.size() && i < 20; ++i)
         std::printf("  Conv %-40s %7.3f ms %6.1f GFLOP/s\n", convs[i].shape.c_str(),
                     convs[i].ms / reps, convs[i].flops * reps / (convs[i].ms * 1e6));
 }

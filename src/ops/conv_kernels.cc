@@ -264,6 +264,72 @@ void pack_im2col(const Window& g, const float* xg, int64_t p0, int64_t kc, int64
     }
 }
 
+// Stride-1 2-D convolutions with few output channels (where packing the im2col panels costs as
+// much as the products) run over a zero-padded copy of the image instead: output position
+// (oh, ow) is computed at column oh * wp + ow of a padded-width result (wp = padded width), so
+// the im2col row of (channel c, tap t) is the padded plane of c shifted by t's offset, and each
+// panel row is one contiguous copy. The products and their order are the im2col path's (its
+// zeros are the padding's), so the values are the same; the wp - out columns per row are
+// computed and dropped.
+bool use_padded_width(const Window& g, int64_t mg) {
+    if (g.in[0] != 1 || g.kernel[0] != 1 || g.out[0] != 1) return false;
+    for (int i = 1; i < 3; ++i)
+        if (g.stride[i] != 1 || g.pad_begin[i] < 0 || g.pad_end[i] < 0) return false;
+    return mg <= 96 && g.out[2] >= 14;
+}
+
+// y_g (a.c, prefilled with the bias when a.beta is 1) through the padded-width result.
+void conv_padded_width(const Window& g, const float* xg, int64_t cg, GemmArgs<float> a,
+                       ThreadPool* pool) {
+    const int64_t wp = g.in[2] + g.pad_begin[2] + g.pad_end[2];
+    const int64_t hp = g.in[1] + g.pad_begin[1] + g.pad_end[1];
+    const int64_t ks = g.kernel_size(), kw_n = g.kernel[2], os = g.out_size();
+    const int64_t plane = hp * wp + (kw_n - 1) * g.dil[2] + kGemmNr;  // slack: the last taps
+    std::vector<float> xp(static_cast<size_t>(cg * plane));
+    run_parallel(pool, cg, [&](int64_t b, int64_t e) {
+        for (int64_t c = b; c < e; ++c) {
+            float* dst = xp.data() + c * plane;
+            std::fill_n(dst, plane, 0.0f);
+            for (int64_t r = 0; r < g.in[1]; ++r)
+                std::copy_n(xg + (c * g.in[1] + r) * g.in[2], g.in[2],
+                            dst + (r + g.pad_begin[1]) * wp + g.pad_begin[2]);
+        }
+    });
+    std::vector<int64_t> tap(static_cast<size_t>(ks));
+    for (int64_t k = 0; k < ks; ++k)
+        tap[static_cast<size_t>(k)] = (k / kw_n) * g.dil[1] * wp + (k % kw_n) * g.dil[2];
+    const int64_t np = g.out[1] * wp, mg = a.m;
+    std::vector<float> cp(static_cast<size_t>(mg * np));
+    float* yg = a.c;
+    if (a.beta != 0.0f)
+        for (int64_t m = 0; m < mg; ++m) std::fill_n(cp.data() + m * np, np, yg[m * os]);
+    a.n = np, a.c = cp.data(), a.ldc = np;
+    gemm_fast_packed(
+        a,
+        [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* dst) {
+            for (int64_t jp = 0; jp < nc; jp += kGemmNr) {
+                const int64_t w = std::min<int64_t>(kGemmNr, nc - jp);
+                for (int64_t p = 0; p < kc; ++p, dst += kGemmNr) {
+                    const int64_t r = p0 + p;
+                    const float* src =
+                        xp.data() + (r / ks) * plane + tap[static_cast<size_t>(r % ks)] + j0 + jp;
+                    if (w == kGemmNr) {
+                        __builtin_memcpy(dst, src, kGemmNr * sizeof(float));
+                    } else {
+                        std::copy_n(src, w, dst);
+                        std::fill(dst + w, dst + kGemmNr, 0.0f);
+                    }
+                }
+            }
+        },
+        pool);
+    run_parallel(pool, mg, [&](int64_t b, int64_t e) {
+        for (int64_t m = b; m < e; ++m)
+            for (int64_t oh = 0; oh < g.out[1]; ++oh)
+                std::copy_n(cp.data() + m * np + oh * wp, g.out[2], yg + m * os + oh * g.out[2]);
+    });
+}
+
 // One (image, group): y_g (mg x os) = bias + w_g (mg x cg*ks) * im2col(x_g) (cg*ks x os).
 void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const float* w,
               const float* bias, float* y, ThreadPool* pool, const GemmEpilogue* ep) {
@@ -284,6 +350,7 @@ void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const 
         a.epilogue = &eg;
     }
     if (is_pointwise(g)) return gemm_fast(a, pool);
+    if (use_padded_width(g, mg)) return conv_padded_width(g, xg, cg, a, pool);
     gemm_fast_packed(
         a,
         [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* dst) {

@@ -1,8 +1,9 @@
 // Convolution and pooling geometry plus the convolution kernels. Every window is handled as 3-D:
 // 1-D and 2-D ops get leading spatial axes of size 1 (more than 3 spatial axes is kUnsupported).
 // conv_reference / conv_transpose_reference are the plain oracles; conv_fast (float32: GEMM
-// with the im2col panels packed straight from the image, a register-blocked direct loop for
-// depthwise, conv_depthwise.cc) is diffed against conv_reference in tests/unit/ops_conv_test.cc.
+// with the im2col panels packed straight from the image, or from a zero-padded copy for stride-1
+// 2-D convolutions with few output channels; a register-blocked direct loop for depthwise,
+// conv_depthwise.cc) is diffed against conv_reference in tests/unit/ops_conv_test.cc.
 #pragma once
 
 #include <cstdint>

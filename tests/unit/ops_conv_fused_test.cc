@@ -23,10 +23,11 @@ struct Geometry {
 
 TEST(OpsConvFused, EpilogueMatchesPlainKernelsBitForBit) {
     const Geometry cases[] = {
-        {1, 16, 24, 1, 12, 13, 3, 1, 1},  {2, 8, 40, 1, 7, 7, 3, 1, 1},    // GEMM, rows split
-        {1, 32, 20, 1, 30, 30, 3, 2, 1},  {1, 48, 64, 1, 9, 9, 1, 1, 0},   // columns; pointwise
-        {2, 12, 12, 12, 17, 19, 3, 1, 1}, {1, 8, 8, 8, 20, 20, 3, 2, 1},   // depthwise
-        {1, 12, 18, 3, 11, 10, 3, 1, 1},  {1, 300, 8, 1, 5, 5, 2, 1, 1}};  // groups; k slices
+        {1, 16, 24, 1, 12, 13, 3, 1, 1},  {2, 8, 40, 1, 7, 7, 3, 1, 1},      // GEMM, rows split
+        {1, 32, 20, 1, 30, 30, 3, 2, 1},  {1, 48, 64, 1, 9, 9, 1, 1, 0},     // columns; pointwise
+        {2, 12, 12, 12, 17, 19, 3, 1, 1}, {1, 8, 8, 8, 20, 20, 3, 2, 1},     // depthwise
+        {1, 12, 18, 3, 11, 10, 3, 1, 1},  {1, 300, 8, 1, 5, 5, 2, 1, 1},     // groups; k slices
+        {2, 16, 24, 1, 20, 20, 3, 1, 1},  {1, 40, 32, 2, 16, 18, 3, 1, 0}};  // padded width
     std::mt19937 rng(5);
     std::uniform_real_distribution<float> val(-1.0f, 1.0f), pos(0.1f, 2.0f);
     ThreadPool pool(2);
