@@ -1,21 +1,32 @@
 // Benchmark: the reference interpreter against ONNX Runtime on the light models of
 // shared/data/onnx-light-models (ConstantOfShape weights replaced by seeded random ones) and the
 // zoo models (tools/zoo). Both run with 2 threads on the same seeded inputs (uniform [0, 1));
-// warm-up 1 and 5 timed runs each (median). Agreement is the largest relative error of the
-// float32 outputs, |ref - ort| / max(|ort|, 1e-6).
+// 5 timed runs each (median) in alternating blocks, each block after an idle gap and an untimed
+// warm-up run (time_alternating). Agreement
+// is the largest relative error of the float32 outputs, |ref - ort| / max(|ort|, 1e-6).
 //
 // Memory: the reference run is repeated in a fresh child (this binary with --peak-child MODEL),
-// which reports VmHWM after the run minus VmHWM before loading. The estimate beside it is the
-// weights (initializer bytes) plus the largest set of simultaneously live activations: a
+// which reports VmHWM after the run (as timed: no hook, so fused Conv chains) minus VmHWM before
+// loading; a second run with a hook then records the node output sizes. The estimate beside it is
+// the weights (initializer bytes) plus the largest set of simultaneously live activations: a
 // NodeHook records each node output's byte size, then the nodes are walked in the planner's
 // topological order; a node's outputs become live when it runs and are freed after the last
 // node reading them (graph outputs never; fed inputs count as live throughout, the caller holds
 // them). Kernel scratch and buffers shared between values are not modelled. A second table gives
-// each model's output scale, max |ref - ort| / max |ort|, the RSS right after loading, the peak
-// while loading and the live-activation estimate alone.
+// each model's output scale, max |ref - ort| / max |ort|, Polygraphy's element-wise relative
+// error max |ref - ort| / |ort| (no floor: inf where ort is 0 and ref is not) with the number of
+// elements above 1e-5; a third the RSS right after loading, the peak while loading, the
+// live-activation estimate alone, and the growth of RssFile over the child's run (code pages of
+// the kernels run for the first time, counted in VmHWM but not model memory) with the memory
+// ratio without it.
 //
-// Usage: interpreter_bench [--quick] [--models DIR] [--polygraph PATH (ignored)]
+// Usage: interpreter_bench [--quick] [--reps N] [--settle MS] [--models DIR] [--only NAME]
+// [--profile N]
+//                          [--polygraph PATH (ignored)]
 //   --quick: no warm-up, 1 timed run (smoke test). Exits 1 when a model fails to run.
+//   --reps N: N timed runs per runner (default 5). --settle MS: idle gap before each block
+//   of runs (default 100).
+//   --only NAME: bench one model. --profile N: N reference runs only (for perf record).
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -25,9 +36,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
+#include <tuple>
 #include <vector>
 
 #include "base/error.h"
@@ -55,6 +69,9 @@ const char* const kLightModels[] = {"bvlc_alexnet", "densenet121", "inception_v1
 
 struct Options {
     bool quick = false;
+    int reps = 5;          // --reps N: timed runs per runner
+    std::string only;      // --only NAME: just this model
+    int profile_reps = 0;  // --profile N: N reference runs of the --only model, no table
     std::string models_dir = PG_SHARED_DIR "/data/onnx-light-models";
 };
 
@@ -68,13 +85,16 @@ struct Memory {
     double peak = NAN, weights = NAN, live = NAN;  // bytes
     double loaded = NAN;     // VmRSS after loading the model, minus the baseline
     double load_peak = NAN;  // VmHWM after loading the model (before running), minus the baseline
+    double file = NAN;       // growth of RssFile over the run (code and other file-backed pages)
 };
 
 // Output agreement: the table's element-wise figure and a scale-aware one for the notes.
 struct Agreement {
-    double max_rel = NAN;  // max |a - b| / max(|b|, 1e-6)
-    double max_abs = NAN;  // max |a - b|
-    double max_ort = NAN;  // max |b|
+    double max_rel = NAN;          // max |a - b| / max(|b|, 1e-6)
+    double max_abs = NAN;          // max |a - b|
+    double max_ort = NAN;          // max |b|
+    double max_rel_pg = NAN;       // Polygraphy-style: max |a - b| / |b| (inf where b == 0 != a)
+    uint64_t over = 0, count = 0;  // elements with |a - b| / |b| > 1e-5, elements compared
 };
 
 struct Row {
@@ -181,9 +201,9 @@ double weight_bytes(const pg::ir::Graph& g) {
 }
 
 // Child mode: load, run once with the reference interpreter, print "peak weights live loaded
-// load_peak".
+// load_peak file".
 int peak_child(const std::string& path) {
-    const double before = proc_status_bytes("VmHWM");
+    const double before = proc_status_bytes("VmHWM"), file_before = proc_status_bytes("RssFile");
     auto model = pg::onnx::load_model(path);
     const double loaded = proc_status_bytes("VmRSS") - before;
     const double load_peak = proc_status_bytes("VmHWM") - before;
@@ -193,11 +213,13 @@ int peak_child(const std::string& path) {
     const Feeds feeds = make_feeds(*model);
     pg::runtime::Feeds rt;
     for (const auto& [name, t] : feeds) rt[name] = pg::ops::RtValue::of(t);
-    SizeHook hook;
-    ref.session().run(rt, &hook);
+    ref.session().run(rt);  // the run the timing measures (fused steps, no hook)
     const double peak = proc_status_bytes("VmHWM") - before;
-    std::printf("%.0f %.0f %.0f %.0f %.0f\n", peak, weight_bytes(*model->graph),
-                peak_live_bytes(*model->graph, hook, feeds), loaded, load_peak);
+    SizeHook hook;  // then the plain steps, for every node's output size
+    ref.session().run(rt, &hook);
+    std::printf("%.0f %.0f %.0f %.0f %.0f %.0f\n", peak, weight_bytes(*model->graph),
+                peak_live_bytes(*model->graph, hook, feeds), loaded, load_peak,
+                proc_status_bytes("RssFile") - file_before);
     return 0;
 }
 
@@ -212,30 +234,55 @@ Memory measure_memory(const std::string& path) {
     const std::string cmd = std::string("'") + self + "' --peak-child '" + path + "'";
     FILE* f = popen(cmd.c_str(), "r");
     if (!f) return m;
-    if (std::fscanf(f, "%lf %lf %lf %lf %lf", &m.peak, &m.weights, &m.live, &m.loaded,
-                    &m.load_peak) != 5)
+    if (std::fscanf(f, "%lf %lf %lf %lf %lf %lf", &m.peak, &m.weights, &m.live, &m.loaded,
+                    &m.load_peak, &m.file) != 6)
         m = Memory{};
     pclose(f);
     return m;
 }
 
-// Median wall time of `reps` calls of infer() after `warmup` calls; the last outputs in `out`.
-double time_runner(pg::runners::Runner& r, const Feeds& feeds, int warmup, int reps,
-                   NamedTensors& out) {
-    for (int i = 0; i < warmup; ++i) out = r.infer(feeds);
-    std::vector<double> ms;
-    for (int i = 0; i < reps; ++i) {
-        const auto start = Clock::now();
-        out = r.infer(feeds);
-        ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+double time_once(pg::runners::Runner& r, const Feeds& feeds, NamedTensors& out) {
+    const auto start = Clock::now();
+    out = r.infer(feeds);
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Idle time before each block of runs (--settle MS, default 100): ONNX Runtime's workers keep
+// spinning for a while after its runs (its default), which on a 2-core machine slows the
+// reference runs that follow.
+int g_settle_ms = 100;
+
+// Median wall times of `reps` calls of infer() on `a` and on `b` (nullptr: a alone). The calls
+// come in kBlocks alternating blocks (a's, then b's, then a's ...), each after an idle gap and
+// `warmup` untimed calls, so load from other processes falls on both alike while each runner
+// runs back to back within a block. The last outputs in out_a / out_b.
+constexpr int kBlocks = 3;
+
+std::pair<double, double> time_alternating(pg::runners::Runner& a, pg::runners::Runner* b,
+                                           const Feeds& feeds, int warmup, int reps,
+                                           NamedTensors& out_a, NamedTensors& out_b) {
+    std::vector<double> ms_a, ms_b;
+    for (int blk = 0; blk < kBlocks; ++blk) {
+        const int n = reps * (blk + 1) / kBlocks - reps * blk / kBlocks;
+        std::this_thread::sleep_for(std::chrono::milliseconds(g_settle_ms));
+        for (int i = 0; i < warmup; ++i) out_a = a.infer(feeds);
+        for (int i = 0; i < n; ++i) ms_a.push_back(time_once(a, feeds, out_a));
+        if (!b) continue;
+        std::this_thread::sleep_for(std::chrono::milliseconds(g_settle_ms));
+        for (int i = 0; i < warmup; ++i) out_b = b->infer(feeds);
+        for (int i = 0; i < n; ++i) ms_b.push_back(time_once(*b, feeds, out_b));
     }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
+    return {median(ms_a), b ? median(ms_b) : NAN};
 }
 
 // Errors over the float32 outputs (a: reference, b: ONNX Runtime); NaN anywhere gives NaN.
 Agreement compare_outputs(const NamedTensors& ref, const NamedTensors& ort) {
-    Agreement g{0, 0, 0};
+    Agreement g{0, 0, 0, 0, 0, 0};
     for (size_t i = 0; i < ref.size() && i < ort.size(); ++i) {
         const Tensor& a = ref[i].second;
         const Tensor& b = ort[i].second;
@@ -248,13 +295,17 @@ Agreement compare_outputs(const NamedTensors& ref, const NamedTensors& ort) {
             g.max_rel = std::max(g.max_rel, err / std::max(std::abs(y), 1e-6));
             g.max_abs = std::max(g.max_abs, err);
             g.max_ort = std::max(g.max_ort, std::abs(y));
+            const double rel = err == 0 ? 0.0 : err / std::abs(y);  // inf when y == 0
+            g.max_rel_pg = std::max(g.max_rel_pg, rel);
+            g.over += rel > 1e-5;
+            ++g.count;
         }
     }
     return g;
 }
 
 Row bench_case(const Case& c, bool with_ort, const Options& o) {
-    const int warmup = o.quick ? 0 : 1, reps = o.quick ? 1 : 5;
+    const int warmup = o.quick ? 0 : 1, reps = o.quick ? 1 : o.reps;
     Row row;
     row.name = c.name;
     const Feeds feeds = make_feeds(*c.model);
@@ -262,20 +313,98 @@ Row bench_case(const Case& c, bool with_ort, const Options& o) {
     ref_opts.session.threads = kThreads;
     pg::runners::RefRunner ref(*c.model, ref_opts);
     NamedTensors ref_out, ort_out;
-    row.ref_ms = time_runner(ref, feeds, warmup, reps, ref_out);
+    std::unique_ptr<pg::runners::OnnxRtRunner> ort;
     if (with_ort) {
         try {
             pg::runners::OnnxRtOptions ort_opts;
             ort_opts.intra_op_threads = kThreads;
-            pg::runners::OnnxRtRunner ort(c.path, ort_opts);
-            row.ort_ms = time_runner(ort, feeds, warmup, reps, ort_out);
-            row.agree = compare_outputs(ref_out, ort_out);
+            ort = std::make_unique<pg::runners::OnnxRtRunner>(c.path, ort_opts);
         } catch (const pg::Error& e) {
             row.note = std::string("ONNX Runtime failed: ") + e.what();
         }
     }
+    try {
+        std::tie(row.ref_ms, row.ort_ms) =
+            time_alternating(ref, ort.get(), feeds, warmup, reps, ref_out, ort_out);
+    } catch (const pg::Error& e) {
+        if (!ort) throw;
+        row.note = std::string("ONNX Runtime failed: ") + e.what();  // retry the reference alone
+        std::tie(row.ref_ms, row.ort_ms) =
+            time_alternating(ref, nullptr, feeds, warmup, reps, ref_out, ort_out);
+        ort.reset();
+    }
+    if (ort) row.agree = compare_outputs(ref_out, ort_out);
     row.mem = measure_memory(c.path);
     return row;
+}
+
+// Wall time between consecutive node completions, summed per op type (plain steps: a hook is
+// attached, so nothing is fused).
+// Conv nodes also get their rate: 2 * output elements * (input channels / group) * kernel size
+// flops.
+class OpTimer : public pg::runtime::NodeHook {
+  public:
+    std::map<std::string, double> ms;
+    struct ConvRow {
+        double ms = 0, flops = 0;
+        std::string shape;
+    };
+    std::map<const pg::ir::Node*, ConvRow> convs;
+    Clock::time_point last = Clock::now();
+    void on_node(const pg::ir::Node& node, const std::vector<const pg::ops::RtValue*>& in,
+                 const std::vector<pg::ops::RtValue>& out) override {
+        const auto now = Clock::now();
+        const double t = std::chrono::duration<double, std::milli>(now - last).count();
+        ms[node.op_type] += t;
+        last = now;
+        if (node.op_type != "Conv" || in.size() < 2 || !in[1] || out.empty()) return;
+        const Tensor& w = in[1]->tensor();
+        const Tensor& y = out[0].tensor();
+        ConvRow& r = convs[&node];
+        r.ms += t;
+        r.flops = 2.0 * static_cast<double>(y.numel()) * static_cast<double>(w.numel()) /
+                  static_cast<double>(w.dims()[0]);
+        r.shape = "w";
+        for (int64_t d : w.dims()) r.shape += " " + std::to_string(d);
+        r.shape += " -> y";
+        for (int64_t d : y.dims()) r.shape += " " + std::to_string(d);
+    }
+};
+
+// --profile: `reps` reference runs (for perf record), printing the median, then the time per
+// op type over `reps` hooked runs.
+void profile_case(const Case& c, int reps) {
+    const Feeds feeds = make_feeds(*c.model);
+    pg::runners::RefRunnerOptions ref_opts;
+    ref_opts.session.threads = kThreads;
+    pg::runners::RefRunner ref(*c.model, ref_opts);
+    NamedTensors out;
+    std::printf("%s: ref %.2f ms (median of %d)\n", c.name.c_str(),
+                time_alternating(ref, nullptr, feeds, 1, reps, out, out).first, reps);
+    pg::runtime::Feeds rt;
+    for (const auto& [name, t] : feeds) rt[name] = pg::ops::RtValue::of(t);
+    std::vector<double> plain_ms;
+    for (int i = 0; i < reps; ++i) {
+        const auto start = Clock::now();
+        ref.session().run(rt);
+        plain_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+    }
+    std::printf("  back to back, no hook: %.2f ms (median)\n", median(plain_ms));
+    OpTimer timer;
+    for (int i = 0; i < reps; ++i) {
+        timer.last = Clock::now();
+        ref.session().run(rt, &timer);
+    }
+    std::vector<std::pair<double, std::string>> by_time;
+    for (const auto& [op, ms] : timer.ms) by_time.emplace_back(ms / reps, op);
+    std::sort(by_time.rbegin(), by_time.rend());
+    for (const auto& [ms, op] : by_time) std::printf("  %-22s %8.3f ms\n", op.c_str(), ms);
+    std::vector<OpTimer::ConvRow> convs;
+    for (const auto& [node, row] : timer.convs) convs.push_back(row);
+    std::sort(convs.begin(), convs.end(), [](const auto& a, const auto& b) { return a.ms > b.ms; });
+    for (size_t i = 0; i < convs.size() && i < 20; ++i)
+        std::printf("  Conv %-40s %7.3f ms %6.1f GFLOP/s\n", convs[i].shape.c_str(),
+                    convs[i].ms / reps, convs[i].flops * reps / (convs[i].ms * 1e6));
 }
 
 void add_case(std::vector<Case>& cases, const std::string& tmp, std::string name,
@@ -290,6 +419,7 @@ std::vector<Case> make_cases(const Options& o, const std::string& tmp) {
     std::vector<Case> cases;
     if (std::filesystem::is_directory(o.models_dir)) {
         for (const char* name : kLightModels) {
+            if (!o.only.empty() && o.only != name) continue;
             auto model = pg::onnx::load_model(o.models_dir + "/light_" + name + ".onnx");
             pg::zoo::randomize_constant_of_shape_weights(*model, kWeightSeed);
             add_case(cases, tmp, name, std::move(model));
@@ -297,10 +427,14 @@ std::vector<Case> make_cases(const Options& o, const std::string& tmp) {
     } else {
         std::printf("light models not found in %s: skipped\n", o.models_dir.c_str());
     }
-    add_case(cases, tmp, "zoo_resnet_style", pg::zoo::resnet_style());
-    add_case(cases, tmp, "zoo_mobilenet_style", pg::zoo::mobilenet_style());
-    add_case(cases, tmp, "zoo_transformer_encoder", pg::zoo::transformer_encoder());
-    add_case(cases, tmp, "zoo_lstm_model", pg::zoo::lstm_model());
+    using Make = std::function<std::unique_ptr<pg::ir::Model>()>;
+    const std::pair<const char*, Make> zoo[] = {
+        {"zoo_resnet_style", [] { return pg::zoo::resnet_style(); }},
+        {"zoo_mobilenet_style", [] { return pg::zoo::mobilenet_style(); }},
+        {"zoo_transformer_encoder", [] { return pg::zoo::transformer_encoder(); }},
+        {"zoo_lstm_model", [] { return pg::zoo::lstm_model(); }}};
+    for (const auto& [name, make] : zoo)
+        if (o.only.empty() || o.only == name) add_case(cases, tmp, name, make());
     return cases;
 }
 
@@ -338,15 +472,25 @@ void print_table(const std::vector<Row>& rows) {
 
 // Per model: output scale, scale-aware error, RSS right after loading; then any failure.
 void print_notes(const std::vector<Row>& rows) {
-    std::printf("\n| %-24s | %9s | %21s | %14s | %13s | %9s |\n", "model", "max |ORT|",
-                "max abs err/max |ORT|", "after load MiB", "load peak MiB", "live MiB");
-    for (const Row& r : rows)
-        std::printf("| %-24s | %9s | %21s | %14s | %13s | %9s |\n", r.name.c_str(),
+    std::printf("\n| %-24s | %9s | %21s | %15s | %21s |\n", "model", "max |ORT|",
+                "max abs err/max |ORT|", "max |d|/|ORT|", "elems |d|/|ORT| > 1e-5");
+    for (const Row& r : rows) {
+        const std::string over =
+            r.agree.count ? std::to_string(r.agree.over) + "/" + std::to_string(r.agree.count)
+                          : "-";
+        std::printf("| %-24s | %9s | %21s | %15s | %21s |\n", r.name.c_str(),
                     cell(r.agree.max_ort, "%.3g").c_str(),
                     cell(r.agree.max_abs / r.agree.max_ort, "%.2e").c_str(),
-                    cell(r.mem.loaded / kMiB, "%.1f").c_str(),
-                    cell(r.mem.load_peak / kMiB, "%.1f").c_str(),
-                    cell(r.mem.live / kMiB, "%.1f").c_str());
+                    cell(r.agree.max_rel_pg, "%.2e").c_str(), over.c_str());
+    }
+    std::printf("\n| %-24s | %14s | %13s | %9s | %15s | %22s |\n", "model", "after load MiB",
+                "load peak MiB", "live MiB", "file pages MiB", "(peak-file)/(w+live)");
+    for (const Row& r : rows)
+        std::printf(
+            "| %-24s | %14s | %13s | %9s | %15s | %22s |\n", r.name.c_str(),
+            cell(r.mem.loaded / kMiB, "%.1f").c_str(), cell(r.mem.load_peak / kMiB, "%.1f").c_str(),
+            cell(r.mem.live / kMiB, "%.1f").c_str(), cell(r.mem.file / kMiB, "%.1f").c_str(),
+            cell((r.mem.peak - r.mem.file) / (r.mem.weights + r.mem.live), "%.2f").c_str());
     for (const Row& r : rows)
         if (!r.note.empty()) std::printf("%s: %s\n", r.name.c_str(), r.note.c_str());
 }
@@ -358,11 +502,21 @@ int run_bench(const Options& o) {
     int status = 0;
     try {
         const bool with_ort = ort_available();
-        std::printf("threads %d, %s\n", kThreads,
-                    o.quick ? "--quick: 1 run, no warm-up" : "warm-up 1, median of 5");
+        std::printf(
+            "threads %d, %s\n", kThreads,
+            o.quick ? "--quick: 1 run, no warm-up"
+                    : ("median of " + std::to_string(o.reps) + " in " + std::to_string(kBlocks) +
+                       " alternating blocks, each after a warm-up run")
+                          .c_str());
         std::fflush(stdout);
         std::vector<Row> rows;
-        for (const Case& c : make_cases(o, tmp)) {
+        const std::vector<Case> cases = make_cases(o, tmp);
+        if (o.profile_reps > 0) {
+            for (const Case& c : cases) profile_case(c, o.profile_reps);
+            std::filesystem::remove_all(tmp);
+            return 0;
+        }
+        for (const Case& c : cases) {
             std::fprintf(stderr, "running %s\n", c.name.c_str());
             rows.push_back(bench_case(c, with_ort, o));
             if (std::isnan(rows.back().mem.peak)) status = 1;
@@ -387,12 +541,23 @@ int main(int argc, char** argv) {
             if (a == "--peak-child" && i + 1 < argc) return peak_child(argv[i + 1]);
             if (a == "--quick")
                 o.quick = true;
+            else if (a == "--settle" && i + 1 < argc)
+                g_settle_ms = std::max(0, std::stoi(argv[++i]));
+            else if (a == "--reps" && i + 1 < argc)
+                o.reps = std::max(1, std::stoi(argv[++i]));
+            else if (a == "--only" && i + 1 < argc)
+                o.only = argv[++i];
+            else if (a == "--profile" && i + 1 < argc)
+                o.profile_reps = std::stoi(argv[++i]);
             else if (a == "--models" && i + 1 < argc)
                 o.models_dir = argv[++i];
             else if (a == "--polygraph" && i + 1 < argc)
                 ++i;  // passed by run_all.sh; unused
             else {
-                std::fprintf(stderr, "usage: %s [--quick] [--models DIR]\n", argv[0]);
+                std::fprintf(stderr,
+                             "usage: %s [--quick] [--reps N] [--settle MS] [--models DIR] [--only "
+                             "NAME] [--profile N]\n",
+                             argv[0]);
                 return 2;
             }
         }

@@ -1,9 +1,17 @@
+// The pool (see thread_pool.h). Each parallel_for publishes a Job; chunks are claimed from it
+// with an atomic counter and the caller returns once every item is done, so a worker the OS has
+// not scheduled yet never holds the caller up: the caller claims the chunks itself and a late
+// worker finds none left (it holds a reference, so the finished Job stays valid). Between jobs a
+// worker spins for a short while (kSpin, yielding the core between bursts) on the job counter
+// before it sleeps on a condition variable, and the caller waits the same way: models run many
+// small kernels back to back, and a futex wake-up per kernel costs more than the kernel.
 #include "base/thread_pool.h"
 
 #include <sched.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -12,28 +20,65 @@
 
 namespace pg {
 
-struct ThreadPool::Impl {
-    std::mutex mu;
-    std::condition_variable wake, done;
-    std::vector<std::thread> workers;
+namespace {
+
+constexpr auto kSpin = std::chrono::microseconds(200);
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+// Spins until ready() or kSpin has passed, yielding the core between bursts (on a busy machine
+// the thread being waited for may need it); returns ready().
+template <typename Pred>
+bool spin_until(Pred ready) {
+    const auto end = std::chrono::steady_clock::now() + kSpin;
+    while (true) {
+        for (int i = 0; i < 64; ++i) {
+            if (ready()) return true;
+            cpu_relax();
+        }
+        if (std::chrono::steady_clock::now() >= end) return ready();
+        std::this_thread::yield();
+    }
+}
+
+// One parallel_for call: [0, n) in chunks of `chunk`.
+struct Job {
     const std::function<void(int64_t, int64_t)>* fn = nullptr;
     int64_t n = 0, chunk = 1;
-    std::atomic<int64_t> next{0};
-    int active = 0;
-    uint64_t generation = 0;
-    bool stop = false;
-    std::exception_ptr error;
+    std::atomic<int64_t> next{0};  // first unclaimed item
+    std::atomic<int64_t> done{0};  // items finished
+    std::exception_ptr error;      // the first exception (under the pool's mutex)
+};
 
-    // Takes chunks until none is left.
-    void drain() {
+}  // namespace
+
+struct ThreadPool::Impl {
+    std::mutex mu;
+    std::condition_variable wake, finished;
+    std::vector<std::thread> workers;
+    std::shared_ptr<Job> job;  // the latest job (under mu)
+    std::atomic<uint64_t> generation{0};
+    std::atomic<bool> stop{false};
+
+    // Claims and runs chunks of `j` until none is left.
+    void drain(Job& j) {
         while (true) {
-            const int64_t begin = next.fetch_add(chunk);
-            if (begin >= n) return;
+            const int64_t begin = j.next.fetch_add(j.chunk);
+            if (begin >= j.n) return;
+            const int64_t end = std::min(j.n, begin + j.chunk);
             try {
-                (*fn)(begin, std::min(n, begin + chunk));
+                (*j.fn)(begin, end);
             } catch (...) {
                 std::lock_guard<std::mutex> lock(mu);
-                if (!error) error = std::current_exception();
+                if (!j.error) j.error = std::current_exception();
+            }
+            if (j.done.fetch_add(end - begin) + (end - begin) == j.n) {
+                std::lock_guard<std::mutex> lock(mu);  // the caller may be about to wait
+                finished.notify_all();
             }
         }
     }
@@ -41,21 +86,27 @@ struct ThreadPool::Impl {
     void worker_loop() {
         uint64_t seen = 0;
         while (true) {
+            auto ready = [&] { return stop.load() || generation.load() != seen; };
+            std::shared_ptr<Job> j;
             {
-                std::unique_lock<std::mutex> lock(mu);
-                wake.wait(lock, [&] { return stop || generation != seen; });
-                if (stop) return;
-                seen = generation;
+                if (!spin_until(ready)) {
+                    std::unique_lock<std::mutex> lock(mu);
+                    wake.wait(lock, ready);
+                }
+                std::lock_guard<std::mutex> lock(mu);
+                if (stop.load()) return;
+                seen = generation.load();
+                j = job;
             }
-            drain();
-            std::lock_guard<std::mutex> lock(mu);
-            if (--active == 0) done.notify_all();
+            if (j) drain(*j);
         }
     }
 };
 
-ThreadPool::ThreadPool(int threads) : threads_(std::max(1, threads)), impl_(std::make_unique<Impl>()) {
-    for (int i = 1; i < threads_; ++i) impl_->workers.emplace_back([this] { impl_->worker_loop(); });
+ThreadPool::ThreadPool(int threads)
+    : threads_(std::max(1, threads)), impl_(std::make_unique<Impl>()) {
+    for (int i = 1; i < threads_; ++i)
+        impl_->workers.emplace_back([this] { impl_->worker_loop(); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -67,7 +118,8 @@ ThreadPool::~ThreadPool() {
     for (auto& t : impl_->workers) t.join();
 }
 
-void ThreadPool::parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+void ThreadPool::parallel_for(int64_t n, int64_t grain,
+                              const std::function<void(int64_t, int64_t)>& fn) {
     if (n <= 0) return;
     grain = std::max<int64_t>(1, grain);
     if (threads_ == 1 || n <= grain) {
@@ -75,21 +127,25 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain, const std::function<void
         return;
     }
     Impl& s = *impl_;
+    auto j = std::make_shared<Job>();
+    j->fn = &fn;
+    j->n = n;
+    j->chunk = std::max(grain, (n + threads_ * 4 - 1) / (threads_ * 4));
     {
         std::lock_guard<std::mutex> lock(s.mu);
-        s.fn = &fn;
-        s.n = n;
-        s.chunk = std::max(grain, (n + threads_ * 4 - 1) / (threads_ * 4));
-        s.next = 0;
-        s.active = static_cast<int>(s.workers.size());
-        s.error = nullptr;
-        ++s.generation;
+        s.job = j;
+        s.generation.fetch_add(1);
     }
     s.wake.notify_all();
-    s.drain();
-    std::unique_lock<std::mutex> lock(s.mu);
-    s.done.wait(lock, [&] { return s.active == 0; });
-    if (s.error) std::rethrow_exception(s.error);
+    s.drain(*j);
+    auto all_done = [&] { return j->done.load() == n; };
+    if (!spin_until(all_done)) {
+        std::unique_lock<std::mutex> lock(s.mu);
+        s.finished.wait(lock, all_done);
+    }
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (s.job == j) s.job.reset();  // fn dies with this call; late workers keep j alive, not fn
+    if (j->error) std::rethrow_exception(j->error);
 }
 
 int hardware_threads() {

@@ -8,6 +8,7 @@
 #include <limits>
 #include <numbers>
 #include <type_traits>
+#include <vector>
 
 #include "base/thread_pool.h"
 #include "ops/broadcast.h"
@@ -216,6 +217,15 @@ void normalize(const T* src, T* dst, int64_t n, int64_t stride, Norm kind) {
     }
     const T m = n > 0 ? src[arg * stride] : T(0);
     double sum = 0;
+    if (kind == Norm::kSoftmax) {  // each exp once, kept for the division (the same values)
+        thread_local std::vector<double> e;
+        e.resize(static_cast<size_t>(n));
+        for (int64_t j = 0; j < n; ++j)
+            sum += e[static_cast<size_t>(j)] = std::exp(static_cast<double>(src[j * stride] - m));
+        for (int64_t j = 0; j < n; ++j)
+            dst[j * stride] = static_cast<T>(e[static_cast<size_t>(j)] / sum);
+        return;
+    }
     for (int64_t j = 0; j < n; ++j) sum += std::exp(static_cast<double>(src[j * stride] - m));
     for (int64_t j = 0; j < n; ++j) {
         const T d = src[j * stride] - m;

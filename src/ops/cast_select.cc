@@ -1,12 +1,14 @@
 // Selection ops of the cast family: Where (three-way broadcast, any element type) and the
 // variadic Sum, Mean, Max, Min (all inputs broadcast together, folded left to right; float16 and
 // bfloat16 computed in float32). Max and Min propagate NaN as numpy's maximum/minimum do.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <type_traits>
 
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
+#include "ops/gemm_kernels.h"
 #include "ops/half.h"
 #include "ops/op_table.h"
 
@@ -86,9 +88,23 @@ T min_op(T a, T b) {
     return b < a ? b : a;
 }
 
-// op(a, b) with a and b broadcast together.
+// op(a, b) with a and b broadcast together; equal shapes take a flat loop split over the pool.
 template <typename T, typename Op>
-Tensor fold_step(const Tensor& a, const Tensor& b, Op op) {
+Tensor fold_step(const Tensor& a, const Tensor& b, Op op, ThreadPool* pool) {
+    if (a.dims() == b.dims()) {
+        Tensor out = Tensor::uninitialized(a.dtype(), a.dims());
+        T* dst = reinterpret_cast<T*>(out.mutable_bytes());
+        const T* pa = a.data<T>();
+        const T* pb = b.data<T>();
+        const auto n = static_cast<int64_t>(a.numel());
+        constexpr int64_t kChunk = 1 << 14;
+        run_parallel(n > 2 * kChunk ? pool : nullptr, (n + kChunk - 1) / kChunk,
+                     [&](int64_t cb, int64_t ce) {
+                         for (int64_t i = cb * kChunk; i < std::min(n, ce * kChunk); ++i)
+                             dst[i] = op(pa[i], pb[i]);
+                     });
+        return out;
+    }
     const Dims out_dims = broadcast_shape(a.dims(), b.dims());
     Tensor out = Tensor::zeros(a.dtype(), out_dims);
     T* dst = reinterpret_cast<T*>(out.mutable_bytes());
@@ -115,12 +131,13 @@ KernelFn make_variadic(const Attrs&, int64_t) {
         dispatch_numeric(acc.dtype(), "Sum/Mean/Max/Min", [&]<typename T>() {
             for (size_t i = 1; i < n; ++i) {
                 if constexpr (F == Fold::kMax)
-                    acc = fold_step<T>(acc, ctx.input(i), max_op<T>);
+                    acc = fold_step<T>(acc, ctx.input(i), max_op<T>, ctx.pool());
                 else if constexpr (F == Fold::kMin)
-                    acc = fold_step<T>(acc, ctx.input(i), min_op<T>);
+                    acc = fold_step<T>(acc, ctx.input(i), min_op<T>, ctx.pool());
                 else
-                    acc = fold_step<T>(acc, ctx.input(i),
-                                       [](T a, T b) { return static_cast<T>(a + b); });
+                    acc = fold_step<T>(
+                        acc, ctx.input(i), [](T a, T b) { return static_cast<T>(a + b); },
+                        ctx.pool());
             }
             if constexpr (F == Fold::kMean) {
                 Tensor out = Tensor::zeros(acc.dtype(), acc.dims());

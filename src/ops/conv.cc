@@ -60,20 +60,10 @@ Dims kernel_dims(const WindowAttrs& wa, const Tensor& w, const char* op) {
 }
 
 KernelFn make_conv(const Attrs& at, int64_t) {
-    WindowAttrs wa = read_window_attrs(at);
-    wa.ceil_mode = false;
-    const int64_t group = at.get_int("group", 1);
-    return half_via_float([wa, group](KernelContext& ctx) {
+    const ConvAttrs ca = read_conv_attrs(at);
+    return half_via_float([ca](KernelContext& ctx) {
         const ConvInputs in = conv_inputs(ctx, "Conv");
-        ConvShape s;
-        s.n = in.x->dims()[0], s.c = in.x->dims()[1], s.m = in.w->dims()[0], s.group = group;
-        if (group < 1 || s.c != in.w->dims()[1] * group || s.m % group != 0)
-            fail("Conv: channels do not match the weights and group");
-        if (in.b && in.b->numel() != static_cast<uint64_t>(s.m))
-            fail("Conv: B must have M elements");
-        const Dims spatial(in.x->dims().begin() + 2, in.x->dims().end());
-        s.w = make_window(wa, spatial, kernel_dims(wa, *in.w, "Conv"), "Conv");
-        run_conv(s, in, false, ctx);
+        run_conv(conv_shape(ca, *in.x, *in.w, in.b), in, false, ctx);
     });
 }
 
@@ -136,6 +126,29 @@ KernelFn make_conv_transpose(const Attrs& at, int64_t) {
 }
 
 }  // namespace
+
+ConvAttrs read_conv_attrs(const Attrs& at) {
+    ConvAttrs ca;
+    ca.window = read_window_attrs(at);
+    ca.window.ceil_mode = false;
+    ca.group = at.get_int("group", 1);
+    return ca;
+}
+
+ConvShape conv_shape(const ConvAttrs& ca, const Tensor& x, const Tensor& w, const Tensor* b) {
+    ConvShape s;
+    s.n = x.dims()[0], s.c = x.dims()[1], s.m = w.dims()[0], s.group = ca.group;
+    if (ca.group < 1 || s.c != w.dims()[1] * ca.group || s.m % ca.group != 0)
+        fail("Conv: channels do not match the weights and group");
+    if (b && b->numel() != static_cast<uint64_t>(s.m)) fail("Conv: B must have M elements");
+    const Dims spatial(x.dims().begin() + 2, x.dims().end());
+    s.w = make_window(ca.window, spatial, kernel_dims(ca.window, w, "Conv"), "Conv");
+    return s;
+}
+
+std::vector<int64_t> conv_output_dims(const ConvShape& s) {
+    return output_dims(s);
+}
 
 void register_conv_ops(OpTable& t) {
     using C = NumericContract;

@@ -170,113 +170,169 @@ void inside_run(const Window& g, int64_t ow0, int64_t n, int64_t off, int64_t* l
     *hi = std::clamp<int64_t>(end - ow0, *lo, n);
 }
 
-// The input row read by output row (od, oh) at kernel offset (kd, kh), or nullptr in the padding.
-const float* input_row(const Window& g, const float* xc, int64_t od, int64_t oh, int64_t kd,
-                       int64_t kh) {
-    const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dil[0];
-    const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dil[1];
-    if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) return nullptr;
-    return xc + (id * g.in[1] + ih) * g.in[2];
-}
-
-// One depthwise plane: each output row starts at b, then each kernel tap in order adds
-// w * (input) to it (the reference's order, so the sums match it exactly). The columns each
-// kernel column kw reads inside the input are computed once per plane.
-void depthwise_plane(const Window& g, const float* xc, const float* wk, float b, float* yc) {
-    const int64_t s = g.stride[2], kw_n = g.kernel[2], khw = g.kernel[1] * g.kernel[2];
-    int64_t lo[16], hi[16], off[16];
-    const bool table = kw_n <= 16;
-    for (int64_t kw = 0; table && kw < kw_n; ++kw) {
-        off[kw] = kw * g.dil[2] - g.pad_begin[2];
-        inside_run(g, 0, g.out[2], off[kw], &lo[kw], &hi[kw]);
-    }
-    for (int64_t od = 0; od < g.out[0]; ++od)
-        for (int64_t oh = 0; oh < g.out[1]; ++oh) {
-            float* yr = yc + (od * g.out[1] + oh) * g.out[2];
-            std::fill_n(yr, g.out[2], b);
-            for (int64_t k = 0; k < g.kernel_size(); ++k) {
-                const int64_t kd = k / khw, kh = k / kw_n % g.kernel[1], kw = k % kw_n;
-                const float* src = input_row(g, xc, od, oh, kd, kh);
-                if (!src) {
-                    k += kw_n - 1;  // the whole kernel row reads padding
-                    continue;
-                }
-                int64_t l, h, o = table ? off[kw] : kw * g.dil[2] - g.pad_begin[2];
-                if (table)
-                    l = lo[kw], h = hi[kw];
-                else
-                    inside_run(g, 0, g.out[2], o, &l, &h);
-                const float wv = wk[k];
-                if (s == 1)
-                    for (int64_t j = l; j < h; ++j) yr[j] += src[j + o] * wv;
-                else
-                    for (int64_t j = l; j < h; ++j) yr[j] += src[j * s + o] * wv;
-            }
-        }
-}
-
-// A run of output positions within one output row: columns [j, j + n) of a panel.
+// A run of output positions within one output row: columns [j, j + n) of a panel; id0 / ih0 /
+// iw0 are the input coordinates its first position reads at kernel offset 0.
 struct ColumnRun {
-    int64_t od, oh, ow0, n, j;
+    int64_t id0, ih0, iw0, ow0, n, j;
 };
 
-// Packs im2col rows [p0, p0+kc) x output positions [j0, j0+nc) of channels xg into
-// kGemmNr-wide panels (the layout gemm_fast_packed expects), without building the im2col matrix.
-// The output-row runs of each panel and the in-row column range of each kernel row are computed
-// once, so the per-element work is a copy.
-void pack_im2col(const Window& g, const float* xg, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
-                 float* dst) {
-    const int64_t ks = g.kernel_size(), plane = g.out[1] * g.out[2];
-    const int64_t panels = (nc + kGemmNr - 1) / kGemmNr;
-    std::vector<ColumnRun> runs;
-    std::vector<size_t> first(static_cast<size_t>(panels + 1));
+// One im2col row (channel c, kernel offset kd, kh, kw): the channel's plane, the kernel's row and
+// column offsets into the input and the output columns [lo, hi) whose input column is inside.
+struct KernelTap {
+    const float* xc;
+    int64_t dd, dh, off, lo, hi;
+};
+
+// The runs of each kGemmNr-wide panel of output positions [j0, j0 + nc): panel jp's runs are
+// runs[first[jp]] .. runs[first[jp + 1]).
+void panel_runs(const Window& g, int64_t j0, int64_t nc, std::vector<ColumnRun>& runs,
+                std::vector<size_t>& first) {
+    const int64_t plane = g.out[1] * g.out[2], panels = (nc + kGemmNr - 1) / kGemmNr;
+    first.assign(static_cast<size_t>(panels + 1), 0);
     for (int64_t jp = 0; jp < panels; ++jp) {
         first[static_cast<size_t>(jp)] = runs.size();
         const int64_t w = std::min<int64_t>(kGemmNr, nc - jp * kGemmNr);
         for (int64_t j = 0; j < w;) {
             const int64_t o = j0 + jp * kGemmNr + j, ow = o % g.out[2];
             const int64_t n = std::min(w - j, g.out[2] - ow);
-            runs.push_back({o / plane, o / g.out[2] % g.out[1], ow, n, j});
+            const int64_t od = o / plane, oh = o / g.out[2] % g.out[1];
+            runs.push_back({od * g.stride[0] - g.pad_begin[0], oh * g.stride[1] - g.pad_begin[1],
+                            ow * g.stride[2], ow, n, j});
             j += n;
         }
     }
     first[static_cast<size_t>(panels)] = runs.size();
+}
+
+// Copies one run of one im2col row into `out` (u.n floats, zeros where the input is padding).
+inline void pack_run(const Window& g, const KernelTap& t, const ColumnRun& u, float* out) {
+    const int64_t id = u.id0 + t.dd, ih = u.ih0 + t.dh;
+    if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {  // the row is padding
+        std::fill_n(out, u.n, 0.0f);
+        return;
+    }
+    const int64_t lo = std::clamp<int64_t>(t.lo - u.ow0, 0, u.n);
+    const int64_t hi = std::clamp<int64_t>(t.hi - u.ow0, lo, u.n);
+    const float* in = t.xc + (id * g.in[1] + ih) * g.in[2] + u.iw0 + t.off;
+    const int64_t s = g.stride[2];
+    if (s == 1 && lo == 0 && hi == kGemmNr) {  // a whole panel inside one input row
+        __builtin_memcpy(out, in, kGemmNr * sizeof(float));
+        return;
+    }
+    std::fill_n(out, lo, 0.0f);
+    if (s == 1)  // short runs: a plain loop beats a memmove call
+        for (int64_t j = lo; j < hi; ++j) out[j] = in[j];
+    else
+        for (int64_t j = lo; j < hi; ++j) out[j] = in[j * s];
+    std::fill_n(out + hi, u.n - hi, 0.0f);
+}
+
+// Packs im2col rows [p0, p0+kc) x output positions [j0, j0+nc) of channels xg into
+// kGemmNr-wide panels (the layout gemm_fast_packed expects), without building the im2col matrix.
+// The output-row runs of each panel and the geometry of each im2col row are computed once, so
+// the per-element work is a copy; panels are written in order.
+void pack_im2col(const Window& g, const float* xg, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
+                 float* dst) {
+    const int64_t ks = g.kernel_size(), panels = (nc + kGemmNr - 1) / kGemmNr;
+    thread_local std::vector<ColumnRun> runs;
+    thread_local std::vector<size_t> first;
+    thread_local std::vector<KernelTap> taps;
+    runs.clear(), taps.clear();
+    panel_runs(g, j0, nc, runs, first);
     for (int64_t p = 0; p < kc; ++p) {
         const int64_t r = p0 + p, k = r % ks;
         const int64_t kd = k / (g.kernel[1] * g.kernel[2]), kh = k / g.kernel[2] % g.kernel[1],
                       kw = k % g.kernel[2];
-        const float* xc = xg + (r / ks) * g.in_size();
-        const int64_t s = g.stride[2], off = kw * g.dil[2] - g.pad_begin[2];
-        int64_t row_lo, row_hi;  // output columns reading inside the input row
-        inside_run(g, 0, g.out[2], off, &row_lo, &row_hi);
-        for (int64_t jp = 0; jp < panels; ++jp) {
-            float* d = dst + (jp * kc + p) * kGemmNr;
-            const int64_t w = std::min<int64_t>(kGemmNr, nc - jp * kGemmNr);
-            for (size_t q = first[static_cast<size_t>(jp)]; q < first[static_cast<size_t>(jp + 1)];
-                 ++q) {
-                const ColumnRun& u = runs[q];
-                float* out = d + u.j;
-                const float* src = input_row(g, xc, u.od, u.oh, kd, kh);
-                const int64_t lo = std::clamp<int64_t>(row_lo - u.ow0, 0, u.n);
-                const int64_t hi = src ? std::clamp<int64_t>(row_hi - u.ow0, lo, u.n) : lo;
-                std::fill_n(out, lo, 0.0f);
-                if (hi > lo) {  // short runs: a plain loop beats a memmove call
-                    const float* in = src + u.ow0 * s + off;
-                    if (s == 1)
-                        for (int64_t j = lo; j < hi; ++j) out[j] = in[j];
-                    else
-                        for (int64_t j = lo; j < hi; ++j) out[j] = in[j * s];
-                }
-                std::fill_n(out + hi, u.n - hi, 0.0f);
-            }
+        KernelTap t{xg + (r / ks) * g.in_size(),
+                    kd * g.dil[0],
+                    kh * g.dil[1],
+                    kw * g.dil[2] - g.pad_begin[2],
+                    0,
+                    0};
+        inside_run(g, 0, g.out[2], t.off, &t.lo, &t.hi);
+        taps.push_back(t);
+    }
+    for (int64_t jp = 0; jp < panels; ++jp) {
+        const int64_t w = std::min<int64_t>(kGemmNr, nc - jp * kGemmNr);
+        const size_t q0 = first[static_cast<size_t>(jp)], q1 = first[static_cast<size_t>(jp + 1)];
+        float* d = dst + jp * kc * kGemmNr;
+        for (int64_t p = 0; p < kc; ++p, d += kGemmNr) {
+            const KernelTap& t = taps[static_cast<size_t>(p)];
+            for (size_t q = q0; q < q1; ++q) pack_run(g, t, runs[q], d + runs[q].j);
             std::fill(d + w, d + kGemmNr, 0.0f);
         }
     }
 }
 
+// Stride-1 2-D convolutions with few output channels (where packing the im2col panels costs as
+// much as the products) run over a zero-padded copy of the image instead: output position
+// (oh, ow) is computed at column oh * wp + ow of a padded-width result (wp = padded width), so
+// the im2col row of (channel c, tap t) is the padded plane of c shifted by t's offset, and each
+// panel row is one contiguous copy. The products and their order are the im2col path's (its
+// zeros are the padding's), so the values are the same; the wp - out columns per row are
+// computed and dropped.
+bool use_padded_width(const Window& g, int64_t mg) {
+    if (g.in[0] != 1 || g.kernel[0] != 1 || g.out[0] != 1) return false;
+    for (int i = 1; i < 3; ++i)
+        if (g.stride[i] != 1 || g.pad_begin[i] < 0 || g.pad_end[i] < 0) return false;
+    return mg <= 96 && g.out[2] >= 14;
+}
+
+// y_g (a.c, prefilled with the bias when a.beta is 1) through the padded-width result.
+void conv_padded_width(const Window& g, const float* xg, int64_t cg, GemmArgs<float> a,
+                       ThreadPool* pool) {
+    const int64_t wp = g.in[2] + g.pad_begin[2] + g.pad_end[2];
+    const int64_t hp = g.in[1] + g.pad_begin[1] + g.pad_end[1];
+    const int64_t ks = g.kernel_size(), kw_n = g.kernel[2], os = g.out_size();
+    const int64_t plane = hp * wp + (kw_n - 1) * g.dil[2] + kGemmNr;  // slack: the last taps
+    std::vector<float> xp(static_cast<size_t>(cg * plane));
+    run_parallel(pool, cg, [&](int64_t b, int64_t e) {
+        for (int64_t c = b; c < e; ++c) {
+            float* dst = xp.data() + c * plane;
+            std::fill_n(dst, plane, 0.0f);
+            for (int64_t r = 0; r < g.in[1]; ++r)
+                std::copy_n(xg + (c * g.in[1] + r) * g.in[2], g.in[2],
+                            dst + (r + g.pad_begin[1]) * wp + g.pad_begin[2]);
+        }
+    });
+    std::vector<int64_t> tap(static_cast<size_t>(ks));
+    for (int64_t k = 0; k < ks; ++k)
+        tap[static_cast<size_t>(k)] = (k / kw_n) * g.dil[1] * wp + (k % kw_n) * g.dil[2];
+    const int64_t np = g.out[1] * wp, mg = a.m;
+    std::vector<float> cp(static_cast<size_t>(mg * np));
+    float* yg = a.c;
+    if (a.beta != 0.0f)
+        for (int64_t m = 0; m < mg; ++m) std::fill_n(cp.data() + m * np, np, yg[m * os]);
+    a.n = np, a.c = cp.data(), a.ldc = np;
+    gemm_fast_packed(
+        a,
+        [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* dst) {
+            for (int64_t jp = 0; jp < nc; jp += kGemmNr) {
+                const int64_t w = std::min<int64_t>(kGemmNr, nc - jp);
+                for (int64_t p = 0; p < kc; ++p, dst += kGemmNr) {
+                    const int64_t r = p0 + p;
+                    const float* src =
+                        xp.data() + (r / ks) * plane + tap[static_cast<size_t>(r % ks)] + j0 + jp;
+                    if (w == kGemmNr) {
+                        __builtin_memcpy(dst, src, kGemmNr * sizeof(float));
+                    } else {
+                        std::copy_n(src, w, dst);
+                        std::fill(dst + w, dst + kGemmNr, 0.0f);
+                    }
+                }
+            }
+        },
+        pool);
+    run_parallel(pool, mg, [&](int64_t b, int64_t e) {
+        for (int64_t m = b; m < e; ++m)
+            for (int64_t oh = 0; oh < g.out[1]; ++oh)
+                std::copy_n(cp.data() + m * np + oh * wp, g.out[2], yg + m * os + oh * g.out[2]);
+    });
+}
+
 // One (image, group): y_g (mg x os) = bias + w_g (mg x cg*ks) * im2col(x_g) (cg*ks x os).
 void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const float* w,
-              const float* bias, float* y, ThreadPool* pool) {
+              const float* bias, float* y, ThreadPool* pool, const GemmEpilogue* ep) {
     const Window& g = s.w;
     const int64_t cg = s.c / s.group, mg = s.m / s.group, kk = cg * g.kernel_size(),
                   os = g.out_size();
@@ -287,7 +343,14 @@ void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const 
     GemmArgs<float> a;
     a.m = mg, a.n = os, a.k = kk, a.a = w + grp * mg * kk, a.lda = kk, a.b = xg, a.ldb = os;
     a.c = yg, a.ldc = os, a.beta = bias ? 1.0f : 0.0f;
+    GemmEpilogue eg;  // the group's rows are channels grp * mg ...
+    if (ep) {
+        eg = *ep;
+        if (eg.sub) eg.sub += grp * mg, eg.mul += grp * mg, eg.add += grp * mg;
+        a.epilogue = &eg;
+    }
     if (is_pointwise(g)) return gemm_fast(a, pool);
+    if (use_padded_width(g, mg)) return conv_padded_width(g, xg, cg, a, pool);
     gemm_fast_packed(
         a,
         [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* dst) {
@@ -299,23 +362,17 @@ void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const 
 }  // namespace
 
 void conv_fast(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
-               ThreadPool* pool) {
+               ThreadPool* pool, const GemmEpilogue* epilogue) {
     if (s.group > 1 && s.group == s.c && s.group == s.m) {  // depthwise: one channel per group
-        const int64_t ks = s.w.kernel_size(), in = s.w.in_size(), os = s.w.out_size();
-        const bool split = s.n * s.c > 1 && s.n * s.c * os * ks > (1 << 14);
-        return run_parallel(split ? pool : nullptr, s.n * s.c, [&](int64_t b, int64_t e) {
-            for (int64_t p = b; p < e; ++p) {
-                const int64_t c = p % s.c;
-                depthwise_plane(s.w, x + p * in, w + c * ks, bias ? bias[c] : 0.0f, y + p * os);
-            }
-        });
+        return depthwise_fast(s, x, w, bias, y, pool, epilogue);
     }
     const int64_t jobs = s.n * s.group;
     const int64_t work = (s.m / s.group) * s.w.out_size() * (s.c / s.group) * s.w.kernel_size();
     const bool split_jobs = jobs > 1 && work < (1 << 20);
     run_parallel(split_jobs ? pool : nullptr, jobs, [&](int64_t b, int64_t e) {
         for (int64_t j = b; j < e; ++j)
-            conv_one(s, j / s.group, j % s.group, x, w, bias, y, split_jobs ? nullptr : pool);
+            conv_one(s, j / s.group, j % s.group, x, w, bias, y, split_jobs ? nullptr : pool,
+                     epilogue);
     });
 }
 

@@ -1,8 +1,9 @@
 // Convolution and pooling geometry plus the convolution kernels. Every window is handled as 3-D:
 // 1-D and 2-D ops get leading spatial axes of size 1 (more than 3 spatial axes is kUnsupported).
 // conv_reference / conv_transpose_reference are the plain oracles; conv_fast (float32: GEMM
-// with the im2col panels packed straight from the image, a direct loop for depthwise) is diffed
-// against conv_reference in tests/unit/ops_conv_test.cc.
+// with the im2col panels packed straight from the image, or from a zero-padded copy for stride-1
+// 2-D convolutions with few output channels; a register-blocked direct loop for depthwise,
+// conv_depthwise.cc) is diffed against conv_reference in tests/unit/ops_conv_test.cc.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include "ops/attrs.h"
+#include "ops/gemm_kernels.h"
+#include "tensor/tensor.h"
 
 namespace pg {
 class ThreadPool;
@@ -48,12 +51,29 @@ struct ConvShape {
     Window w;  // for ConvTranspose, w.in is the input (small) and w.out the output (large) size
 };
 
+// Conv's attributes, read with ONNX defaults (conv.cc).
+struct ConvAttrs {
+    WindowAttrs window;
+    int64_t group = 1;
+};
+ConvAttrs read_conv_attrs(const Attrs& a);
+// The shape of Conv(x, w, b) (b may be nullptr); kInvalidInput when channels, group, bias or
+// window do not fit. x and w must have rank >= 3 and the same rank.
+ConvShape conv_shape(const ConvAttrs& a, const Tensor& x, const Tensor& w, const Tensor* b);
+// Conv's output dims for `s`: (n, m, spatial out...).
+std::vector<int64_t> conv_output_dims(const ConvShape& s);
+
 // y[n, m, out] = bias[m] + sum over (c in group, kernel) of x * w. bias may be nullptr.
 template <typename T>
 void conv_reference(const ConvShape& s, const T* x, const T* w, const T* bias, T* y);
 // float32 fast path over the pool: gemm_fast_packed per (image, group), depthwise directly.
+// `epilogue` (rows = output channels) post-processes each output channel as it is finished
+// (fused BatchNormalization / Relu / Clip); nullptr = none.
 void conv_fast(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
-               ThreadPool* pool);
+               ThreadPool* pool, const GemmEpilogue* epilogue = nullptr);
+// float32 depthwise Conv (group == c == m) over the pool (conv_depthwise.cc).
+void depthwise_fast(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
+                    ThreadPool* pool, const GemmEpilogue* epilogue = nullptr);
 // ConvTranspose: w is (c, m / group, kernel...); every input scatters into the output.
 template <typename T>
 void conv_transpose_reference(const ConvShape& s, const T* x, const T* w, const T* bias, T* y);

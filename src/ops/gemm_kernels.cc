@@ -1,10 +1,12 @@
-// The float32 fast GEMM: op(A) is packed once into row panels of kMr, op(B) block by block
-// (kKc x nc) into column panels of kNr, and a micro-kernel keeps a kMr x kNr tile of C in
-// registers (the compiler vectorizes its simple loops; it stores C on the first k-slice when
-// beta is 0, so C is never cleared first). The micro-kernel is compiled twice, for the x86-64
-// baseline and for AVX2+FMA, and chosen at run time. Work is split over column blocks (each task
-// packs its own B) or, when there are fewer column blocks than threads, over row panels of one
-// shared packed B block. m == 1 is a plain matrix-vector loop (op(B) streamed once, unpacked).
+// The float32 fast GEMM: op(A) is read in place when row-major, else packed once into row
+// panels of kMr; op(B) is packed block by block (kKc x nc) into column panels of kNr; a
+// micro-kernel keeps a kMr x kNr tile of C in registers (a panel's last eight-or-fewer columns
+// take a half-width variant). The compiler vectorizes its simple loops; it stores C on the first
+// k-slice when beta is 0, so C is never cleared first. The micro-kernel is compiled twice, for
+// the x86-64 baseline and for AVX2+FMA, and chosen at run time. Work is split over column blocks
+// (each task packs its own B) or, when there are too few columns to share, over row panels
+// reading one op(B) that all threads packed together first. m == 1 is a plain matrix-vector
+// loop (op(B) streamed once, unpacked).
 #include "ops/gemm_kernels.h"
 
 #include <algorithm>
@@ -19,6 +21,64 @@ void gemm_reference(const GemmArgs<float>& g) {
     gemm_plain(g);
 }
 
+namespace {
+
+// GemmEpilogue::apply on n values; N > 0: n == N, known to the compiler (whole-tile rows).
+template <int N>
+inline __attribute__((always_inline)) void apply_row(const GemmEpilogue& e, int64_t i, float* row,
+                                                     int64_t n) {
+    if constexpr (N > 0) n = N;
+    if (e.sub) {
+        const float m = e.sub[i], k = e.mul[i], b = e.add[i];
+        for (int64_t j = 0; j < n; ++j) row[j] = (row[j] - m) * k + b;
+    }
+    if (e.clamp) {
+        const float lo = e.lo, hi = e.hi;  // locals: row cannot alias them, so this vectorizes
+        for (int64_t j = 0; j < n; ++j) {
+            const float r = row[j] < lo ? lo : row[j];
+            row[j] = r > hi ? hi : r;
+        }
+    }
+}
+
+}  // namespace
+
+void GemmEpilogue::apply(int64_t i, float* row, int64_t n) const {
+    apply_row<0>(*this, i, row, n);
+}
+
+namespace {
+
+// The epilogue on a whole-width tile (mr rows of kGemmNr floats at c, row i0 first).
+using TileFn = void (*)(const GemmEpilogue&, int64_t i0, float* c, int64_t ldc, int mr);
+
+void tile_base(const GemmEpilogue& e, int64_t i0, float* c, int64_t ldc, int mr) {
+    for (int i = 0; i < mr; ++i) apply_row<kGemmNr>(e, i0 + i, c + i * ldc, kGemmNr);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// AVX2 without FMA: the loads match the micro-kernel's 256-bit stores, and with no FMA in the
+// instruction set the compiler cannot contract (c - m) * k + b, so the values stay the plain
+// kernels'.
+__attribute__((target("avx2"))) void tile_avx2(const GemmEpilogue& e, int64_t i0, float* c,
+                                               int64_t ldc, int mr) {
+    for (int i = 0; i < mr; ++i) apply_row<kGemmNr>(e, i0 + i, c + i * ldc, kGemmNr);
+}
+#endif
+
+TileFn tile_fn() {
+    static const TileFn fn = [] {
+#if defined(__x86_64__) && defined(__GNUC__)
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx2")) return tile_avx2;
+#endif
+        return tile_base;
+    }();
+    return fn;
+}
+
+}  // namespace
+
 void run_parallel(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
     if (n <= 0) return;
     if (!pool || pool->num_threads() <= 1 || n == 1) return fn(0, n);
@@ -30,27 +90,51 @@ namespace {
 constexpr int kMr = 6, kNr = kGemmNr;
 constexpr int64_t kKc = 256, kMc = 96, kNc = 512;  // kMc % kMr == 0, kNc % kNr == 0
 
-// beta == 0: C is stored without being read; otherwise C = beta * C + alpha * acc.
-using MicroFn = void (*)(int64_t kc, const float* ap, const float* bp, float* c, int64_t ldc,
-                         int mr, int nr, float alpha, float beta);
+// beta == 0: C is stored without being read; otherwise C = beta * C + alpha * acc. `lda` 0:
+// ap is a packed kc x kMr panel; otherwise ap is row 0 of A itself (row-major, leading
+// dimension lda, at the slice's first column) and rows past mr repeat row mr - 1.
+using MicroFn = void (*)(int64_t kc, const float* ap, int64_t lda, const float* bp, float* c,
+                         int64_t ldc, int mr, int nr, float alpha, float beta);
 
 // Eight floats; GCC lowers it to one AVX register or two SSE registers.
 typedef float V8 __attribute__((vector_size(32)));
 
-// C[mr x nr] = beta * C + alpha * Ap (kc x kMr panel) * Bp (kc x kNr panel).
-inline __attribute__((always_inline)) void micro_body(int64_t kc, const float* ap, const float* bp,
-                                                      float* c, int64_t ldc, int mr, int nr,
-                                                      float alpha, float beta) {
+// C[mr x nr] = beta * C + alpha * A (kc x kMr, packed or read in place) * Bp (kc x kNr panel).
+// kHalf: nr <= 8, only the first eight columns are computed (the same sums for them).
+template <bool kDirect, bool kHalf>
+inline __attribute__((always_inline)) void micro_body(int64_t kc, const float* ap, int64_t lda,
+                                                      const float* bp, float* c, int64_t ldc,
+                                                      int mr, int nr, float alpha, float beta) {
     V8 acc[kMr][2] = {};
+    const float* rows[kMr];
+    if constexpr (kDirect)
+        for (int i = 0; i < kMr; ++i) rows[i] = ap + std::min(i, mr - 1) * lda;
     for (int64_t p = 0; p < kc; ++p) {
         V8 b0, b1;
         __builtin_memcpy(&b0, bp + p * kNr, sizeof b0);
-        __builtin_memcpy(&b1, bp + p * kNr + 8, sizeof b1);
+        if constexpr (!kHalf) __builtin_memcpy(&b1, bp + p * kNr + 8, sizeof b1);
         for (int i = 0; i < kMr; ++i) {
-            const float av = ap[p * kMr + i];
+            const float av = kDirect ? rows[i][p] : ap[p * kMr + i];
             acc[i][0] += av * b0;
-            acc[i][1] += av * b1;
+            if constexpr (!kHalf) acc[i][1] += av * b1;
         }
+    }
+    if (!kHalf && nr == kNr) {  // a full-width tile: whole-vector updates of C
+        for (int i = 0; i < mr; ++i) {
+            float* ci = c + i * ldc;
+            V8 c0, c1;
+            if (beta == 0.0f) {
+                c0 = alpha * acc[i][0], c1 = alpha * acc[i][1];
+            } else {
+                __builtin_memcpy(&c0, ci, sizeof c0);
+                __builtin_memcpy(&c1, ci + 8, sizeof c1);
+                c0 = beta == 1.0f ? c0 + alpha * acc[i][0] : beta * c0 + alpha * acc[i][0];
+                c1 = beta == 1.0f ? c1 + alpha * acc[i][1] : beta * c1 + alpha * acc[i][1];
+            }
+            __builtin_memcpy(ci, &c0, sizeof c0);
+            __builtin_memcpy(ci + 8, &c1, sizeof c1);
+        }
+        return;
     }
     for (int i = 0; i < mr; ++i) {
         float row[kNr];
@@ -65,16 +149,28 @@ inline __attribute__((always_inline)) void micro_body(int64_t kc, const float* a
     }
 }
 
-void micro_base(int64_t kc, const float* ap, const float* bp, float* c, int64_t ldc, int mr, int nr,
-                float alpha, float beta) {
-    micro_body(kc, ap, bp, c, ldc, mr, nr, alpha, beta);
+// The four variants of micro_body (A in place or packed, full or half width).
+inline __attribute__((always_inline)) void micro_any(int64_t kc, const float* ap, int64_t lda,
+                                                     const float* bp, float* c, int64_t ldc, int mr,
+                                                     int nr, float alpha, float beta) {
+    if (nr <= 8) {
+        if (lda) return micro_body<true, true>(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
+        return micro_body<false, true>(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
+    }
+    if (lda) return micro_body<true, false>(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
+    micro_body<false, false>(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
+}
+
+void micro_base(int64_t kc, const float* ap, int64_t lda, const float* bp, float* c, int64_t ldc,
+                int mr, int nr, float alpha, float beta) {
+    micro_any(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2,fma"))) void micro_avx2(int64_t kc, const float* ap, const float* bp,
-                                                    float* c, int64_t ldc, int mr, int nr,
-                                                    float alpha, float beta) {
-    micro_body(kc, ap, bp, c, ldc, mr, nr, alpha, beta);
+__attribute__((target("avx2,fma"))) void micro_avx2(int64_t kc, const float* ap, int64_t lda,
+                                                    const float* bp, float* c, int64_t ldc, int mr,
+                                                    int nr, float alpha, float beta) {
+    micro_any(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
 }
 #endif
 
@@ -135,17 +231,24 @@ void scale_c(const GemmArgs<float>& g) {
 }
 
 // The whole of op(A), packed once: k-slice s (starting at p0) holds mpad x kc floats at
-// mpad * p0, row panel ip of it at ip * kc.
+// mpad * p0, row panel ip of it at ip * kc. A row-major A (not transposed) is not packed: the
+// micro-kernel reads its rows in place (direct, lda = the row stride).
 struct PackedA {
     std::unique_ptr<float[]> data;  // not zero-filled: every element is packed
     int64_t mpad = 0;
+    const float* direct = nullptr;
+    int64_t lda = 0;  // 0: packed
     const float* panel(int64_t p0, int64_t kc, int64_t row) const {
-        return data.get() + mpad * p0 + row * kc;
+        return direct ? direct + row * lda + p0 : data.get() + mpad * p0 + row * kc;
     }
 };
 
 PackedA pack_all_a(const GemmArgs<float>& g, ThreadPool* pool) {
     PackedA a;
+    if (!g.trans_a && g.lda > 0) {
+        a.direct = g.a, a.lda = g.lda;
+        return a;
+    }
     a.mpad = (g.m + kMr - 1) / kMr * kMr;
     a.data.reset(new float[static_cast<size_t>(a.mpad * g.k)]);
     const int64_t slices = (g.k + kKc - 1) / kKc, mblocks = (g.m + kMc - 1) / kMc;
@@ -161,17 +264,25 @@ PackedA pack_all_a(const GemmArgs<float>& g, ThreadPool* pool) {
     return a;
 }
 
-// C rows [i0, i1) x columns [j0, j0+nc) for k-slice [p0, p0+kc), B block packed in bpack.
+// C rows [i0, i1) x columns [j0, j0+nc) for k-slice [p0, p0+kc), B block packed in bpack. The
+// epilogue runs on each tile after the last k-slice (this file is built without FMA, so its
+// arithmetic is the plain kernels').
 void run_block(const GemmArgs<float>& g, MicroFn micro, const PackedA& a, const float* bpack,
                int64_t p0, int64_t kc, int64_t i0, int64_t i1, int64_t j0, int64_t nc) {
     const float beta = p0 == 0 ? g.beta : 1.0f;
+    const GemmEpilogue* ep = p0 + kc == g.k ? g.epilogue : nullptr;
+    const TileFn tile = ep ? tile_fn() : nullptr;
     for (int64_t jp = 0; jp < nc; jp += kNr) {
         const float* bp = bpack + jp * kc;
         const int nr = static_cast<int>(std::min<int64_t>(kNr, nc - jp));
         for (int64_t ip = i0; ip < i1; ip += kMr) {
             const int mr = static_cast<int>(std::min<int64_t>(kMr, g.m - ip));
-            micro(kc, a.panel(p0, kc, ip), bp, g.c + ip * g.ldc + j0 + jp, g.ldc, mr, nr, g.alpha,
-                  beta);
+            float* c = g.c + ip * g.ldc + j0 + jp;
+            micro(kc, a.panel(p0, kc, ip), a.lda, bp, c, g.ldc, mr, nr, g.alpha, beta);
+            if (ep && nr == kNr)
+                tile(*ep, ip, c, g.ldc, mr);
+            else if (ep)
+                for (int i = 0; i < mr; ++i) apply_row<0>(*ep, ip + i, c + i * g.ldc, nr);
         }
     }
 }
@@ -194,25 +305,36 @@ void gemm_by_columns(const GemmArgs<float>& g, MicroFn micro, const PackedA& a,
     });
 }
 
-// Row panels split evenly into one task per thread; each task packs every B block itself (a
-// little packing twice instead of synchronizing the threads per k-slice).
+// Largest packed op(B) gemm_by_rows holds at once, in floats (16 MiB).
+constexpr int64_t kMaxSharedB = int64_t{4} << 20;
+
+// For few columns: the whole of op(B) is packed once, split over the pool (k-slice s at
+// npad * p0, its panel jp at jp * kc * kNr within), then row panels are split into ranges
+// for the threads, all reading the shared packed B.
 void gemm_by_rows(const GemmArgs<float>& g, MicroFn micro, const PackedA& a,
                   const GemmPackB& pack_b, int threads, ThreadPool* pool) {
-    const int64_t panels = (g.m + kMr - 1) / kMr;
-    const size_t bsize =
-        static_cast<size_t>((std::min(kNc, g.n) + kNr - 1) / kNr * kNr * std::min(kKc, g.k));
-    run_parallel(pool, threads, [&](int64_t b, int64_t e) {
-        std::unique_ptr<float[]> bpack(new float[bsize]);
-        const int64_t i0 = panels * b / threads * kMr,
-                      i1 = std::min(g.m, panels * e / threads * kMr);
-        for (int64_t j0 = 0; j0 < g.n && i0 < i1; j0 += kNc) {
-            const int64_t w = std::min(kNc, g.n - j0);
-            for (int64_t p0 = 0; p0 < g.k; p0 += kKc) {
-                const int64_t kc = std::min(kKc, g.k - p0);
-                pack_b(p0, kc, j0, w, bpack.get());
-                run_block(g, micro, a, bpack.get(), p0, kc, i0, i1, j0, w);
-            }
+    const int64_t npad = (g.n + kNr - 1) / kNr * kNr, col_panels = npad / kNr;
+    const int64_t slices = (g.k + kKc - 1) / kKc;
+    std::unique_ptr<float[]> bpack(new float[static_cast<size_t>(npad * g.k)]);
+    run_parallel(pool, slices * threads, [&](int64_t b, int64_t e) {
+        for (int64_t t = b; t < e; ++t) {
+            const int64_t p0 = (t / threads) * kKc, kc = std::min(kKc, g.k - p0),
+                          part = t % threads;
+            const int64_t jp0 = col_panels * part / threads,
+                          jp1 = col_panels * (part + 1) / threads;
+            if (jp1 > jp0)
+                pack_b(p0, kc, jp0 * kNr, std::min(g.n, jp1 * kNr) - jp0 * kNr,
+                       bpack.get() + npad * p0 + jp0 * kNr * kc);
         }
+    });
+    // Several row ranges per thread, claimed as threads come free (a descheduled thread's
+    // share goes to the others); they read the same packed B, so the split costs nothing.
+    const int64_t panels = (g.m + kMr - 1) / kMr, tasks = std::min<int64_t>(panels, 4 * threads);
+    run_parallel(pool, tasks, [&](int64_t b, int64_t e) {
+        const int64_t i0 = panels * b / tasks * kMr, i1 = std::min(g.m, panels * e / tasks * kMr);
+        for (int64_t p0 = 0; p0 < g.k && i0 < i1; p0 += kKc)
+            run_block(g, micro, a, bpack.get() + npad * p0, p0, std::min(kKc, g.k - p0), i0, i1, 0,
+                      g.n);
     });
 }
 
@@ -260,11 +382,17 @@ MicroFn micro_fn() {
 
 void gemm_fast_packed(const GemmArgs<float>& g, const GemmPackB& pack_b, ThreadPool* pool) {
     if (g.m <= 0 || g.n <= 0) return;
-    if (g.k <= 0 || g.alpha == 0.0f) return scale_c(g);
+    if (g.k <= 0 || g.alpha == 0.0f) {
+        scale_c(g);
+        if (g.epilogue)
+            for (int64_t i = 0; i < g.m; ++i) g.epilogue->apply(i, g.c + i * g.ldc, g.n);
+        return;
+    }
     const int threads = pool ? pool->num_threads() : 1;
     const PackedA a = pack_all_a(g, pool);
     // Rows split when there are too few column panels to share evenly.
-    if (threads > 1 && g.n < threads * 8 * kNr && g.m > kMr * threads)
+    if (threads > 1 && g.n < threads * 8 * kNr && g.m > kMr * threads &&
+        (g.n + kNr) * g.k <= kMaxSharedB)
         return gemm_by_rows(g, micro_fn(), a, pack_b, threads, pool);
     const int64_t min_blocks = (g.n + kNc - 1) / kNc;
     // Column blocks: a multiple of the thread count, as even as kNr-wide panels allow.
@@ -275,7 +403,11 @@ void gemm_fast_packed(const GemmArgs<float>& g, const GemmPackB& pack_b, ThreadP
 }
 
 void gemm_fast(const GemmArgs<float>& g, ThreadPool* pool) {
-    if (g.m == 1 && g.n > 0 && g.k > 0 && g.alpha != 0.0f) return gemv(g, pool);
+    if (g.m == 1 && g.n > 0 && g.k > 0 && g.alpha != 0.0f) {
+        gemv(g, pool);
+        if (g.epilogue) g.epilogue->apply(0, g.c, g.n);
+        return;
+    }
     gemm_fast_packed(
         g,
         [&g](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* dst) {

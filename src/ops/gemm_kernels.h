@@ -15,6 +15,21 @@ class ThreadPool;
 
 namespace pg::ops {
 
+// Per-row post-processing of the finished C (gemm_fast / gemm_fast_packed only): row i becomes
+// (c - sub[i]) * mul[i] + add[i] when sub is set (BatchNormalization's float32 arithmetic), then
+// is clamped to [lo, hi] when clamp is set (Relu, Clip: v < lo ? lo : v, then v > hi ? hi : v).
+// Applied to each tile of C right after its last k-slice, while it is in cache; the results are
+// bit-identical to running the plain kernels afterwards.
+struct GemmEpilogue {
+    const float* sub = nullptr;
+    const float* mul = nullptr;
+    const float* add = nullptr;
+    bool clamp = false;
+    float lo = 0.0f, hi = 0.0f;
+    // Applies the epilogue to n values of row i.
+    void apply(int64_t i, float* row, int64_t n) const;
+};
+
 // One GEMM: op(A) is m x k, op(B) is k x n, C is m x n (row-major with leading dimensions).
 template <typename T>
 struct GemmArgs {
@@ -28,7 +43,8 @@ struct GemmArgs {
     T* c = nullptr;
     int64_t ldc = 0;
     T alpha = T(1);
-    T beta = T(0);  // 0: C is written without being read (may hold NaN)
+    T beta = T(0);                           // 0: C is written without being read (may hold NaN)
+    const GemmEpilogue* epilogue = nullptr;  // float32 fast paths only; nullptr = none
 };
 
 // The reference GEMM for any numeric T.

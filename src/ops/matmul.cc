@@ -5,6 +5,7 @@
 #include <array>
 #include <type_traits>
 
+#include "base/thread_pool.h"
 #include "ir/graph.h"
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
@@ -51,7 +52,12 @@ Tensor matmul_tensors(const Tensor& a, const Tensor& b, ThreadPool* pool) {
                         [&](int64_t o, int64_t ia, int64_t ib) {
                             items.push_back({ia, ib, o});
                         });
-    const bool per_item_parallel = items.size() > 1 && m * n * k < (1 << 18);
+    // Whole matrices per thread when they are small, or when there are enough to go round (no
+    // synchronization inside each product).
+    const int64_t threads = pool ? pool->num_threads() : 1;
+    const bool per_item_parallel =
+        items.size() > 1 &&
+        (m * n * k < (1 << 18) || static_cast<int64_t>(items.size()) >= 2 * threads);
     run_parallel(per_item_parallel ? pool : nullptr, static_cast<int64_t>(items.size()),
                  [&](int64_t s, int64_t e) {
                      for (int64_t it = s; it < e; ++it) {

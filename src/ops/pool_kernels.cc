@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "ops/gemm_kernels.h"
@@ -91,10 +92,11 @@ void inside_columns(const Window& g, int64_t off, int64_t* lo, int64_t* hi) {
 }
 
 // One output row (od, oh) of a plane, a whole row at a time: init(ow, first tap or nullptr),
-// then step(ow, value) for every tap inside the input, in visit_window's order per element.
-template <typename T, typename Init, typename Step>
+// then for every tap, run(lo, hi, row, off) visits the output columns [lo, hi) whose input
+// row[ow * stride + off] is inside the input row, in visit_window's order per element.
+template <typename T, typename Init, typename Run>
 void pool_row(const Window& g, const AxisTaps t[3], const T* xp, int64_t od, int64_t oh,
-              Init&& init, Step&& step) {
+              Init&& init, Run&& run) {
     const int64_t d0 = t[0].lo[od], d1 = t[0].hi[od], h0 = t[1].lo[oh], h1 = t[1].hi[oh];
     for (int64_t ow = 0; ow < g.out[2]; ++ow) {
         const bool empty = d0 == d1 || h0 == h1 || t[2].lo[ow] == t[2].hi[ow];
@@ -108,15 +110,99 @@ void pool_row(const Window& g, const AxisTaps t[3], const T* xp, int64_t od, int
             const int64_t id = t[0].start[od] + kd * g.dil[0], ih = t[1].start[oh] + kh * g.dil[1];
             const T* row = xp + (id * g.in[1] + ih) * g.in[2];
             for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-                const int64_t off = kw * g.dil[2] - g.pad_begin[2], s = g.stride[2];
+                const int64_t off = kw * g.dil[2] - g.pad_begin[2];
                 int64_t lo, hi;
                 inside_columns(g, off, &lo, &hi);
-                if (s == 1)
-                    for (int64_t ow = lo; ow < hi; ++ow) step(ow, row[ow + off]);
-                else
-                    for (int64_t ow = lo; ow < hi; ++ow) step(ow, row[ow * s + off]);
+                run(lo, hi, row, off);
             }
         }
+}
+
+// The element-wise step of a run over y[lo, hi) with inputs row[ow * s + off].
+template <typename T, typename Step>
+void scalar_run(T* y, int64_t lo, int64_t hi, const T* row, int64_t off, int64_t s, Step step) {
+    if (s == 1)
+        for (int64_t ow = lo; ow < hi; ++ow) y[ow] = step(y[ow], row[ow + off]);
+    else
+        for (int64_t ow = lo; ow < hi; ++ow) y[ow] = step(y[ow], row[ow * s + off]);
+}
+
+typedef float V8 __attribute__((vector_size(32)));
+typedef int I8 __attribute__((vector_size(32)));
+
+// float32 runs eight outputs at a time for strides 1 and 2 (the same element-wise operation, so
+// the same values); kMax: y = x > y ? x : y, else y = y + x. Reads stay inside the row of
+// `width` floats.
+template <bool kMax>
+inline __attribute__((always_inline)) void f32_run_body(float* y, int64_t lo, int64_t hi,
+                                                        const float* row, int64_t off, int64_t s,
+                                                        int64_t width) {
+    int64_t ow = lo;
+    if (s <= 2)
+        for (; ow + 8 <= hi && (ow + 8) * s + off <= width; ow += 8) {
+            V8 v, a, c;
+            const float* p = row + ow * s + off;
+            if (s == 1) {
+                __builtin_memcpy(&v, p, sizeof v);
+            } else {
+                __builtin_memcpy(&a, p, sizeof a);
+                __builtin_memcpy(&c, p + 8, sizeof c);
+                v = __builtin_shuffle(a, c, I8{0, 2, 4, 6, 8, 10, 12, 14});
+            }
+            V8 cur;
+            __builtin_memcpy(&cur, y + ow, sizeof cur);
+            if constexpr (kMax)
+                cur = v > cur ? v : cur;
+            else
+                cur = cur + v;
+            __builtin_memcpy(y + ow, &cur, sizeof cur);
+        }
+    if constexpr (kMax)
+        scalar_run(y, ow, hi, row, off, s, [](float c, float v) { return v > c ? v : c; });
+    else
+        scalar_run(y, ow, hi, row, off, s, [](float c, float v) { return c + v; });
+}
+
+using F32Run = void (*)(float*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t);
+
+template <bool kMax>
+void f32_run_base(float* y, int64_t lo, int64_t hi, const float* row, int64_t off, int64_t s,
+                  int64_t width) {
+    f32_run_body<kMax>(y, lo, hi, row, off, s, width);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+template <bool kMax>
+__attribute__((target("avx2"))) void f32_run_avx2(float* y, int64_t lo, int64_t hi,
+                                                  const float* row, int64_t off, int64_t s,
+                                                  int64_t width) {
+    f32_run_body<kMax>(y, lo, hi, row, off, s, width);
+}
+#endif
+
+template <bool kMax>
+F32Run f32_run() {
+    static const F32Run fn = [] {
+#if defined(__x86_64__) && defined(__GNUC__)
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx2")) return &f32_run_avx2<kMax>;
+#endif
+        return &f32_run_base<kMax>;
+    }();
+    return fn;
+}
+
+// A run of max (kMax) or sum steps for T: the vectorized float32 one, else scalar.
+template <bool kMax, typename T>
+void pool_run(const Window& g, T* y, int64_t lo, int64_t hi, const T* row, int64_t off) {
+    const int64_t s = g.stride[2];
+    if constexpr (std::is_same_v<T, float>) {
+        f32_run<kMax>()(y, lo, hi, row, off, s, g.in[2]);
+    } else if constexpr (kMax) {
+        scalar_run(y, lo, hi, row, off, s, [](T c, T v) { return v > c ? v : c; });
+    } else {
+        scalar_run(y, lo, hi, row, off, s, [](T c, T v) { return static_cast<T>(c + v); });
+    }
 }
 
 }  // namespace
@@ -135,7 +221,9 @@ void max_pool_fast(const Window& g, int64_t planes, const T* x, T* y, ThreadPool
                     [&](int64_t ow, const T* first) {
                         yr[ow] = first ? *first : -std::numeric_limits<T>::infinity();
                     },
-                    [&](int64_t ow, T v) { yr[ow] = v > yr[ow] ? v : yr[ow]; });
+                    [&](int64_t lo, int64_t hi, const T* row, int64_t off) {
+                        pool_run<true>(g, yr, lo, hi, row, off);
+                    });
             }
     });
 }
@@ -151,7 +239,9 @@ void avg_pool_fast(const Window& g, int64_t planes, const T* x, T* y, bool inclu
                 T* yr = y + p * g.out_size() + (od * g.out[1] + oh) * g.out[2];
                 pool_row<T>(
                     g, t, xp, od, oh, [&](int64_t ow, const T*) { yr[ow] = T(0); },
-                    [&](int64_t ow, T v) { yr[ow] += v; });
+                    [&](int64_t lo, int64_t hi, const T* row, int64_t off) {
+                        pool_run<false>(g, yr, lo, hi, row, off);
+                    });
                 const int64_t inner = (t[0].hi[od] - t[0].lo[od]) * (t[1].hi[oh] - t[1].lo[oh]);
                 for (int64_t ow = 0; ow < g.out[2]; ++ow) {
                     const int64_t div = include_pad

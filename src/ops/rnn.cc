@@ -3,6 +3,7 @@
 // a fast path (X W^T for all steps at once through gemm_fast, vectorizable recurrent products),
 // diffed against the float64 run in tests/unit/ops_fastpath_test.cc; float16 and bfloat16
 // through half_via_float.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -193,8 +194,11 @@ void matvec(const double* m, const double* vec, int64_t rows, int64_t cols, doub
     }
 }
 
-// matvec with four partial sums per row (vectorizable; the fast path's recurrent product).
-void matvec_fast(const double* m, const double* vec, int64_t rows, int64_t cols, double* out) {
+// matvec with four partial sums per row (vectorizable; the fast path's recurrent product). An
+// AVX2 clone (no FMA, so the same sums) is picked at load time when the CPU has it.
+__attribute__((target_clones("avx2", "default"))) void matvec_fast(const double* m,
+                                                                   const double* vec, int64_t rows,
+                                                                   int64_t cols, double* out) {
     for (int64_t r = 0; r < rows; ++r) {
         const double* row = m + r * cols;
         double s[4] = {0, 0, 0, 0};
@@ -224,7 +228,7 @@ std::vector<double> input_products(const RnnConfig& c, const RnnInputs& in, Thre
 // One time step of one batch row for direction d. h and cst are updated in place. `xw` (fast
 // path) holds this step's X W^T; otherwise it is computed from xt.
 void cell_step(const RnnConfig& c, const RnnInputs& in, int d, const double* xt, const double* xw,
-               double* h, double* cst) {
+               double* h, double* cst, ThreadPool* pool) {
     const int64_t H = c.hidden, G = num_gates(c.cell);
     const double* w = in.w.data() + d * G * H * in.input;
     const double* r = in.r.data() + d * G * H * H;
@@ -234,7 +238,14 @@ void cell_step(const RnnConfig& c, const RnnInputs& in, int d, const double* xt,
     std::vector<double> gx(static_cast<size_t>(G * H), 0.0), gh(static_cast<size_t>(G * H), 0.0);
     if (xw) {
         std::copy(xw, xw + G * H, gx.begin());
-        matvec_fast(r, h, G * H, H, gh.data());
+        // Rows split over the pool when the product is large enough (each row's sum unchanged).
+        constexpr int64_t kRowsPerTask = 64;
+        run_parallel(G * H * H >= (1 << 15) ? pool : nullptr,
+                     (G * H + kRowsPerTask - 1) / kRowsPerTask, [&](int64_t b, int64_t e) {
+                         const int64_t r0 = b * kRowsPerTask,
+                                       r1 = std::min(G * H, e * kRowsPerTask);
+                         matvec_fast(r + r0 * H, h, r1 - r0, H, gh.data() + r0);
+                     });
     } else {
         matvec(w, xt, G * H, in.input, gx.data());
         matvec(r, h, G * H, H, gh.data());
@@ -284,7 +295,7 @@ struct RnnOutputs {
     std::vector<double> y, yh, yc;  // [seq][dir][batch][H], [dir][batch][H]
 };
 
-RnnOutputs run_rnn(const RnnConfig& c, const RnnInputs& in) {
+RnnOutputs run_rnn(const RnnConfig& c, const RnnInputs& in, ThreadPool* pool) {
     const int64_t H = c.hidden, B = in.batch, S = in.seq, D = c.num_dirs;
     RnnOutputs o;
     o.y.assign(static_cast<size_t>(S * D * B * H), 0.0);
@@ -304,7 +315,7 @@ RnnOutputs run_rnn(const RnnConfig& c, const RnnInputs& in) {
                     in.xw.empty()
                         ? nullptr
                         : &in.xw[(static_cast<size_t>(d) * S * B + row) * num_gates(c.cell) * H];
-                cell_step(c, in, d, &in.x[row * in.input], xw, h, cs);
+                cell_step(c, in, d, &in.x[row * in.input], xw, h, cs, pool);
                 std::copy(h, h + H, &o.y[static_cast<size_t>(((t * D + d) * B + b) * H)]);
             }
         }
@@ -357,7 +368,7 @@ MakeKernel rnn_kernel(Cell cell) {
             RnnInputs in = read_inputs(ctx, c);
             if (ctx.input(0).dtype() == DataType::kFloat32)
                 in.xw = input_products(c, in, ctx.pool());
-            write_outputs(ctx, c, in, run_rnn(c, in));
+            write_outputs(ctx, c, in, run_rnn(c, in, in.xw.empty() ? nullptr : ctx.pool()));
         });
     };
 }

@@ -11,8 +11,8 @@ namespace pg::runtime {
 
 struct NodeStep {
     const ir::Node* node = nullptr;
-    ops::KernelFn kernel;
-    std::vector<int> inputs;              // local slot, or -1 (omitted / outer value)
+    ops::KernelFn kernel;     // empty: the step only releases (a node fused into an earlier step)
+    std::vector<int> inputs;  // local slot, or -1 (omitted / outer value)
     std::vector<const ir::Value*> outer;  // per input: the outer-scope value when inputs[i] == -1
     std::vector<int> outputs;             // local slot, or -1 (omitted)
     std::vector<int> release;             // slots whose last use is this step
@@ -27,6 +27,10 @@ struct GraphPlan {
     std::vector<int> output_slots;
     std::vector<std::pair<int, const ir::Value*>> initializer_slots;
     std::vector<NodeStep> steps;
+    // The steps with Conv chains fused (runtime/fuse.h), for runs without a NodeHook; empty
+    // when nothing fuses. fused_nodes: nodes absorbed into Conv steps.
+    std::vector<NodeStep> fused;
+    int fused_nodes = 0;
 };
 
 }  // namespace pg::runtime

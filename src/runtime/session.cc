@@ -9,6 +9,7 @@
 #include "ir/topo.h"
 #include "ops/op_table.h"
 #include "runtime/feeds.h"
+#include "runtime/fuse.h"
 #include "runtime/plan.h"
 
 namespace pg::runtime {
@@ -40,11 +41,13 @@ struct Session::Impl {
     std::vector<std::unique_ptr<ir::Graph>> function_bodies;
     std::set<std::string> missing;
     std::function<ops::KernelFn(const ir::Node&, ops::KernelFn)> wrapper;
+    bool fuse;
 
     Impl(const ir::Model& m, const SessionOptions& o)
         : model(m),
           pool(o.threads > 0 ? o.threads : hardware_threads()),
-          wrapper(o.kernel_wrapper) {}
+          wrapper(o.kernel_wrapper),
+          fuse(o.fuse && !o.kernel_wrapper) {}
 
     void plan_graph(const ir::Graph& g, const OpsetFn& opset);
     void plan_step(const ir::Graph& g, const ir::Node& n, GraphPlan& p, const OpsetFn& opset);
@@ -183,10 +186,16 @@ void Session::Impl::plan_graph(const ir::Graph& g, const OpsetFn& opset) {
         p->output_slots.push_back(it == p->slot.end() ? -1 : it->second);
     }
     compute_releases(g, *p);
+    if (fuse && &g == model.graph.get())
+        p->fused = fuse_conv_chains(g, *p, model.opset_version(""), &p->fused_nodes);
     plans[&g] = std::move(p);
 }
 
 void Session::Impl::run_step(const NodeStep& s, Frame& f, NodeHook* hook) {
+    if (!s.kernel) {  // fused into an earlier step: only its releases are left
+        for (int slot : s.release) f.slots[static_cast<size_t>(slot)] = ops::RtValue();
+        return;
+    }
     std::vector<const ops::RtValue*> inputs;
     inputs.reserve(s.inputs.size());
     for (size_t i = 0; i < s.inputs.size(); ++i) {
@@ -215,7 +224,8 @@ std::vector<ops::RtValue> Session::Impl::execute(const ir::Graph& g,
     for (size_t i = 0; i < p.input_slots.size() && i < inputs.size(); ++i)
         if (!inputs[i].is_none())
             f.slots[static_cast<size_t>(p.input_slots[i])] = std::move(inputs[i]);
-    for (const NodeStep& s : p.steps) run_step(s, f, hook);
+    const std::vector<NodeStep>& steps = hook || p.fused.empty() ? p.steps : p.fused;
+    for (const NodeStep& s : steps) run_step(s, f, hook);
     std::vector<ops::RtValue> out;
     for (size_t i = 0; i < p.output_slots.size(); ++i) {
         const int slot = p.output_slots[i];
@@ -238,6 +248,10 @@ Session::Session(const ir::Model& model, SessionOptions options)
 }
 
 Session::~Session() = default;
+
+int Session::fused_nodes() const {
+    return impl_->plans.at(model_.graph.get())->fused_nodes;
+}
 
 Results Session::run(const Feeds& feeds, NodeHook* hook) {
     const ir::Graph& g = *model_.graph;

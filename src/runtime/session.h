@@ -1,7 +1,8 @@
 // Runs a model with the reference kernels. Construction plans every graph (topological order,
 // kernels with parsed attributes, when each value can be freed) and reports every op it cannot
 // run at once. run() executes the plan; a NodeHook sees each top-level node's inputs and outputs
-// as they are produced (layer-wise comparison and precision emulation build on it).
+// as they are produced (layer-wise comparison and precision emulation build on it); runs without
+// a hook may execute fused steps (SessionOptions::fuse).
 #pragma once
 
 #include <functional>
@@ -19,6 +20,10 @@ namespace pg::runtime {
 struct SessionOptions {
     int threads = 0;              // 0 = every core
     bool poison_outputs = false;  // tests: fill graph outputs left unwritten with NaN checks
+    // Runs without a NodeHook execute Conv -> BatchNormalization -> Relu / Clip chains as one
+    // fused kernel (bit-identical to the plain kernels; runtime/fuse.h). Off with a
+    // kernel_wrapper, and runs with a hook always take the plain steps.
+    bool fuse = true;
     // Called once per main-graph node at plan time with the node's kernel; the returned kernel
     // runs instead (precision emulation rounds around the real kernel). Subgraph and function
     // body nodes are not wrapped. Empty = kernels run as they are.
@@ -48,6 +53,8 @@ class Session {
     // Runs the main graph. Every graph input without an initializer must be fed.
     Results run(const Feeds& feeds, NodeHook* hook = nullptr);
     const ir::Model& model() const { return model_; }
+    // Main-graph nodes that runs without a hook execute fused into a Conv step (0: none).
+    int fused_nodes() const;
 
     struct Impl;  // the plans and the executor (session.cc)
 

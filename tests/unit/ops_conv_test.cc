@@ -61,7 +61,8 @@ TEST(OpsConv, FastConvMatchesReferenceOnRandomGeometries) {
 }
 
 // Larger geometries: several k-slices and column blocks of the packed GEMM (im2col packed from
-// the image), pointwise convolutions, and depthwise planes with strides, dilations and pads.
+// the image, or the padded-width path for stride 1 with few output channels), pointwise
+// convolutions, and depthwise planes with strides, dilations and pads.
 TEST(OpsConv, FastConvMatchesReferenceOnLargeGeometries) {
     struct Case {
         int64_t c, m, group, h, w, k, stride, dil, pad;
@@ -69,7 +70,11 @@ TEST(OpsConv, FastConvMatchesReferenceOnLargeGeometries) {
     const Case cases[] = {{40, 20, 1, 40, 37, 3, 1, 1, 1},  {30, 70, 1, 23, 29, 3, 2, 1, 0},
                           {300, 13, 1, 9, 11, 1, 1, 1, 0},  {24, 24, 24, 33, 30, 3, 1, 1, 1},
                           {16, 16, 16, 31, 17, 3, 2, 2, 2}, {12, 12, 12, 20, 21, 5, 2, 1, 2},
-                          {9, 30, 3, 19, 18, 3, 1, 1, 1},   {8, 600, 1, 5, 5, 2, 1, 1, 1}};
+                          {9, 30, 3, 19, 18, 3, 1, 1, 1},   {8, 600, 1, 5, 5, 2, 1, 1, 1},
+                          {8, 8, 8, 14, 57, 3, 2, 1, 1},    {8, 8, 8, 10, 40, 3, 3, 1, 1},
+                          {6, 6, 6, 9, 64, 3, 2, 1, 0},     {6, 6, 6, 12, 35, 7, 1, 2, 3},
+                          {70, 40, 1, 7, 7, 3, 1, 1, 1},    {90, 30, 1, 14, 13, 3, 1, 1, 1},
+                          {20, 24, 1, 20, 30, 3, 1, 2, 2},  {33, 16, 1, 15, 21, 5, 1, 1, 2}};
     std::mt19937 rng(9);
     std::uniform_real_distribution<float> val(-1.0f, 1.0f);
     ThreadPool pool(2);

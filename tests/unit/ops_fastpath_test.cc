@@ -1,19 +1,24 @@
 // Fast paths of the data-movement, normalization and elementwise kernels diffed against the
 // plain kernels on random shapes and types (Conv/GEMM: ops_conv_test.cc / ops_matmul_test.cc,
-// pooling: ops_pool_test.cc). Also the storage helpers they rely on (Tensor::uninitialized,
+// pooling: ops_pool_test.cc), the variadic Sum/Max/Min and the recurrent product split over the
+// pool. Also the storage helpers they rely on (Tensor::uninitialized,
 // Tensor::reshaped).
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <random>
+#include <string>
 
 #include "base/error.h"
 #include "base/thread_pool.h"
 #include "ops/broadcast.h"
 #include "ops/normalization_kernels.h"
 #include "ops/tensor_shape_take.h"
+#include "runtime/session.h"
 #include "support/op_runner.h"
+#include "zoo/zoo.h"
 
 namespace pg {
 namespace {
@@ -239,6 +244,79 @@ TEST(OpsFastPath, ReshapedSharesStorageAndCopiesOnWrite) {
     EXPECT_EQ(a.data<float>()[0], 1.0f);
     EXPECT_EQ(b.data<float>()[0], 9.0f);
     EXPECT_THROW(a.reshaped({4}), Error);
+}
+
+}  // namespace
+}  // namespace pg
+
+namespace pg {
+namespace {
+
+// Sum / Max / Min of equal shapes take a flat loop; it must give the broadcast loop's values
+// (here: the same inputs with one broadcast from [1, n], and the element-wise definitions,
+// NaN propagating in Max / Min).
+TEST(OpsFastPath, VariadicEqualShapesMatchBroadcastAndDefinition) {
+    std::mt19937 rng(21);
+    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+    const int64_t n = 40000;
+    std::vector<float> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+    for (auto* v : {&a, &b})
+        for (float& e : *v) e = val(rng);
+    a[7] = std::numeric_limits<float>::quiet_NaN();
+    const Tensor ta = test::f32({1, n}, a), tb = test::f32({1, n}, b);
+    const Tensor tb3 = test::f32({1, 1, n}, b);  // broadcast against [1, n]: the odometer path
+    for (const char* op : {"Sum", "Max", "Min"}) {
+        const std::vector<float> flat = test::values_f32(test::run_op(op, {ta, tb}, {}, 13)[0]);
+        const std::vector<float> bcast = test::values_f32(test::run_op(op, {ta, tb3}, {}, 13)[0]);
+        ASSERT_EQ(flat.size(), size_t(n));
+        ASSERT_EQ(std::memcmp(flat.data(), bcast.data(), flat.size() * sizeof(float)), 0) << op;
+        for (int64_t i = 0; i < n; ++i) {
+            const float x = a[size_t(i)], y = b[size_t(i)];
+            const float want = std::string(op) == "Sum"   ? x + y
+                               : std::isnan(x)            ? x
+                               : std::string(op) == "Max" ? (x < y ? y : x)
+                                                          : (y < x ? y : x);
+            if (std::isnan(want))
+                ASSERT_TRUE(std::isnan(flat[size_t(i)])) << op << " " << i;
+            else
+                ASSERT_EQ(flat[size_t(i)], want) << op << " " << i;
+        }
+    }
+}
+
+}  // namespace
+}  // namespace pg
+
+namespace pg {
+namespace {
+
+// The float32 recurrent product split over the pool (hidden 128: large enough to split) gives
+// the single-threaded values bit for bit.
+TEST(OpsFastPath, RecurrentRowsSplitOverThePoolMatchOneThread) {
+    auto m = zoo::lstm_model();
+    runtime::Feeds feeds;
+    std::mt19937 rng(4);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (const ir::Value* v : m->graph->inputs()) {
+        if (v->is_initializer()) continue;
+        std::vector<int64_t> dims;
+        for (const auto& d : *v->type().shape) dims.push_back(*d.value);
+        Tensor t = Tensor::zeros(DataType::kFloat32, dims);
+        for (uint64_t i = 0; i < t.numel(); ++i)
+            reinterpret_cast<float*>(t.mutable_bytes())[i] = u(rng);
+        feeds[v->name()] = ops::RtValue::of(std::move(t));
+    }
+    runtime::SessionOptions one, two;
+    one.threads = 1, two.threads = 2;
+    const runtime::Results a = runtime::Session(*m, one).run(feeds);
+    const runtime::Results b = runtime::Session(*m, two).run(feeds);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+        const Tensor& x = a[i].second.tensor();
+        const Tensor& y = b[i].second.tensor();
+        ASSERT_EQ(x.nbytes(), y.nbytes());
+        EXPECT_EQ(std::memcmp(x.bytes(), y.bytes(), x.nbytes()), 0) << a[i].first;
+    }
 }
 
 }  // namespace

@@ -74,11 +74,14 @@ TEST(OpsMatMul, FastGemmMatchesReferenceInEverySplit) {
     diff_gemm(200, 100, 600, true, true, 0.5f, -0.25f, &pool, rng);
     diff_gemm(13, 31, 300, false, true, 1.0f, 1.0f, &pool, rng);
     diff_gemm(200, 300, 600, false, false, 1.0f, 0.0f, &pool, rng);  // columns split
-    diff_gemm(5, 2000, 300, false, false, 1.0f, 1.0f, &pool, rng);  // columns, few rows
+    diff_gemm(5, 2000, 300, false, false, 1.0f, 1.0f, &pool, rng);   // columns, few rows
     diff_gemm(40, 1500, 70, false, true, 1.0f, 0.0f, &pool, rng);
     diff_gemm(1, 3000, 1000, false, false, 1.0f, 0.5f, &pool, rng);  // matrix-vector
     diff_gemm(1, 3000, 1000, true, true, 2.0f, 0.0f, &pool, rng);
     diff_gemm(1, 5, 3, false, false, 1.0f, 0.0f, &pool, rng);
+    ThreadPool pool3(3);  // rows split with uneven packing shares of the shared op(B)
+    diff_gemm(50, 49, 700, false, false, 1.0f, 1.0f, &pool3, rng);
+    diff_gemm(31, 17, 300, true, true, 1.0f, 0.0f, &pool3, rng);
 }
 
 TEST(OpsMatMul, OneDimensionalOperands) {

@@ -1,6 +1,8 @@
 // Pooling: window geometry (pads, ceil_mode, dilations), indices, divisors, unpooling.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <limits>
 #include <random>
 
@@ -36,8 +38,8 @@ TEST(OpsPool, FastPoolsMatchReferenceOnRandomGeometries) {
             wa.kernel_shape.push_back(pick(1, 4));
             wa.strides.push_back(pick(1, 3));
             wa.dilations.push_back(t % 5 == 0 ? pick(1, 2) : 1);
-            in.push_back(pick((wa.kernel_shape.back() - 1) * wa.dilations.back() + 1,
-                              nd == 3 ? 8 : 20));
+            in.push_back(
+                pick((wa.kernel_shape.back() - 1) * wa.dilations.back() + 1, nd == 3 ? 8 : 20));
         }
         for (int i = 0; i < 2 * nd; ++i) wa.pads.push_back(pick(0, wa.kernel_shape[i % nd] - 1));
         wa.ceil_mode = t % 2 == 1;
@@ -56,6 +58,30 @@ TEST(OpsPool, FastPoolsMatchReferenceOnRandomGeometries) {
         ops::avg_pool(g, planes, x.data(), ref.data(), include_pad, nullptr);
         for (size_t i = 0; i < ny; ++i) ASSERT_EQ(fast[i], ref[i]) << "avg, case " << t;
     }
+}
+
+// Wide rows (several eight-wide vector runs, strides 1 and 2) with NaNs among the inputs: the fast
+// max and average pools keep the reference's values bit for bit (a NaN first tap stays).
+TEST(OpsPool, FastPoolsMatchReferenceOnWideRowsWithNaN) {
+    std::mt19937 rng(8);
+    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+    for (int64_t stride : {1, 2})
+        for (int64_t pad : {0, 1}) {
+            ops::WindowAttrs wa;
+            wa.kernel_shape = {3, 3}, wa.strides = {stride, stride}, wa.pads = {pad, pad, pad, pad};
+            const ops::Window g = ops::make_window(wa, {9, 45}, wa.kernel_shape, "MaxPool");
+            std::vector<float> x(size_t(3 * g.in_size()));
+            for (size_t i = 0; i < x.size(); ++i)
+                x[i] = i % 37 == 5 ? std::numeric_limits<float>::quiet_NaN() : val(rng);
+            const size_t ny = size_t(3 * g.out_size());
+            std::vector<float> fast(ny), ref(ny);
+            ops::max_pool_fast(g, 3, x.data(), fast.data(), nullptr);
+            ops::max_pool(g, 3, x.data(), ref.data(), nullptr, false, nullptr);
+            EXPECT_EQ(std::memcmp(fast.data(), ref.data(), ny * sizeof(float)), 0) << stride;
+            ops::avg_pool_fast(g, 3, x.data(), fast.data(), pad == 1, nullptr);
+            ops::avg_pool(g, 3, x.data(), ref.data(), pad == 1, nullptr);
+            EXPECT_EQ(std::memcmp(fast.data(), ref.data(), ny * sizeof(float)), 0) << stride;
+        }
 }
 
 TEST(OpsPool, MaxPoolWithIndicesRowAndColumnMajor) {

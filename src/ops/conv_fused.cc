@@ -1,0 +1,87 @@
+// The fused Conv + BatchNormalization / Relu / Clip kernel (see conv_fused.h).
+#include "ops/conv_fused.h"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "ops/gemm_kernels.h"
+
+namespace pg::ops {
+
+namespace {
+
+bool is_f32(const Tensor& t) {
+    return t.dtype() == DataType::kFloat32;
+}
+
+// True when every input the fast path reads is float32 with the size it expects.
+bool fast_path_fits(const ConvChain& c, KernelContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    const Tensor& w = ctx.input(1);
+    if (!is_f32(x) || !is_f32(w) || x.rank() < 3 || w.rank() != x.rank()) return false;
+    if (ctx.has_input(2) && !is_f32(ctx.input(2))) return false;
+    size_t next = 3;
+    if (c.batch_norm) {
+        for (size_t i = 3; i < 7; ++i)
+            if (!ctx.has_input(i) || !is_f32(ctx.input(i)) ||
+                ctx.input(i).numel() != static_cast<uint64_t>(w.dims()[0]))
+                return false;
+        next = 7;
+    }
+    if (c.act == ConvChain::Act::kClip && !c.clip_from_attrs)
+        for (size_t i = next; i < next + 2; ++i)
+            if (ctx.has_input(i) && (!is_f32(ctx.input(i)) || ctx.input(i).numel() != 1))
+                return false;
+    return true;
+}
+
+// The epilogue: BatchNormalization's per-channel factor as batch_norm_fast computes it, and the
+// activation's bounds. `k` holds the factors.
+GemmEpilogue epilogue(const ConvChain& c, KernelContext& ctx, std::vector<float>& k) {
+    GemmEpilogue ep;
+    size_t next = 3;
+    if (c.batch_norm) {
+        const float* scale = ctx.input(3).data<float>();
+        const float* var = ctx.input(6).data<float>();
+        k.resize(ctx.input(3).numel());
+        for (size_t i = 0; i < k.size(); ++i)
+            k[i] =
+                static_cast<float>(scale[i] / std::sqrt(static_cast<double>(var[i]) + c.epsilon));
+        ep.sub = ctx.input(5).data<float>(), ep.mul = k.data(), ep.add = ctx.input(4).data<float>();
+        next = 7;
+    }
+    if (c.act == ConvChain::Act::kRelu) {
+        ep.clamp = true, ep.lo = 0.0f, ep.hi = std::numeric_limits<float>::infinity();
+    } else if (c.act == ConvChain::Act::kClip) {
+        ep.clamp = true;
+        ep.lo = std::numeric_limits<float>::lowest(), ep.hi = std::numeric_limits<float>::max();
+        if (c.clip_from_attrs) {
+            ep.lo = c.clip_min, ep.hi = c.clip_max;
+        } else {
+            if (ctx.has_input(next)) ep.lo = ctx.input(next).data<float>()[0];
+            if (ctx.has_input(next + 1)) ep.hi = ctx.input(next + 1).data<float>()[0];
+        }
+    }
+    return ep;
+}
+
+}  // namespace
+
+KernelFn make_conv_chain(const ConvChain& chain, KernelFn plain) {
+    return [chain, plain = std::move(plain)](KernelContext& ctx) {
+        if (!fast_path_fits(chain, ctx)) return plain(ctx);
+        const Tensor& x = ctx.input(0);
+        const Tensor& w = ctx.input(1);
+        const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+        const ConvShape s = conv_shape(chain.conv, x, w, b);
+        std::vector<float> k;
+        const GemmEpilogue ep = epilogue(chain, ctx, k);
+        Tensor y = Tensor::uninitialized(DataType::kFloat32, conv_output_dims(s));
+        conv_fast(s, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr,
+                  reinterpret_cast<float*>(y.mutable_bytes()), ctx.pool(), &ep);
+        ctx.set_output(0, std::move(y));
+    };
+}
+
+}  // namespace pg::ops

@@ -1,0 +1,35 @@
+// A Conv whose only reader is BatchNormalization and/or Relu / Clip, run as one kernel: the
+// float32 Conv fast path with the normalization and the activation applied to each output tile
+// while it is in cache (GemmEpilogue). The arithmetic is the plain kernels', so the result is
+// bit-identical to running Conv, BatchNormalization and the activation one after another; tests
+// diff the two (tests/unit/ops_conv_fused_test.cc, tests/unit/session_fuse_test.cc). The runtime
+// decides what to fuse (runtime/fuse.cc). To fuse another activation, add it to ConvChain::Act,
+// to the epilogue (ops/gemm_kernels.h) and to the runtime's matcher.
+#pragma once
+
+#include <cstdint>
+
+#include "ops/conv_kernels.h"
+#include "ops/kernel.h"
+
+namespace pg::ops {
+
+struct ConvChain {
+    enum class Act { kNone, kRelu, kClip };
+    ConvAttrs conv;
+    bool batch_norm = false;
+    double epsilon = 1e-5;
+    Act act = Act::kNone;
+    // Clip's bounds from attributes (opset < 11); otherwise from inputs when given.
+    bool clip_from_attrs = false;
+    float clip_min = 0.0f, clip_max = 0.0f;
+};
+
+// The fused kernel. Its inputs: X, W, B (may be omitted), then scale, B, mean, var when
+// batch_norm, then Clip's min, max (may be omitted) when act is kClip and not from attributes.
+// One output: the last op's. Anything the float32 fast path does not cover (other types,
+// BatchNormalization parameters of the wrong size, non-scalar Clip bounds) runs `plain`, which
+// must run the unfused kernels on the same inputs.
+KernelFn make_conv_chain(const ConvChain& chain, KernelFn plain);
+
+}  // namespace pg::ops

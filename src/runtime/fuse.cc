@@ -1,0 +1,172 @@
+// Conv chain fusion (see fuse.h).
+#include "runtime/fuse.h"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+
+#include "ir/model.h"
+#include "ops/attrs.h"
+#include "ops/conv_fused.h"
+
+namespace pg::runtime {
+
+namespace {
+
+bool is_op(const ir::Node* n, const char* op) {
+    return n && ir::is_default_domain(n->domain) && n->op_type == op;
+}
+
+bool contains(const std::vector<ir::Value*>& vs, const ir::Value* v) {
+    return std::find(vs.begin(), vs.end(), v) != vs.end();
+}
+
+// The single top-level node reading v as its first input, or nullptr.
+const ir::Node* sole_reader(const ir::Graph& g, const ir::Value* v,
+                            const std::unordered_map<const ir::Node*, size_t>& step_of) {
+    if (!v || v->uses().size() != 1 || contains(g.outputs(), v)) return nullptr;
+    const ir::Use& u = v->uses()[0];
+    return u.index == 0 && step_of.count(u.node) ? u.node : nullptr;
+}
+
+// Inputs [first, end) of n are omitted, initializers or graph inputs (ready before any step).
+bool inputs_ready(const ir::Graph& g, const ir::Node& n, size_t first) {
+    for (size_t i = first; i < n.inputs().size(); ++i) {
+        const ir::Value* v = n.inputs()[i];
+        if (v && !v->is_initializer() && !contains(g.inputs(), v)) return false;
+    }
+    return true;
+}
+
+// n has one output (later ones omitted).
+bool single_output(const ir::Node& n) {
+    if (n.outputs().empty() || !n.outputs()[0]) return false;
+    for (size_t i = 1; i < n.outputs().size(); ++i)
+        if (n.outputs()[i]) return false;
+    return true;
+}
+
+bool fusable_batch_norm(const ir::Graph& g, const ir::Node& n, int64_t opset) {
+    const ops::Attrs a(n);
+    if (opset >= 14 && a.get_int("training_mode", 0) != 0) return false;
+    if (opset < 9 && a.get_int("spatial", 1) == 0) return false;
+    if (n.inputs().size() != 5) return false;
+    for (size_t i = 1; i < 5; ++i)
+        if (!n.inputs()[i]) return false;
+    return single_output(n) && inputs_ready(g, n, 1);
+}
+
+struct Chain {
+    size_t conv = 0;  // step indices
+    const ir::Node* bn = nullptr;
+    const ir::Node* act = nullptr;
+    ops::ConvChain spec;
+};
+
+// The chain starting at Conv step i, if BatchNormalization or an activation follows it.
+bool match_chain(const ir::Graph& g, const GraphPlan& p, size_t i, int64_t opset,
+                 const std::unordered_map<const ir::Node*, size_t>& step_of, Chain& c) {
+    const ir::Node& conv = *p.steps[i].node;
+    if (!is_op(&conv, "Conv") || !single_output(conv) || conv.inputs().size() < 2) return false;
+    c.conv = i;
+    c.spec.conv = ops::read_conv_attrs(ops::Attrs(conv));
+    const ir::Node* next = sole_reader(g, conv.outputs()[0], step_of);
+    if (is_op(next, "BatchNormalization") && fusable_batch_norm(g, *next, opset)) {
+        c.bn = next;
+        c.spec.batch_norm = true;
+        c.spec.epsilon = ops::Attrs(*next).get_float("epsilon", 1e-5f);
+        next = sole_reader(g, next->outputs()[0], step_of);
+    }
+    if (is_op(next, "Relu") && single_output(*next)) {
+        c.act = next, c.spec.act = ops::ConvChain::Act::kRelu;
+    } else if (is_op(next, "Clip") && single_output(*next) && next->inputs().size() <= 3 &&
+               inputs_ready(g, *next, 1)) {
+        c.act = next, c.spec.act = ops::ConvChain::Act::kClip;
+        c.spec.clip_from_attrs = opset < 11;
+        const ops::Attrs a(*next);
+        c.spec.clip_min = a.get_float("min", std::numeric_limits<float>::lowest());
+        c.spec.clip_max = a.get_float("max", std::numeric_limits<float>::max());
+    }
+    return c.bn || c.act;
+}
+
+// Slot of input i of step s (-1 when omitted or absent).
+int slot_or_none(const NodeStep& s, size_t i) {
+    return i < s.inputs.size() ? s.inputs[i] : -1;
+}
+
+// Runs the chain's plain kernels one after another on the fused step's inputs.
+ops::KernelFn plain_chain(const NodeStep& conv, const NodeStep* bn, const NodeStep* act) {
+    struct Part {
+        const ir::Node* node;
+        ops::KernelFn kernel;
+        size_t first, count;  // the part's inputs after the chained one, in the fused inputs
+    };
+    std::vector<Part> parts{{conv.node, conv.kernel, 0, conv.node->inputs().size()}};
+    size_t next = 3;
+    if (bn) parts.push_back({bn->node, bn->kernel, next, 4}), next += 4;
+    if (act) parts.push_back({act->node, act->kernel, next, act->node->inputs().size() - 1});
+    return [parts](ops::KernelContext& ctx) {
+        ops::RtValue y;
+        for (size_t k = 0; k < parts.size(); ++k) {
+            const Part& part = parts[k];
+            std::vector<const ops::RtValue*> in;
+            if (k > 0) in.push_back(&y);
+            for (size_t i = 0; i < part.count; ++i) in.push_back(ctx.value(part.first + i));
+            ops::KernelContext sub(*part.node, in, 1, ctx.pool(), nullptr);
+            part.kernel(sub);
+            y = std::move(sub.outputs()[0]);
+        }
+        ctx.set_output(0, std::move(y));
+    };
+}
+
+// The fused step replacing the chain's Conv step.
+NodeStep fused_step(const GraphPlan& p, const Chain& c,
+                    const std::unordered_map<const ir::Node*, size_t>& step_of) {
+    const NodeStep& conv = p.steps[c.conv];
+    const NodeStep* bn = c.bn ? &p.steps[step_of.at(c.bn)] : nullptr;
+    const NodeStep* act = c.act ? &p.steps[step_of.at(c.act)] : nullptr;
+    NodeStep s;
+    s.node = conv.node;
+    for (size_t i = 0; i < 3; ++i) s.inputs.push_back(slot_or_none(conv, i));
+    if (bn)
+        for (size_t i = 1; i < 5; ++i) s.inputs.push_back(slot_or_none(*bn, i));
+    if (act)
+        for (size_t i = 1; i < act->node->inputs().size(); ++i)
+            s.inputs.push_back(slot_or_none(*act, i));
+    s.outer.assign(s.inputs.size(), nullptr);
+    s.outputs = (act ? act : bn)->outputs;
+    s.release = conv.release;
+    s.context = conv.context;
+    for (const NodeStep* t : {bn, act})
+        if (t) s.context += ", fused with '" + t->node->name + "' (" + t->node->op_type + ")";
+    s.kernel = ops::make_conv_chain(c.spec, plain_chain(conv, bn, act));
+    return s;
+}
+
+}  // namespace
+
+std::vector<NodeStep> fuse_conv_chains(const ir::Graph& g, const GraphPlan& p, int64_t opset,
+                                       int* fused_nodes) {
+    *fused_nodes = 0;
+    std::unordered_map<const ir::Node*, size_t> step_of;
+    for (size_t i = 0; i < p.steps.size(); ++i) step_of[p.steps[i].node] = i;
+    std::vector<NodeStep> out = p.steps;
+    for (size_t i = 0; i < p.steps.size(); ++i) {
+        Chain c;
+        if (!p.steps[i].kernel || !match_chain(g, p, i, opset, step_of, c)) continue;
+        out[i] = fused_step(p, c, step_of);
+        for (const ir::Node* n : {c.bn, c.act}) {
+            if (!n) continue;
+            NodeStep& later = out[step_of.at(n)];  // keeps only its releases
+            later.kernel = nullptr, later.inputs.clear(), later.outer.clear();
+            later.outputs.clear();
+            ++*fused_nodes;
+        }
+    }
+    if (*fused_nodes == 0) out.clear();
+    return out;
+}
+
+}  // namespace pg::runtime

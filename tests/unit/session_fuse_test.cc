@@ -1,0 +1,136 @@
+// Plan-time Conv chain fusion (runtime/fuse.h): runs without a hook take the fused steps and
+// must give bit-identical outputs to the plain steps (SessionOptions::fuse off); a hook still
+// sees every node; chains whose intermediate value is a graph output, or whose types the fast
+// path does not cover (float64), keep the plain semantics.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "ir/builder.h"
+#include "runners/ref_runner.h"
+#include "runtime/session.h"
+#include "zoo/zoo.h"
+
+namespace pg {
+namespace {
+
+runtime::Feeds random_feeds(const ir::Model& m, DataType dt = DataType::kFloat32) {
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    runtime::Feeds feeds;
+    for (const auto& meta : runners::graph_input_metadata(*m.graph)) {
+        std::vector<int64_t> dims;
+        for (const auto& d : *meta.shape) dims.push_back(*d.value);
+        Tensor t = Tensor::zeros(dt, dims);
+        for (uint64_t i = 0; i < t.numel(); ++i) {
+            if (dt == DataType::kFloat32)
+                reinterpret_cast<float*>(t.mutable_bytes())[i] = static_cast<float>(u(rng));
+            else
+                reinterpret_cast<double*>(t.mutable_bytes())[i] = u(rng);
+        }
+        feeds[meta.name] = ops::RtValue::of(std::move(t));
+    }
+    return feeds;
+}
+
+class CountingHook : public runtime::NodeHook {
+  public:
+    size_t nodes = 0;
+    void on_node(const ir::Node&, const std::vector<const ops::RtValue*>&,
+                 const std::vector<ops::RtValue>&) override {
+        ++nodes;
+    }
+};
+
+void expect_same(const runtime::Results& a, const runtime::Results& b) {
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+        const Tensor& x = a[i].second.tensor();
+        const Tensor& y = b[i].second.tensor();
+        ASSERT_EQ(x.dims(), y.dims());
+        ASSERT_EQ(x.nbytes(), y.nbytes());
+        EXPECT_EQ(std::memcmp(x.bytes(), y.bytes(), x.nbytes()), 0) << a[i].first;
+    }
+}
+
+// Runs `m` fused and plain and checks the outputs agree bit for bit; returns the fused count.
+int check_fused_matches_plain(const ir::Model& m, DataType dt = DataType::kFloat32) {
+    runtime::SessionOptions on, off;
+    on.threads = off.threads = 2;
+    off.fuse = false;
+    runtime::Session fused(m, on), plain(m, off);
+    EXPECT_EQ(plain.fused_nodes(), 0);
+    const runtime::Feeds feeds = random_feeds(m, dt);
+    const runtime::Results want = plain.run(feeds);
+    expect_same(fused.run(feeds), want);
+    CountingHook hook;  // with a hook the fused session takes the plain steps
+    expect_same(fused.run(feeds, &hook), want);
+    EXPECT_EQ(hook.nodes, m.graph->nodes().size());
+    return fused.fused_nodes();
+}
+
+TEST(SessionFuse, ZooModelsFuseAndMatchThePlainSteps) {
+    auto resnet =
+        zoo::resnet_style({.image = 32, .width = 8, .classes = 10, .blocks = {1, 1, 1, 1}});
+    EXPECT_GT(check_fused_matches_plain(*resnet), 0);
+    auto mobilenet = zoo::mobilenet_style({.image = 32, .width = 8, .classes = 10});
+    EXPECT_GT(check_fused_matches_plain(*mobilenet), 0);  // Conv + BN + Clip
+}
+
+// x -> Conv -> BatchNormalization -> act, in `dt`; `conv_out` also marks the Conv's output as a
+// graph output.
+std::unique_ptr<ir::Model> conv_chain(DataType dt, const std::string& act, bool conv_out) {
+    auto m = ir::new_model(13);
+    ir::GraphBuilder b(*m->graph);
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<double> u(-1.0, 1.0), pos(0.5, 2.0);
+    auto tensor = [&](std::vector<int64_t> dims, bool positive) {
+        Tensor t = Tensor::zeros(dt, dims);
+        for (uint64_t i = 0; i < t.numel(); ++i) {
+            const double v = positive ? pos(rng) : u(rng);
+            if (dt == DataType::kFloat32)
+                reinterpret_cast<float*>(t.mutable_bytes())[i] = static_cast<float>(v);
+            else
+                reinterpret_cast<double*>(t.mutable_bytes())[i] = v;
+        }
+        return t;
+    };
+    ir::Value* x = b.input("x", dt, {1, 6, 9, 9});
+    ir::Value* y = b.op("Conv", {x, b.constant("w", tensor({8, 6, 3, 3}, false))},
+                        ir::attrs(ir::Attribute::make_ints("pads", {1, 1, 1, 1})), "conv");
+    ir::Value* z =
+        b.op("BatchNormalization",
+             {y, b.constant("s", tensor({8}, false)), b.constant("bb", tensor({8}, false)),
+              b.constant("mu", tensor({8}, false)), b.constant("var", tensor({8}, true))},
+             {}, "bn");
+    if (act == "Clip")
+        z = b.op("Clip",
+                 {z, b.constant("lo", tensor({}, false)), b.constant("hi", tensor({}, true))}, {},
+                 "clip");
+    else if (!act.empty())
+        z = b.op(act, {z}, {}, "act");
+    b.output(z, dt, {1, 8, 9, 9});
+    if (conv_out) b.output(y, dt, {1, 8, 9, 9});
+    return m;
+}
+
+TEST(SessionFuse, ChainsFuseBatchNormAndActivation) {
+    EXPECT_EQ(check_fused_matches_plain(*conv_chain(DataType::kFloat32, "Relu", false)), 2);
+    EXPECT_EQ(check_fused_matches_plain(*conv_chain(DataType::kFloat32, "Clip", false)), 2);
+    EXPECT_EQ(check_fused_matches_plain(*conv_chain(DataType::kFloat32, "", false)), 1);
+    EXPECT_EQ(check_fused_matches_plain(*conv_chain(DataType::kFloat32, "Sigmoid", false)), 1);
+}
+
+TEST(SessionFuse, GraphOutputIntermediateIsNotFused) {
+    EXPECT_EQ(check_fused_matches_plain(*conv_chain(DataType::kFloat32, "Relu", true)), 0);
+}
+
+TEST(SessionFuse, OtherTypesRunThePlainKernelsInsideTheFusedStep) {
+    EXPECT_EQ(check_fused_matches_plain(*conv_chain(DataType::kFloat64, "Relu", false),
+                                        DataType::kFloat64),
+              2);
+}
+
+}  // namespace
+}  // namespace pg
