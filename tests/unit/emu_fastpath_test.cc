@@ -9,6 +9,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "base/thread_pool.h"
@@ -139,6 +140,113 @@ TEST(EmuFastPath, TensorRoundingKeepsValuesAndCounters) {
                 EXPECT_GT(nonfinite_in, 0u);
                 expect_same_stats(in_place, ref_stats, "round_tensor");
                 expect_same_stats(copied, ref_stats, "rounded_copy");
+            }
+}
+
+// x < y with -0 below +0 (the order the rounded tensor's lowest / highest follow).
+bool before(double x, double y) {
+    return x < y || (x == y && std::signbit(x) && !std::signbit(y));
+}
+
+// What round_tensor's rounded_stats and representable_stats report for the rounded values `y`.
+RoundingStats reference_rounded_stats(const std::vector<float>& y) {
+    RoundingStats s;
+    s.values = y.size();
+    for (float v : y) {
+        if (!std::isfinite(v)) {
+            ++s.nonfinite;
+            continue;
+        }
+        s.max_abs = std::max(s.max_abs, std::fabs(static_cast<double>(v)));
+        if (before(v, s.lowest)) s.lowest = v;
+        if (before(s.highest, v)) s.highest = v;
+    }
+    return s;
+}
+
+// With `signed_zeros` the lowest and highest value must match bit for bit (the fast paths order
+// -0 below +0); the generic loop compares values, so either zero may stand for a zero there.
+void expect_same_rounded_stats(const RoundingStats& a, const RoundingStats& b, bool signed_zeros,
+                               const char* what) {
+    EXPECT_EQ(a.values, b.values) << what;
+    EXPECT_EQ(a.nonfinite, b.nonfinite) << what;
+    EXPECT_EQ(a.max_abs, b.max_abs) << what;
+    EXPECT_EQ(a.lowest, b.lowest) << what;
+    EXPECT_EQ(a.highest, b.highest) << what;
+    if (!signed_zeros) return;
+    EXPECT_EQ(std::signbit(a.lowest), std::signbit(b.lowest)) << what;
+    EXPECT_EQ(std::signbit(a.highest), std::signbit(b.highest)) << what;
+}
+
+// Blocks of 1024 values of the kinds the in-range shortcut tells apart: ordinary values (some
+// exactly representable), values around each format's underflow threshold, zeros of both signs
+// only, -0 as the lowest value, one overflow, one NaN, one infinity; then a short tail.
+std::vector<float> range_blocks() {
+    std::vector<float> v;
+    uint32_t state = 12345;
+    auto next = [&] { return state = state * 1664525u + 1013904223u; };
+    auto block = [&](auto make) {
+        for (int i = 0; i < 1024; ++i) v.push_back(make(i));
+    };
+    auto ordinary = [&](int) {
+        return (static_cast<float>(next() >> 8) / 16777216.0f - 0.5f) * 60.0f;
+    };
+    block(ordinary);
+    block([&](int i) { return i % 3 ? ordinary(i) : static_cast<float>(i % 17) * 0.25f; });
+    for (float tiny : {2.0e-8f, 3.0e-8f, 1.0e-39f, 1.0e-45f, 3.0e-41f})  // FP16 / BF16 / FP8 edges
+        block([&](int i) { return i == 500 ? (i % 2 ? -tiny : tiny) : ordinary(i); });
+    block([&](int i) { return i % 5 ? 0.0f : -0.0f; });
+    block([&](int i) { return i == 7 ? -0.0f : std::fabs(ordinary(i)); });
+    block([&](int i) { return i == 900 ? 70000.0f : ordinary(i); });
+    block([&](int i) { return i == 3 ? std::nanf("") : ordinary(i); });
+    block([&](int i) { return i == 1000 ? -INFINITY : ordinary(i); });
+    for (int i = 0; i < 77; ++i) v.push_back(ordinary(i));
+    return v;
+}
+
+TEST(EmuFastPath, InRangeBlocksKeepValuesAndCounters) {
+    const std::vector<float> src = range_blocks();
+    ThreadPool pool(2);
+    for (Precision p : kFormats)
+        for (RoundingMode m : kModes)
+            for (ThreadPool* tp : {static_cast<ThreadPool*>(nullptr), &pool}) {
+                const std::string what = std::string(precision_name(p)) + " " +
+                                         rounding_mode_name(m) + (tp ? " pool" : "");
+                RoundingStats ref_stats, in_place, again, copied;
+                const std::vector<float> ref = reference_round(p, m, src, ref_stats);
+                Tensor t = f32(src);
+                round_tensor(p, t, m, in_place, again, tp);
+                uint64_t nonfinite_in = 0;
+                const Tensor c = rounded_copy(p, f32(src), m, copied, nonfinite_in, tp);
+                EXPECT_TRUE(same_bits(t, ref)) << what;
+                EXPECT_TRUE(same_bits(c, ref)) << what;
+                EXPECT_EQ(nonfinite_in, 2u) << what;
+                expect_same_stats(in_place, ref_stats, what.c_str());
+                expect_same_stats(copied, ref_stats, what.c_str());
+                const RoundingStats ref_again = reference_rounded_stats(ref);
+                const bool fast = has_fast_rounding(p, m);
+                expect_same_rounded_stats(again, ref_again, fast, what.c_str());
+                expect_same_rounded_stats(representable_stats(p, t, tp), ref_again, true,
+                                          what.c_str());
+                // Every block on its own, so a wrong block result is not hidden by the others.
+                for (size_t b = 0; b < src.size(); b += 1024) {
+                    const size_t e = std::min(src.size(), b + 1024);
+                    const std::vector<float> part(src.begin() + b, src.begin() + e);
+                    RoundingStats ref_part, got, got_again;
+                    const std::vector<float> ref_y = reference_round(p, m, part, ref_part);
+                    Tensor u = f32(part);
+                    round_tensor(p, u, m, got, got_again, nullptr);
+                    const std::string at = what + " block " + std::to_string(b / 1024);
+                    EXPECT_TRUE(same_bits(u, ref_y)) << at;
+                    expect_same_stats(got, ref_part, at.c_str());
+                    expect_same_rounded_stats(got_again, reference_rounded_stats(ref_y), fast,
+                                              at.c_str());
+                    uint64_t nf = 0;
+                    RoundingStats unused;
+                    const Tensor same = f32(ref_y);
+                    EXPECT_EQ(rounded_copy(p, same, m, unused, nf, nullptr).bytes(), same.bytes())
+                        << at << ": a rounded block was copied again";
+                }
             }
 }
 
