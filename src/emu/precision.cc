@@ -199,6 +199,32 @@ template <int K>
     return std::bit_cast<float>((b & keep) | (r & ~keep));
 }
 
+// round_fp16_even for |x| at most 65504 (float16's largest finite value), where neither its
+// overflow nor its NaN/Inf selection applies: the same result there.
+[[gnu::always_inline]] inline float round_fp16_even_in_range(float x) {
+    const uint32_t b = std::bit_cast<uint32_t>(x);
+    const uint32_t sign = b & 0x80000000u, a = b & 0x7FFFFFFFu;
+    const uint32_t normal = (a + 0xFFFu + ((a >> 13) & 1u)) & ~0x1FFFu;
+    const uint32_t sub = std::bit_cast<uint32_t>((std::bit_cast<float>(a) + 0.5f) - 0.5f);
+    const uint32_t is_normal = 0u - static_cast<uint32_t>(a >= 0x38800000u);
+    return std::bit_cast<float>(sign | (normal & is_normal) | (sub & ~is_normal));
+}
+
+// The FP16 nearest-even rounder, with its in-range form for round_span_in_range.
+struct Fp16EvenRound {
+    float operator()(float x) const { return round_fp16_even(x); }
+    float in_range(float x) const { return round_fp16_even_in_range(x); }
+};
+
+// rnd.in_range(x) when the rounder has an in-range form, else rnd(x).
+template <class Round>
+[[gnu::always_inline]] inline float round_in_range(const Round& rnd, float x) {
+    if constexpr (requires { rnd.in_range(x); })
+        return rnd.in_range(x);
+    else
+        return rnd(x);
+}
+
 // A float's bits mapped to an unsigned key that orders like the value (negative values have
 // their bits flipped, non-negative ones the sign bit set), so min / max reductions run on
 // integers and vectorize; from_order_key() inverts it.
@@ -311,14 +337,14 @@ template <bool kWrite, class Round>
     uint32_t max_err = 0, unf = 0;
     if (may_underflow) {
         for (int64_t i = b; i < e; ++i) {
-            const float x = src[i], y = rnd(x);
+            const float x = src[i], y = round_in_range(rnd, x);
             max_err = std::max(max_err, std::bit_cast<uint32_t>(std::fabs(y - x)));
             unf += static_cast<uint32_t>(x != 0.0f) & static_cast<uint32_t>(y == 0.0f);
             if constexpr (kWrite) dst[i] = y;
         }
     } else {
         for (int64_t i = b; i < e; ++i) {
-            const float x = src[i], y = rnd(x);
+            const float x = src[i], y = round_in_range(rnd, x);
             max_err = std::max(max_err, std::bit_cast<uint32_t>(std::fabs(y - x)));
             if constexpr (kWrite) dst[i] = y;
         }
@@ -469,8 +495,7 @@ SpanResult round_floats(Precision p, RoundingMode mode, const float* src, float*
     const FormatSpec f = format_spec(p);
     const float mf = static_cast<float>(f.max_finite);
     if (p == Precision::kFP16 && mode == RoundingMode::kNearestEven)
-        return run_spans<kWrite>(
-            src, dst, n, mf, [](float x) { return round_fp16_even(x); }, pool);
+        return run_spans<kWrite>(src, dst, n, mf, Fp16EvenRound{}, pool);
     if (p == Precision::kBF16) return low_bits_spans<kWrite, 16>(mode, src, dst, n, mf, pool);
     if (p == Precision::kTF32) return low_bits_spans<kWrite, 13>(mode, src, dst, n, mf, pool);
     return run_spans<kWrite, false>(

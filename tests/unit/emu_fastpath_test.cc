@@ -3,7 +3,8 @@
 // (every 257th, plus the rounding boundaries of every exponent), and round_tensor /
 // rounded_copy (serial and split over a thread pool) keep exactly the counters of the original
 // per-element loop, which this file keeps as the reference. The fast paths compute the rounding
-// error in float; the sweep checks that it is exact.
+// error in float; the sweep checks that it is exact. Blocks within the format's range take a
+// lean loop (and, for FP16, an in-range rounder): InRangeBlocks diffs each kind of block.
 #include <gtest/gtest.h>
 
 #include <bit>
