@@ -319,6 +319,7 @@ Row bench_case(const Case& c, bool with_ort, const Options& o) {
         try {
             pg::runners::OnnxRtOptions ort_opts;
             ort_opts.intra_op_threads = kThreads;
+            ort_opts.intra_op_spinning = false;  // idle workers would slow the reference runs
             ort = std::make_unique<pg::runners::OnnxRtRunner>(c.path, ort_opts);
         } catch (const pg::Error& e) {
             row.note = std::string("ONNX Runtime failed: ") + e.what();
