@@ -15,7 +15,8 @@
 // them). Kernel scratch and buffers shared between values are not modelled. A second table gives
 // each model's output scale, max |ref - ort| / max |ort|, Polygraphy's element-wise relative
 // error max |ref - ort| / |ort| (no floor: inf where ort is 0 and ref is not) with the number of
-// elements above 1e-5; a third the RSS right after loading, the peak while loading, the
+// elements above 1e-5; a third the RSS right after loading, the peak while loading (also as a
+// multiple of the weight bytes: about 1.0 when the loader holds one copy), the
 // live-activation estimate alone, and the growth of RssFile over the child's run (code pages of
 // the kernels run for the first time, counted in VmHWM but not model memory) with the memory
 // ratio without it.
@@ -318,6 +319,7 @@ Row bench_case(const Case& c, bool with_ort, const Options& o) {
         try {
             pg::runners::OnnxRtOptions ort_opts;
             ort_opts.intra_op_threads = kThreads;
+            ort_opts.intra_op_spinning = false;  // idle workers would slow the reference runs
             ort = std::make_unique<pg::runners::OnnxRtRunner>(c.path, ort_opts);
         } catch (const pg::Error& e) {
             row.note = std::string("ONNX Runtime failed: ") + e.what();
@@ -483,12 +485,14 @@ void print_notes(const std::vector<Row>& rows) {
                     cell(r.agree.max_abs / r.agree.max_ort, "%.2e").c_str(),
                     cell(r.agree.max_rel_pg, "%.2e").c_str(), over.c_str());
     }
-    std::printf("\n| %-24s | %14s | %13s | %9s | %15s | %22s |\n", "model", "after load MiB",
-                "load peak MiB", "live MiB", "file pages MiB", "(peak-file)/(w+live)");
+    std::printf("\n| %-24s | %14s | %13s | %18s | %9s | %15s | %22s |\n", "model", "after load MiB",
+                "load peak MiB", "load peak/weights", "live MiB", "file pages MiB",
+                "(peak-file)/(w+live)");
     for (const Row& r : rows)
         std::printf(
-            "| %-24s | %14s | %13s | %9s | %15s | %22s |\n", r.name.c_str(),
+            "| %-24s | %14s | %13s | %18s | %9s | %15s | %22s |\n", r.name.c_str(),
             cell(r.mem.loaded / kMiB, "%.1f").c_str(), cell(r.mem.load_peak / kMiB, "%.1f").c_str(),
+            cell(r.mem.load_peak / r.mem.weights, "%.2f").c_str(),
             cell(r.mem.live / kMiB, "%.1f").c_str(), cell(r.mem.file / kMiB, "%.1f").c_str(),
             cell((r.mem.peak - r.mem.file) / (r.mem.weights + r.mem.live), "%.2f").c_str());
     for (const Row& r : rows)

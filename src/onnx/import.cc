@@ -12,6 +12,7 @@
 #include "base/log.h"
 #include "ir/topo.h"
 #include "onnx/model_io.h"
+#include "onnx/model_split.h"
 #include "onnx/onnx.pb.h"
 #include "onnx/proto_util.h"
 #include "onnx/tensor_codec.h"
@@ -315,16 +316,48 @@ void check_model_size(uint64_t size) {
                         " bytes; protobuf cannot parse files over 2 GiB (store weights as external data)");
 }
 
-std::unique_ptr<ir::Model> parse_coded(google::protobuf::io::CodedInputStream& in, const LoadOptions& options) {
-    onnxpb::ModelProto mp;
+void parse_proto(google::protobuf::io::CodedInputStream& in, onnxpb::ModelProto& mp) {
     in.SetRecursionLimit(200);
     if (!mp.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
         throw Error(ErrorKind::kInvalidInput, "not a valid ONNX model (protobuf parse failed: truncated or corrupt)");
+}
+
+std::unique_ptr<ir::Model> import_parsed(onnxpb::ModelProto& mp, const LoadOptions& options) {
     if (!mp.has_graph() && mp.opset_import_size() == 0 && mp.ir_version() == 0)
         throw Error(ErrorKind::kInvalidInput, "not an ONNX model (no graph, no opset, no IR version)");
     ExternalDataReader ext(options.external_data_dir, options.ignore_external_data);
     return import_model(mp, ext);
 }
+
+std::unique_ptr<ir::Model> parse_coded(google::protobuf::io::CodedInputStream& in,
+                                       const LoadOptions& options) {
+    onnxpb::ModelProto mp;
+    parse_proto(in, mp);
+    return import_parsed(mp, options);
+}
+
+// Parses the skeleton of a split file and hands each payload back to its initializer (a swap:
+// the tensor later adopts the very buffer the file was read into).
+std::unique_ptr<ir::Model> parse_split(SplitModel split, const LoadOptions& options) {
+    onnxpb::ModelProto mp;
+    {
+        google::protobuf::io::CodedInputStream in(
+            reinterpret_cast<const uint8_t*>(split.skeleton.data()),
+            static_cast<int>(split.skeleton.size()));
+        parse_proto(in, mp);
+    }
+    std::string().swap(split.skeleton);
+    for (auto& [index, payload] : split.payloads) {
+        if (!mp.has_graph() || index >= mp.graph().initializer_size())
+            throw Error(ErrorKind::kInternal,
+                        "split initializer " + std::to_string(index) + " is missing");
+        mp.mutable_graph()->mutable_initializer(index)->mutable_raw_data()->swap(payload);
+    }
+    return import_parsed(mp, options);
+}
+
+// Raw data of at least this many bytes is read outside protobuf (see onnx/model_split.h).
+constexpr uint64_t kSplitPayloadBytes = 64 << 10;
 
 }  // namespace
 
@@ -334,8 +367,10 @@ std::unique_ptr<ir::Model> parse_model(const uint8_t* data, size_t size, const L
     return parse_coded(in, options);
 }
 
-// Files are read through a stream rather than the mapping, so the file's pages never count
-// toward the process's memory next to the parsed message (peak ~ one copy of the weights).
+// Files are read with pread rather than through the mapping, so the file's pages never count
+// toward the process's memory. Large initializer payloads are split out of the protobuf
+// message (onnx/model_split.h), so the load peak is about one copy of the weights; files the
+// splitter does not accept are parsed through a stream, and protobuf reports their errors.
 std::unique_ptr<ir::Model> load_model(const std::string& path, const LoadOptions& options) {
     return with_context("while loading model '" + path + "'", [&] {
         const uint64_t size = MappedFile::open(path)->size();  // checks: regular file, readable
@@ -344,10 +379,13 @@ std::unique_ptr<ir::Model> load_model(const std::string& path, const LoadOptions
         if (fd < 0) throw Error(ErrorKind::kIo, "cannot open '" + path + "'");
         google::protobuf::io::FileInputStream raw(fd, 1 << 20);
         raw.SetCloseOnDelete(true);
-        google::protobuf::io::CodedInputStream in(&raw);
-        in.SetTotalBytesLimit(static_cast<int>(size));
         LoadOptions opts = options;
         if (opts.external_data_dir.empty()) opts.external_data_dir = parent_dir(path);
+        if (auto split = split_model_file(fd, size, kSplitPayloadBytes))
+            return parse_split(std::move(*split), opts);
+        google::protobuf::io::CodedInputStream in(
+            &raw);  // not plainly well formed: protobuf says why
+        in.SetTotalBytesLimit(static_cast<int>(size));
         return parse_coded(in, opts);
     });
 }

@@ -284,6 +284,9 @@ OrtPtr<ort::SessionOptions> make_session_options(const ort::Api* api, const Onnx
     const int threads = o.intra_op_threads > 0 ? o.intra_op_threads : hardware_threads();
     check(api, api->SetIntraOpNumThreads(raw, threads));
     check(api, api->SetSessionGraphOptimizationLevel(raw, to_ort(o.optimization)));
+    if (o.intra_op_spinning)
+        check(api, api->AddSessionConfigEntry(raw, "session.intra_op.allow_spinning",
+                                              *o.intra_op_spinning ? "1" : "0"));
     return options;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct OnnxRtOptions {
     std::string library;
     int intra_op_threads = 0;  // 0 = every core
     OrtOptLevel optimization = OrtOptLevel::kAll;
+    // Session config "session.intra_op.allow_spinning": false stops the intra-op workers from
+    // spinning after a run (they otherwise slow whatever runs next); unset = ORT's default.
+    std::optional<bool> intra_op_spinning;
     // Execution providers in order of preference ("CPUExecutionProvider" or "cpu").
     std::vector<std::string> providers = {"CPUExecutionProvider"};
     // When set, the session is created from these serialized model bytes (all tensors inline)

@@ -189,6 +189,10 @@ struct Api {
     void (*ReleaseTypeInfo)(TypeInfo* p) noexcept;                              // 98
     void (*ReleaseTensorTypeAndShapeInfo)(TensorTypeAndShapeInfo* p) noexcept;  // 99
     void (*ReleaseSessionOptions)(SessionOptions* p) noexcept;                  // 100
+    void* unused_101_129[29];
+    // Keys and values as in onnxruntime_session_options_config_keys.h (API version 5).
+    Status* (*AddSessionConfigEntry)(SessionOptions* options, const char* key,
+                                     const char* value) noexcept;  // 130
 };
 
 // The entry point table returned by the exported function OrtGetApiBase().
@@ -202,7 +206,9 @@ using GetApiBaseFn = const ApiBase* (*)();
 inline constexpr const char* kGetApiBaseSymbol = "OrtGetApiBase";
 
 // Member indices. ONNX Runtime's own sources assert that the version 1 table ends with
-// ReleaseCustomOpDomain at index 101, right after the last member we declare.
+// ReleaseCustomOpDomain at index 101 and the version 4 table with ReleaseAvailableProviders at
+// 126; AddSessionConfigEntry follows GetStringTensorElementLength, GetStringTensorElement and
+// FillStringTensorElement (127-129).
 constexpr size_t index_of(size_t offset) {
     return offset / sizeof(void*);
 }
@@ -225,6 +231,7 @@ static_assert(index_of(offsetof(Api, AllocatorFree)) == 76);
 static_assert(index_of(offsetof(Api, GetAllocatorWithDefaultOptions)) == 78);
 static_assert(index_of(offsetof(Api, ReleaseEnv)) == 92);
 static_assert(index_of(offsetof(Api, ReleaseSessionOptions)) == 100);
-static_assert(sizeof(Api) == 101 * sizeof(void*));
+static_assert(index_of(offsetof(Api, AddSessionConfigEntry)) == 130);
+static_assert(sizeof(Api) == 131 * sizeof(void*));
 
 }  // namespace pg::ort

@@ -233,6 +233,25 @@ TEST_F(OnnxRtRunnerTest, OptimizationLevelsGiveSameResults) {
     expect_close(plain, OnnxRtRunner(path, o).infer(feeds), 1e-6);
 }
 
+// The session config entry goes through AddSessionConfigEntry (index 130 of the table): a wrong
+// index would call another function and fail or crash here.
+TEST_F(OnnxRtRunnerTest, SpinningOffGivesSameResults) {
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, {2, 2});
+    b.output(b.op("Relu", {b.op("MatMul", {x, b.constant_f32("w", {2, 2}, {1, 2, 3, 4})})}));
+    const std::string path = test::make_temp_dir() + "/spin.onnx";
+    onnx::save_model(*m, path);
+    const std::map<std::string, Tensor> feeds = {{"x", f32({2, 2}, {1, -1, 0.5f, 2})}};
+    OnnxRtOptions o = test_options();
+    const NamedTensors plain = OnnxRtRunner(path, o).infer(feeds);
+    for (bool spin : {false, true}) {
+        o.intra_op_spinning = spin;
+        o.intra_op_threads = 2;
+        expect_close(plain, OnnxRtRunner(path, o).infer(feeds), 1e-6);
+    }
+}
+
 TEST_F(OnnxRtRunnerTest, InvalidModelIsInvalidInput) {
     const std::string path = test::make_temp_dir() + "/garbage.onnx";
     std::ofstream(path) << "this is not a protobuf \x01\x02\x03";

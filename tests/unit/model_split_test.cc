@@ -1,0 +1,135 @@
+// The loader's split of large initializer payloads out of the protobuf message
+// (onnx/model_split.h) and the zero-copy hand-over of raw_data to the imported tensor.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "base/error.h"
+#include "ir/builder.h"
+#include "onnx/model_io.h"
+#include "onnx/model_split.h"
+#include "onnx/tensor_codec.h"
+#include "support/test_paths.h"
+
+namespace pg {
+namespace {
+
+constexpr uint64_t kMin = 64 << 10;
+
+// y = (x + big) * small; big holds 128 Ki floats (512 KiB), small 4.
+std::unique_ptr<ir::Model> two_weight_model() {
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, ir::Shape{ir::Dim::known(128 << 10)});
+    std::vector<float> big(128 << 10);
+    for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<float>(i % 977) * 0.5f;
+    ir::Value* w = b.constant_f32("big", {128 << 10}, big);
+    ir::Value* s = b.constant_f32("small", {1}, {3.0f});
+    b.output(b.op("Mul", {b.op("Add", {x, w}), s}));
+    return m;
+}
+
+std::optional<onnx::SplitModel> split_file(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    EXPECT_GE(fd, 0);
+    auto split = onnx::split_model_file(fd, std::filesystem::file_size(path), kMin);
+    ::close(fd);
+    return split;
+}
+
+const Tensor& initializer(const ir::Model& m, const std::string& name) {
+    return m.graph->find_value(name)->initializer()->tensor;
+}
+
+TEST(ModelSplit, LargeRawDataLeavesTheSkeleton) {
+    auto m = two_weight_model();
+    const std::string path = test::make_temp_dir() + "/m.onnx";
+    onnx::save_model(*m, path);
+    auto split = split_file(path);
+    ASSERT_TRUE(split);
+    ASSERT_EQ(split->payloads.size(), 1u);  // "small" stays inline
+    const std::string& payload = split->payloads.begin()->second;
+    const Tensor& big = initializer(*m, "big");
+    ASSERT_EQ(payload.size(), big.nbytes());
+    EXPECT_EQ(std::memcmp(payload.data(), big.bytes(), payload.size()), 0);
+    EXPECT_LT(split->skeleton.size(), 4096u);
+}
+
+TEST(ModelSplit, LoadedModelHasTheSavedWeights) {
+    auto m = two_weight_model();
+    const std::string path = test::make_temp_dir() + "/m.onnx";
+    onnx::save_model(*m, path);
+    auto back = onnx::load_model(path);
+    EXPECT_TRUE(initializer(*back, "big").same_contents(initializer(*m, "big")));
+    EXPECT_TRUE(initializer(*back, "small").same_contents(initializer(*m, "small")));
+}
+
+TEST(ModelSplit, TruncatedFileIsNotSplitAndFailsAsInvalidInput) {
+    auto m = two_weight_model();
+    const std::string dir = test::make_temp_dir();
+    onnx::save_model(*m, dir + "/m.onnx");
+    std::filesystem::copy_file(dir + "/m.onnx", dir + "/cut.onnx");
+    std::filesystem::resize_file(dir + "/cut.onnx",
+                                 std::filesystem::file_size(dir + "/m.onnx") - 1000);
+    EXPECT_FALSE(split_file(dir + "/cut.onnx"));
+    try {
+        onnx::load_model(dir + "/cut.onnx");
+        FAIL() << "a truncated model loaded";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput);
+    }
+}
+
+void put_varint(uint64_t v, std::string& out) {
+    for (; v >= 0x80; v >>= 7) out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    out.push_back(static_cast<char>(v));
+}
+
+std::string field(uint32_t number, const std::string& payload) {
+    std::string out;
+    put_varint(uint64_t{number} << 3 | 2, out);
+    put_varint(payload.size(), out);
+    return out + payload;
+}
+
+// Protobuf keeps the last of repeated raw_data fields: a small one after a split one wins.
+TEST(ModelSplit, LaterSmallRawDataWinsOverSplitOne) {
+    std::string tensor = "\x08\x02\x10\x01";  // dims: [2], data_type: FLOAT
+    tensor += field(8, "w") + field(9, std::string(kMin + 8, '\x7f'));
+    std::string two(8, '\0');
+    const float v[2] = {1.5f, -2.0f};
+    std::memcpy(two.data(), v, 8);
+    tensor += field(9, two);
+    const std::string graph = field(2, "g") + field(5, tensor);
+    const std::string model = std::string("\x08\x08") + field(7, graph) + field(8, "\x10\x11");
+    const std::string path = test::make_temp_dir() + "/hand.onnx";
+    std::ofstream(path, std::ios::binary) << model;
+    auto split = split_file(path);
+    ASSERT_TRUE(split);
+    EXPECT_TRUE(split->payloads.empty());
+    auto m = onnx::load_model(path);
+    const Tensor& w = initializer(*m, "w");
+    ASSERT_EQ(w.nbytes(), 8u);
+    EXPECT_EQ(w.data<float>()[0], 1.5f);
+    EXPECT_EQ(w.data<float>()[1], -2.0f);
+}
+
+// The imported tensor adopts the proto's raw_data buffer itself (no copy of the weights).
+TEST(ModelSplit, ImportedTensorOwnsTheMovedRawDataBytes) {
+    onnxpb::TensorProto tp;
+    tp.set_name("w");
+    tp.set_data_type(1);
+    tp.add_dims(1024);
+    tp.mutable_raw_data()->assign(4096, '\x01');
+    const char* bytes = tp.raw_data().data();
+    onnx::ExternalDataReader ext("", false);
+    ir::NamedTensor t = onnx::import_tensor(tp, ext);
+    EXPECT_EQ(reinterpret_cast<const char*>(t.tensor.bytes()), bytes);
+    EXPECT_TRUE(tp.raw_data().empty());
+}
+
+}  // namespace
+}  // namespace pg
