@@ -3,6 +3,7 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "cli/common.h"
+#include "cli/run_options.h"
 #include "debug/interrupt.h"
 
 namespace pg::cli {
@@ -74,6 +75,14 @@ debug::CheckCommandOptions check_command_options(const ParsedArgs& a) {
         (!cmd.fail_codes.empty() || !cmd.ignore_fail_codes.empty() || !cmd.fail_regex.empty()))
         log_warning("--fail-code/--ignore-fail-code/--fail-regex apply only with --check");
     return cmd;
+}
+
+void add_debug_common_args(ArgParser& p) {
+    add_model_load_args(p);
+    add_model_save_args(p);
+    add_data_loader_args(p);
+    add_comparator_args(p);
+    add_logger_args(p);
 }
 
 void warn_without_placeholder(const std::vector<std::string>& command,

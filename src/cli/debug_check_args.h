@@ -30,6 +30,10 @@ void add_check_args(ArgParser& p, const std::string& check_help);
 // without --check.
 debug::CheckCommandOptions check_command_options(const ParsedArgs& a);
 
+// The groups every debug tool ends with: model loading and saving, data loader, comparator and
+// logger flags.
+void add_debug_common_args(ArgParser& p);
+
 // Warns when no token of the command contains any of `placeholders`.
 void warn_without_placeholder(const std::vector<std::string>& command,
                               const std::vector<std::string>& placeholders);

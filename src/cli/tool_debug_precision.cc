@@ -83,11 +83,7 @@ ArgParser precision_parser() {
         "iteration.",
         "Answer the float32 sets recorded in this replay without running the check (resume "
         "an interrupted search).");
-    add_model_load_args(p);
-    add_model_save_args(p);
-    add_data_loader_args(p);
-    add_comparator_args(p);
-    add_logger_args(p);
+    add_debug_common_args(p);
     return p;
 }
 

@@ -98,11 +98,7 @@ ArgParser reduce_parser() {
         "this JSON file after each iteration.",
         "Answer the iterations recorded in this replay without running the check (resume "
         "an interrupted search; it reaches the same answer).");
-    add_model_load_args(p);
-    add_model_save_args(p);
-    add_data_loader_args(p);
-    add_comparator_args(p);
-    add_logger_args(p);
+    add_debug_common_args(p);
     return p;
 }
 

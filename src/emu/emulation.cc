@@ -482,15 +482,11 @@ bool RoundedValues::find_any(const ir::Value* v, const Tensor& t, Precision& p, 
 
 bool RoundedValues::find(const ir::Value* v, Precision p, RoundingMode mode, const Tensor& t,
                          RoundingStats& stats) const {
-    if (!v || t.dtype() != DataType::kFloat32 || t.numel() == 0) return false;
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = entries_.find(v);
-    if (it == entries_.end()) return false;
-    const Entry& en = it->second;
-    if (en.run != run_ || en.p != p || en.mode != mode || en.data != t.bytes() ||
-        en.nbytes != t.nbytes())
-        return false;
-    stats = en.stats;
+    Precision got_p = Precision::kFP32;
+    RoundingMode got_mode = RoundingMode::kNearestEven;
+    RoundingStats got;
+    if (!find_any(v, t, got_p, got_mode, got) || got_p != p || got_mode != mode) return false;
+    stats = got;
     return true;
 }
 

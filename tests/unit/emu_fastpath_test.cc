@@ -15,6 +15,7 @@
 
 #include "base/thread_pool.h"
 #include "emu/precision.h"
+#include "support/emu_expect.h"
 
 namespace pg::emu {
 namespace {
@@ -104,13 +105,8 @@ std::vector<float> reference_round(Precision p, RoundingMode m, std::vector<floa
     return d;
 }
 
-void expect_same_stats(const RoundingStats& a, const RoundingStats& b, const char* what) {
-    EXPECT_EQ(a.values, b.values) << what;
-    EXPECT_EQ(a.overflow, b.overflow) << what;
-    EXPECT_EQ(a.underflow, b.underflow) << what;
-    EXPECT_EQ(a.nonfinite, b.nonfinite) << what;
-    EXPECT_EQ(a.max_abs, b.max_abs) << what;
-    EXPECT_EQ(a.max_round_err, b.max_round_err) << what;
+void expect_same_stats(const RoundingStats& a, const RoundingStats& b, const std::string& what) {
+    test::expect_same_rounding_stats(a, b, what);
 }
 
 Tensor f32(const std::vector<float>& v) {

@@ -6,6 +6,7 @@
 
 #include "emu/emu_runner.h"
 #include "ir/builder.h"
+#include "support/emu_expect.h"
 #include "zoo/zoo.h"
 
 namespace pg::emu {
@@ -86,13 +87,7 @@ std::map<std::string, Tensor> scaled_feeds(const runners::Runner& r, float scale
 }
 
 void expect_same_stats(const RoundingStats& a, const RoundingStats& b, const std::string& what) {
-    EXPECT_EQ(a.values, b.values) << what;
-    EXPECT_EQ(a.overflow, b.overflow) << what;
-    EXPECT_EQ(a.underflow, b.underflow) << what;
-    EXPECT_EQ(a.nonfinite, b.nonfinite) << what;
-    EXPECT_EQ(a.max_abs, b.max_abs) << what;
-    EXPECT_EQ(a.max_round_err, b.max_round_err) << what;
-    EXPECT_EQ(a.saturated, b.saturated) << what;
+    test::expect_same_rounding_stats(a, b, what);
 }
 
 // Inputs a producer already rounded skip the consumer's check (RoundedValues): the evidence must
@@ -117,8 +112,8 @@ TEST(EmuRunner, SkippedChecksKeepTheEvidence) {
                     const auto feeds = scaled_feeds(emu, scale);
                     auto plain_evidence = std::make_shared<EvidenceTable>();
                     runtime::SessionOptions so = o.session;
-                    std::map<const ir::Node*, Precision> resolved(
-                        emu.resolved_precisions().begin(), emu.resolved_precisions().end());
+                    std::map<const ir::Node*, Precision> resolved(emu.resolved_precisions().begin(),
+                                                                  emu.resolved_precisions().end());
                     so.kernel_wrapper = [resolved, eo = o.emulation, ev = plain_evidence](
                                             const ir::Node& n, ops::KernelFn k) {
                         auto it = resolved.find(&n);

@@ -13,6 +13,7 @@
 #include "base/thread_pool.h"
 #include "emu/emu_runner.h"
 #include "ir/builder.h"
+#include "support/emu_expect.h"
 #include "zoo/zoo.h"
 
 namespace pg::emu {
@@ -92,14 +93,7 @@ std::map<std::string, Tensor> feeds_for(const runners::Runner& r, bool wide) {
 }
 
 void expect_same_stats(const RoundingStats& a, const RoundingStats& b, const std::string& what) {
-    EXPECT_EQ(a.values, b.values) << what;
-    EXPECT_EQ(a.overflow, b.overflow) << what;
-    EXPECT_EQ(a.underflow, b.underflow) << what;
-    EXPECT_EQ(a.nonfinite, b.nonfinite) << what;
-    EXPECT_EQ(a.saturated, b.saturated) << what;
-    EXPECT_EQ(std::bit_cast<uint64_t>(a.max_abs), std::bit_cast<uint64_t>(b.max_abs)) << what;
-    EXPECT_EQ(std::bit_cast<uint64_t>(a.max_round_err), std::bit_cast<uint64_t>(b.max_round_err))
-        << what;
+    test::expect_same_rounding_stats(a, b, what);
 }
 
 // Runs `m` at `p` with and without the shortcut; outputs and evidence must match bit for bit.
