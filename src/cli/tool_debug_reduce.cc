@@ -1,7 +1,8 @@
 // `polygraph debug reduce`: delta debugging of an ONNX model down to a small subgraph that still
 // fails (polygraphy-spec.md §3.7, §7.6). The original model runs once per input sample on the
-// reference interpreter, keeping every intermediate tensor (debug/subgraph.h); each candidate
-// takes its inputs from those values. Phase 1 cuts the outputs, phase 2 the inputs
+// reference interpreter, keeping every intermediate tensor while they fit --memory-budget, else
+// recomputing each candidate's cut values on demand (debug/subgraph.h); each candidate takes its
+// inputs from those values. Phase 1 cuts the outputs, phase 2 the inputs
 // (debug/reduce.h); each trial is one iteration of debug/keyed_iteration.h, checked in process
 // (debug/reduce_check.h: emulated float16/bfloat16 vs the float32 reference) or by --check CMD.
 // Writes the reduced model with its inputs and golden outputs beside it.
@@ -25,6 +26,7 @@
 #include "debug/subgraph.h"
 #include "ir/clone.h"
 #include "ir/graph.h"
+#include "layerwise/layerwise.h"
 #include "passes/override_input_shapes.h"
 #include "passes/toposort.h"
 #include "runners/ref_runner.h"
@@ -56,6 +58,11 @@ void add_reduce_flags(ArgParser& p) {
     p.values({"--layer-precisions"}, "layer_precisions", "SELECTOR:PRECISION",
              "In-process check: per-node precisions of the emulator, as in `run --emu`.");
     p.value({"--threads"}, "threads", "N", "Threads for each run (default: every core).");
+    p.value({"--memory-budget"}, "memory_budget", "SIZE",
+            "Bytes of reference tensors kept for the candidates (e.g. 256M). When the "
+            "intermediate tensors of every sample exceed it, each candidate's cut values are "
+            "recomputed by re-running the reference per sample instead (same results, more "
+            "time). Default: a quarter of physical memory.");
     p.flag({"--json"}, "json", "Print the result as JSON on stdout (logs go to stderr).");
     p.group("Model");
     p.values({"--model-input-shapes", "--model-inputs"}, "model_input_shapes", "NAME:SHAPE",
@@ -75,8 +82,9 @@ ArgParser reduce_parser() {
                 "Reduce a failing ONNX model to a small subgraph that still fails. Without "
                 "--check, a candidate fails when the emulator (--fp16/--bf16) does not match the "
                 "float32 reference under the comparator options. Every candidate's inputs come "
-                "from a reference run of the original model per input sample; the interpreter "
-                "keeps every intermediate tensor of that run in memory. Exit status 0 when a "
+                "from a reference run of the original model per input sample; its intermediate "
+                "tensors are kept in memory within --memory-budget, else recomputed per "
+                "candidate. Exit status 0 when a "
                 "reduced failing model was written, 1 when the original model does not fail, 130 "
                 "when interrupted (resume with --load-debug-replay). "
                 "Example: polygraph debug reduce model.onnx --fp16 --atol 1e-2 -o reduced.onnx");
@@ -265,7 +273,8 @@ std::string names_text(const std::vector<std::string>& names) {
     return s;
 }
 
-void report(const ParsedArgs& a, const ir::Model* bad, const Reducer& r, size_t original) {
+void report(const ParsedArgs& a, const ir::Model* bad, const Reducer& r,
+            const debug::ReferenceValues& ref, size_t original) {
     const auto& it = r.iterations();
     const std::vector<std::string> nodes =
         bad ? debug::compute_node_names(*bad) : std::vector<std::string>{};
@@ -278,13 +287,17 @@ void report(const ParsedArgs& a, const ir::Model* bad, const Reducer& r, size_t 
             {"evaluations", it.iterations()},
             {"checks_run", it.checks_run()},
             {"replayed", it.replayed()},
+            {"reference_mode", ref.on_demand() ? "on-demand" : "kept"},
+            {"reference_reruns", ref.reruns()},
             {"failed", bad != nullptr},
             {"output", bad && a.has("output") ? nlohmann::ordered_json(a.get("output"))
                                               : nlohmann::ordered_json()}};
         std::printf("%s\n", j.dump(2).c_str());
     }
-    log_info("Finished {} iteration(s) | {} check(s) run, {} from replay", it.iterations(),
-             it.checks_run(), it.replayed());
+    log_info("Finished {} iteration(s) | {} check(s) run, {} from replay | reference {}{}",
+             it.iterations(), it.checks_run(), it.replayed(),
+             ref.on_demand() ? "on demand, re-run " : "values kept",
+             ref.on_demand() ? std::to_string(ref.reruns()) + " time(s)" : "");
     if (bad)
         log_info("Minimum Bad Model: {} of {} node(s) (+{} constant node(s)){}", nodes.size(),
                  original, bad->graph->nodes().size() - nodes.size(), names_text(nodes));
@@ -332,18 +345,20 @@ int reduce_body(const ParsedArgs& a) {
     if (a.has("save_inputs")) data::save_inputs(a.get("save_inputs"), feeds);
     log_info("Running the original model on the reference interpreter ({} sample(s))",
              feeds.size());
-    const debug::ReferenceValues ref(*model, feeds, emu.session);
+    const uint64_t budget = a.has("memory_budget") ? layerwise::parse_budget(a.get("memory_budget"))
+                                                   : layerwise::default_budget();
+    const debug::ReferenceValues ref(*model, feeds, emu.session, budget);
     Reducer r(a, ref, emu, compare, cmd);
     const size_t original = compute_nodes(*model);
     r.set_original(model.get());
     if (!r.fails(*model, "original", 0, {{"num_nodes", original}})) {
         log_error("The original model passes the check: nothing to reduce");
-        report(a, nullptr, r, original);
+        report(a, nullptr, r, ref, original);
         return 1;
     }
     const Outcome o = r.run(*model, mode, !a.has("no_reduce_outputs"), !a.has("no_reduce_inputs"));
     save_outcome(a, o, ref, mode, original);
-    report(a, o.bad.get(), r, original);
+    report(a, o.bad.get(), r, ref, original);
     return 0;
 }
 

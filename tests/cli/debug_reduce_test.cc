@@ -1,7 +1,8 @@
 // `debug reduce` on the story model (x -> MatMul -> Add(65504) -> Sub(65504) -> MatMul) and on
 // zoo::planted_overflow_model() (210 nodes, two planted FP16 overflow points): the in-process
 // check, the written repro (model, inputs, golden outputs) re-checked with `polygraph run`,
-// several samples, an external --check, replay resume, a model that does not fail, hostile args.
+// several samples, an external --check, replay resume, a model that does not fail, hostile args,
+// and a tiny --memory-budget (on-demand reference values) giving the same reduction.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -106,6 +107,49 @@ TEST(DebugReduce, SeveralSamplesGiveEachItsOwnCutValues) {
     const auto golden = nlohmann::json::parse(slurp(dir + "/reduced_golden.json"));
     EXPECT_EQ(golden["lst"][0][1].size(), 3u) << golden.dump().substr(0, 400);
     EXPECT_EQ(rerun(out).status, 1);
+}
+
+// `text` with every occurrence of a golden file's runner name ("ref-runner-N0-<date time>", which
+// differs between runs a second apart) replaced by "RUNNER"; other files come back unchanged.
+std::string without_runner_name(std::string text) {
+    const std::string prefix = "\"ref-runner-N0-";
+    const size_t at = text.find(prefix);
+    if (at == std::string::npos) return text;
+    const std::string name = text.substr(at, text.find('"', at + 1) - at + 1);
+    for (size_t p = text.find(name); p != std::string::npos; p = text.find(name, p))
+        text.replace(p, name.size(), "\"RUNNER\"");
+    return text;
+}
+
+// --memory-budget 1K cannot hold the planted model's tensors: on-demand mode re-runs the
+// reference per candidate and must write the same reduction (nodes, model, inputs, golden
+// outputs, --min-good) byte for byte as the default run, which keeps every tensor.
+TEST(DebugReduce, TinyMemoryBudgetRecomputesTheSameReduction) {
+    const std::string dir = test::make_temp_dir();
+    const std::string model = planted_model(dir);
+    auto kept = run_reduce(reduce_args(
+        model, dir + "/kept.onnx", {"--iterations", "3", "--min-good", dir + "/kept_good.onnx"}));
+    auto lean = run_reduce(reduce_args(
+        model, dir + "/lean.onnx",
+        {"--iterations", "3", "--min-good", dir + "/lean_good.onnx", "--memory-budget", "1K"}));
+    EXPECT_EQ(kept["reference_mode"], "kept");
+    EXPECT_EQ(kept["reference_reruns"], 0);
+    EXPECT_EQ(lean["reference_mode"], "on-demand");
+    EXPECT_GE(lean["reference_reruns"].get<int>(), 2);
+    ASSERT_FALSE(kept["nodes"].empty());
+    EXPECT_EQ(kept["nodes"], lean["nodes"]);
+    EXPECT_EQ(kept["evaluations"], lean["evaluations"]);
+    for (const std::string f : {".onnx", "_inputs.json", "_golden.json", "_good.onnx",
+                                "_good_inputs.json", "_good_golden.json"}) {
+        const std::string a = without_runner_name(slurp(dir + "/kept" + f));
+        EXPECT_FALSE(a.empty()) << f;
+        EXPECT_TRUE(a == without_runner_name(slurp(dir + "/lean" + f)))
+            << f << " differs between the modes";
+    }
+    EXPECT_EQ(rerun(dir + "/lean.onnx").status, 1);
+    auto bad =
+        test::run_polygraph(reduce_args(model, dir + "/x.onnx", {"--memory-budget", "lots"}));
+    EXPECT_EQ(bad.status, 2) << bad.all();
 }
 
 // The planted model with input x[batch,16] (a symbolic batch) at DIR/dyn.onnx.

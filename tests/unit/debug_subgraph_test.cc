@@ -1,6 +1,6 @@
 // Candidate subgraphs of `debug reduce` (debug/subgraph.h): output and input cuts, a side branch
 // cut off by the new inputs, omitted optional inputs, an If node reading outer values, and the
-// per-sample reference values (symbolic dims where samples differ).
+// per-sample reference values (symbolic dims where samples differ), kept or recomputed on demand.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -257,6 +257,39 @@ TEST(DebugSubgraph, ReferenceRunKeepsEveryIntermediatePerSample) {
     ASSERT_EQ(golden.runners.size(), 1u);
     EXPECT_EQ(golden.runners[0].iterations.size(), 2u);
     EXPECT_EQ(golden.runners[0].iterations[1].outputs[0].first, "D_out");
+}
+
+}  // namespace
+}  // namespace pg
+
+namespace pg {
+namespace {
+
+// Budget 0: nothing is kept; the cut's values come from a re-run per request, equal to the
+// kept ones, and a second request for the same values hits the cache.
+TEST(DebugSubgraph, OnDemandValuesEqualKeptValues) {
+    auto m = side_branch_model();
+    const debug::ReferenceValues kept(*m, two_feeds(), {});
+    const debug::ReferenceValues lean(*m, two_feeds(), {}, 0);
+    EXPECT_FALSE(kept.on_demand());
+    ASSERT_TRUE(lean.on_demand());
+    EXPECT_EQ(lean.recorded_bytes(), kept.recorded_bytes());
+    EXPECT_EQ(lean.find(0, "A_out"), nullptr);  // nothing held before a request
+    auto c = debug::cut_inputs(*m, 1, lean);    // specs are known without values
+    EXPECT_EQ(input_names(*c), (std::vector<std::string>{"A_out", "C_out"}));
+    const auto feeds = lean.feeds_for(*c);
+    EXPECT_EQ(lean.reruns(), 1u);
+    const auto outs = lean.outputs_for(*c);  // same candidate: cached
+    EXPECT_EQ(lean.reruns(), 1u);
+    for (size_t i = 0; i < 2; ++i) {
+        for (const auto& [name, t] : feeds[i]) expect_same(t, kept.find(i, name));
+        for (const auto& [name, t] : outs.runners[0].iterations[i].outputs)
+            expect_same(t, kept.find(i, name));
+    }
+    EXPECT_EQ(lean.find(0, "B_out"), nullptr);  // only the asked-for tensors are held
+    lean.feeds_for(*debug::cut_outputs(*m, 1, lean));
+    EXPECT_EQ(lean.reruns(), 2u);
+    expect_same(*kept.find(1, "B_out"), lean.find(1, "B_out"));
 }
 
 }  // namespace
