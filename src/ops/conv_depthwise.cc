@@ -1,6 +1,7 @@
 // The float32 depthwise convolution fast path (one input channel per group). 2-D planes with
 // column stride 1 or 2 are copied into a zero-padded buffer and computed eight outputs at a time
-// without bounds checks. Otherwise, for each output
+// without bounds checks (3x3 kernels with dilation 1 through a loop with the taps fixed at
+// compile time). Otherwise, for each output
 // row, the columns whose every kernel tap reads inside the input are computed eight at a time
 // in registers (bias, then the taps in the reference's order, one store per output); border
 // columns take a scalar loop with bounds checks. Stride 1 loads contiguous input, stride 2
@@ -141,6 +142,40 @@ PaddedPlane padded_plane(const Window& g) {
             (ow8 - 1) * g.stride[2] + (g.kernel[2] - 1) * g.dil[2] + g.stride[2] + 1};
 }
 
+// 3x3 kernels, dilation 1, column stride 1 or 2: the common depthwise shape, with the taps
+// known at compile time (the weights stay in registers).
+inline bool is_3x3(const Window& g) {
+    return g.kernel[1] == 3 && g.kernel[2] == 3 && g.dil[1] == 1 && g.dil[2] == 1 &&
+           g.stride[2] <= 2;
+}
+
+// The padded plane `buf` (`cols` wide) of a 3x3 window with column stride S: the same sums, in
+// the same order, as plane_padded_body's generic loop.
+template <int S>
+inline __attribute__((always_inline)) void rows_3x3(const Window& g, const float* buf, int64_t cols,
+                                                    const float* wk, float b, float* yc) {
+    float w[9];
+    for (int i = 0; i < 9; ++i) w[i] = wk[i];
+    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+        const float* r0 = buf + oh * g.stride[1] * cols;
+        const float* r1 = r0 + cols;
+        const float* r2 = r1 + cols;
+        float* yr = yc + oh * g.out[2];
+        for (int64_t j = 0; j < g.out[2]; j += 8) {
+            V8 acc = V8{} + b;
+            const int64_t o = j * S;
+            add8(acc, r0 + o, S, w[0]), add8(acc, r0 + o + 1, S, w[1]);
+            add8(acc, r0 + o + 2, S, w[2]), add8(acc, r1 + o, S, w[3]);
+            add8(acc, r1 + o + 1, S, w[4]), add8(acc, r1 + o + 2, S, w[5]);
+            add8(acc, r2 + o, S, w[6]), add8(acc, r2 + o + 1, S, w[7]);
+            add8(acc, r2 + o + 2, S, w[8]);
+            __builtin_memcpy(
+                yr + j, &acc,
+                static_cast<size_t>(std::min<int64_t>(8, g.out[2] - j)) * sizeof(float));
+        }
+    }
+}
+
 // A 2-D plane through its padded copy `buf`: no bounds checks, eight outputs at a time (a row's
 // last block is stored in part). Padding taps add w * 0, so the sums are the reference's up to
 // the sign of a zero (and NaN where a weight is infinite).
@@ -156,6 +191,10 @@ inline __attribute__((always_inline)) void plane_padded_body(const Window& g, co
         std::copy_n(xc + r * g.in[2], std::max<int64_t>(n, 0), buf + pr * pp.cols + g.pad_begin[2]);
     }
     const int64_t s = g.stride[2], kh_n = g.kernel[1], kw_n = g.kernel[2];
+    if (is_3x3(g)) {
+        if (s == 1) return rows_3x3<1>(g, buf, pp.cols, wk, b, yc);
+        return rows_3x3<2>(g, buf, pp.cols, wk, b, yc);
+    }
     for (int64_t oh = 0; oh < g.out[1]; ++oh) {
         float* yr = yc + oh * g.out[2];
         for (int64_t j = 0; j < g.out[2]; j += 8) {

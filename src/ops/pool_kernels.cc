@@ -2,6 +2,7 @@
 #include "ops/pool_kernels.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -205,16 +206,125 @@ void pool_run(const Window& g, T* y, int64_t lo, int64_t hi, const T* row, int64
     }
 }
 
+// float32 2-D max pools with 3x3 windows, dilation 1, column stride 1 or 2: the output rows
+// whose three input rows are inside the input take all nine taps at once, eight outputs at a time
+// (tap (0, 0) first, then v > cur ? v : cur in visit_window's order: the same values, NaN first
+// taps included); the other columns of those rows go through visit_window.
+bool is_max3x3(const Window& g) {
+    return g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1 && g.kernel[1] == 3 &&
+           g.kernel[2] == 3 && g.dil[1] == 1 && g.dil[2] == 1 && g.stride[2] <= 2;
+}
+
+// Output columns [lo, hi) of row r0 (the window's top input row; rows r0 + width, r0 + 2 width
+// below it), whose nine taps read inside the rows: eight at a time while the vector loads stay
+// inside the row, then one at a time. Returns hi.
+// Eight floats from p, S apart.
+template <int S>
+inline __attribute__((always_inline)) void load_strided(V8& v, const float* p) {
+    if constexpr (S == 1) {
+        __builtin_memcpy(&v, p, sizeof v);
+    } else {
+        V8 a, c;
+        __builtin_memcpy(&a, p, sizeof a);
+        __builtin_memcpy(&c, p + 8, sizeof c);
+        v = __builtin_shuffle(a, c, I8{0, 2, 4, 6, 8, 10, 12, 14});
+    }
+}
+
+template <int S>
+inline __attribute__((always_inline)) int64_t max3x3_block(const float* r0, int64_t width,
+                                                           int64_t off, int64_t lo, int64_t hi,
+                                                           float* yr) {
+    int64_t ow = lo;
+    for (; ow + 8 <= hi && (ow + 8) * S + off + 2 <= width; ow += 8) {
+        const float* p = r0 + ow * S + off;
+        V8 cur, v;
+        load_strided<S>(cur, p);
+        for (int k = 1; k < 9; ++k) {
+            load_strided<S>(v, p + (k / 3) * width + k % 3);
+            cur = v > cur ? v : cur;
+        }
+        __builtin_memcpy(yr + ow, &cur, sizeof cur);
+    }
+    for (; ow < hi; ++ow) {  // the rest of the interior, one at a time
+        const float* p = r0 + ow * S + off;
+        float cur = p[0];
+        for (int k = 1; k < 9; ++k) {
+            const float v = p[(k / 3) * width + k % 3];
+            cur = v > cur ? v : cur;
+        }
+        yr[ow] = cur;
+    }
+    return ow;
+}
+
+using Max3Fn = int64_t (*)(const float*, int64_t, int64_t, int64_t, int64_t, float*);
+
+template <int S>
+int64_t max3x3_base(const float* r0, int64_t width, int64_t off, int64_t lo, int64_t hi,
+                    float* yr) {
+    return max3x3_block<S>(r0, width, off, lo, hi, yr);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+template <int S>
+__attribute__((target("avx2"))) int64_t max3x3_avx2(const float* r0, int64_t width, int64_t off,
+                                                    int64_t lo, int64_t hi, float* yr) {
+    return max3x3_block<S>(r0, width, off, lo, hi, yr);
+}
+#endif
+
+Max3Fn max3x3_fn(int64_t stride) {
+    static const std::array<Max3Fn, 2> fns = [] {
+#if defined(__x86_64__) && defined(__GNUC__)
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx2"))
+            return std::array<Max3Fn, 2>{&max3x3_avx2<1>, &max3x3_avx2<2>};
+#endif
+        return std::array<Max3Fn, 2>{&max3x3_base<1>, &max3x3_base<2>};
+    }();
+    return fns[stride - 1];
+}
+
+// One output row oh of a plane whose window rows are all inside the input (see is_max3x3).
+void max3x3_row(const Window& g, const float* xp, int64_t oh, Max3Fn fn, float* yr) {
+    const int64_t off = -g.pad_begin[2], ih = oh * g.stride[1] - g.pad_begin[1];
+    int64_t lo, hi, lo2, hi2;
+    inside_columns(g, off, &lo, &hi);
+    inside_columns(g, off + 2, &lo2, &hi2);
+    lo = std::max(lo, lo2), hi = std::max(lo, std::min(hi, hi2));
+    const int64_t done = fn(xp + ih * g.in[2], g.in[2], off, lo, hi, yr);
+    for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+        if (ow == lo) ow = std::max(ow, done);
+        if (ow >= g.out[2]) break;
+        float best = -std::numeric_limits<float>::infinity();
+        bool first = true;
+        visit_window(g, oh * g.out[2] + ow, [&](int64_t i) {
+            if (first || xp[i] > best) best = xp[i];
+            first = false;
+        });
+        yr[ow] = best;
+    }
+}
+
 }  // namespace
 
 template <typename T>
 void max_pool_fast(const Window& g, int64_t planes, const T* x, T* y, ThreadPool* pool) {
     const AxisTaps t[3] = {axis_taps(g, 0), axis_taps(g, 1), axis_taps(g, 2)};
+    bool fast3 = false;
+    if constexpr (std::is_same_v<T, float>) fast3 = is_max3x3(g);
+    const Max3Fn fn3 = fast3 ? max3x3_fn(g.stride[2]) : nullptr;
     for_planes(planes, pool, [&](int64_t p) {
         const T* xp = x + p * g.in_size();
         for (int64_t od = 0; od < g.out[0]; ++od)
             for (int64_t oh = 0; oh < g.out[1]; ++oh) {
                 T* yr = y + p * g.out_size() + (od * g.out[1] + oh) * g.out[2];
+                if constexpr (std::is_same_v<T, float>)
+                    if (fast3 && t[1].lo[oh] == 0 && t[1].hi[oh] == 3) {
+                        max3x3_row(g, xp, oh, fn3, yr);
+                        continue;
+                    }
                 // The first tap, then every greater one (a NaN first tap stays, as in max_pool).
                 pool_row<T>(
                     g, t, xp, od, oh,

@@ -209,6 +209,27 @@ Tensor transpose_plain(const Tensor& x, const Dims& perm, ThreadPool* pool) {
     return take1(x, out, strided_refs(out, strides), pool, "Transpose");
 }
 
+namespace {
+
+// Drops the size-1 axes of output `dims` (with input `strides`) and merges each axis into the
+// one before it when the two are one run of the input (outer stride = inner stride * inner
+// size), so the innermost run is as long as possible. Leaves at least one axis.
+void merge_contiguous_axes(Dims& dims, Dims& strides) {
+    Dims d, s;
+    for (size_t i = 0; i < dims.size(); ++i) {
+        if (dims[i] == 1) continue;
+        if (!d.empty() && s.back() == strides[i] * dims[i]) {
+            d.back() *= dims[i], s.back() = strides[i];
+        } else {
+            d.push_back(dims[i]), s.push_back(strides[i]);
+        }
+    }
+    if (d.empty()) d.push_back(1), s.push_back(1);
+    dims = std::move(d), strides = std::move(s);
+}
+
+}  // namespace
+
 Tensor transpose_fast(const Tensor& x, const Dims& perm, ThreadPool* pool) {
     if (!movable_bytes(x.dtype()) || perm.empty()) return transpose_plain(x, perm, pool);
     const Dims in_strides = strides_of(x.dims());
@@ -218,8 +239,10 @@ Tensor transpose_fast(const Tensor& x, const Dims& perm, ThreadPool* pool) {
         strides[i] = in_strides[static_cast<size_t>(perm[i])];
     }
     Tensor y = Tensor::uninitialized(x.dtype(), out);
-    const int64_t inner = out.back(), rows = inner ? count_of(out) / inner : 0;
-    const Dims outer_dims(out.begin(), out.end() - 1);
+    Dims dims = out;
+    merge_contiguous_axes(dims, strides);
+    const int64_t inner = dims.back(), rows = inner ? count_of(dims) / inner : 0;
+    const Dims outer_dims(dims.begin(), dims.end() - 1);
     dispatch_by_size(x.dtype(), "Transpose", [&]<typename T>() {
         const T* src = x.data<T>();
         T* dst = reinterpret_cast<T*>(y.mutable_bytes());
@@ -231,7 +254,10 @@ Tensor transpose_fast(const Tensor& x, const Dims& perm, ThreadPool* pool) {
                     off += rem % outer_dims[a] * strides[a], rem /= outer_dims[a];
                 const T* s = src + off;
                 T* d = dst + r * inner;
-                for (int64_t j = 0; j < inner; ++j) d[j] = s[j * step];
+                if (step == 1)  // a contiguous run of the input (e.g. a channel shuffle's planes)
+                    std::memcpy(d, s, static_cast<size_t>(inner) * sizeof(T));
+                else
+                    for (int64_t j = 0; j < inner; ++j) d[j] = s[j * step];
             }
         });
     });

@@ -103,6 +103,36 @@ TEST(OpsConv, FastConvMatchesReferenceOnLargeGeometries) {
     }
 }
 
+// Depthwise 3x3 planes with dilation 1 (the compile-time tap loop of the padded path): random
+// sizes, row and column strides 1-2, pads 0-2, with and without bias, against the reference.
+TEST(OpsConv, Depthwise3x3MatchesReferenceOnRandomShapes) {
+    std::mt19937 rng(17);
+    auto pick = [&](int64_t lo, int64_t hi) {
+        return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+    };
+    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+    ThreadPool pool(2);
+    for (int t = 0; t < 60; ++t) {
+        ops::WindowAttrs wa;
+        wa.strides = {pick(1, 2), pick(1, 2)}, wa.dilations = {1, 1};
+        wa.pads = {pick(0, 2), pick(0, 2), pick(0, 2), pick(0, 2)};
+        ops::ConvShape s;
+        s.n = pick(1, 2), s.group = s.c = s.m = pick(1, 40);
+        s.w = ops::make_window(wa, {pick(3, 30), pick(3, 40)}, {3, 3}, "Conv");
+        std::vector<float> x(size_t(s.n * s.c * s.w.in_size())), w(size_t(s.m * 9)), b(size_t(s.m));
+        for (auto* v : {&x, &w, &b})
+            for (float& e : *v) e = val(rng);
+        const size_t ny = size_t(s.n * s.m * s.w.out_size());
+        std::vector<float> fast(ny, std::numeric_limits<float>::quiet_NaN()), ref = fast;
+        const float* bias = t % 2 ? b.data() : nullptr;
+        ops::conv_fast(s, x.data(), w.data(), bias, fast.data(), t % 3 ? &pool : nullptr);
+        ops::conv_reference(s, x.data(), w.data(), bias, ref.data());
+        for (size_t i = 0; i < ny; ++i)
+            ASSERT_LE(std::fabs(fast[i] - ref[i]), 1e-5 * 4 * (1 + std::fabs(ref[i])))
+                << "case " << t << " at " << i;
+    }
+}
+
 TEST(OpsConv, PadsStridesAndBias) {
     using ir::Attribute;
     // 1x1x3x3 input of ones, 2x2 kernel of ones, pads 1, stride 2: corner windows see 1 element.

@@ -104,6 +104,32 @@ TEST(OpsFastPath, TransposeMatchesPlainOnRandomShapes) {
     }
 }
 
+// Perms that keep trailing axes in place (channel shuffles: (n, g, c/g, h, w) -> (n, c/g, g, h,
+// w)) and dims of 1: the fast path merges those axes into one contiguous run per copy.
+TEST(OpsFastPath, TransposeWithContiguousRunsMatchesPlain) {
+    std::mt19937 rng(31);
+    ThreadPool pool(2);
+    for (int t = 0; t < 120; ++t) {
+        const DataType dt = kTypes[t % 6];
+        const int rank = 2 + t % 4;
+        Dims dims = random_dims(rng, rank, 6);
+        for (int64_t& d : dims)
+            if (rng() % 4 == 0) d = 1;
+        Dims perm(static_cast<size_t>(rank));
+        for (int i = 0; i < rank; ++i) perm[static_cast<size_t>(i)] = i;
+        const int moved = 1 + static_cast<int>(rng() % static_cast<unsigned>(rank - 1));
+        std::shuffle(perm.begin(), perm.begin() + moved + 1, rng);
+        const Tensor x = random_tensor(dt, dims, rng);
+        ThreadPool* p = t % 2 ? &pool : nullptr;
+        ASSERT_TRUE(
+            ops::transpose_fast(x, perm, p).same_contents(ops::transpose_plain(x, perm, nullptr)))
+            << "case " << t;
+    }
+    const Tensor x = random_tensor(DataType::kFloat32, {1, 4, 34, 28, 28}, rng);
+    EXPECT_TRUE(ops::transpose_fast(x, {0, 2, 1, 3, 4}, &pool)
+                    .same_contents(ops::transpose_plain(x, {0, 2, 1, 3, 4}, nullptr)));
+}
+
 // Elementwise binary kernels iterate broadcast_runs; they must visit exactly the (output, a, b)
 // offsets for_each_broadcast2 visits, in the same order.
 TEST(OpsFastPath, BroadcastRunsVisitWhatForEachBroadcastVisits) {

@@ -84,6 +84,33 @@ TEST(OpsPool, FastPoolsMatchReferenceOnWideRowsWithNaN) {
         }
 }
 
+// 2-D 3x3 max pools (the nine-taps-at-once rows): random sizes, strides 1-2 per axis, pads 0-2,
+// ceil mode, NaNs among the inputs, bit for bit against the reference.
+TEST(OpsPool, FastMax3x3MatchesReferenceOnRandomShapes) {
+    std::mt19937 rng(13);
+    auto pick = [&](int64_t lo, int64_t hi) {
+        return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+    };
+    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+    ThreadPool pool(2);
+    for (int t = 0; t < 80; ++t) {
+        ops::WindowAttrs wa;
+        wa.kernel_shape = {3, 3}, wa.strides = {pick(1, 2), pick(1, 2)};
+        wa.pads = {pick(0, 2), pick(0, 2), pick(0, 2), pick(0, 2)};
+        wa.ceil_mode = t % 2 == 1;
+        const ops::Window g = ops::make_window(wa, {pick(3, 20), pick(3, 60)}, {3, 3}, "MaxPool");
+        const int64_t planes = pick(1, 5);
+        std::vector<float> x(size_t(planes * g.in_size()));
+        for (size_t i = 0; i < x.size(); ++i)
+            x[i] = t % 3 == 0 && i % 29 == 3 ? std::numeric_limits<float>::quiet_NaN() : val(rng);
+        const size_t ny = size_t(planes * g.out_size());
+        std::vector<float> fast(ny, 7.0f), ref(ny, 8.0f);
+        ops::max_pool_fast(g, planes, x.data(), fast.data(), t % 2 ? &pool : nullptr);
+        ops::max_pool(g, planes, x.data(), ref.data(), nullptr, false, nullptr);
+        ASSERT_EQ(std::memcmp(fast.data(), ref.data(), ny * sizeof(float)), 0) << "case " << t;
+    }
+}
+
 TEST(OpsPool, MaxPoolWithIndicesRowAndColumnMajor) {
     auto attrs = [](int order) {
         return ir::attrs(Attribute::make_ints("kernel_shape", {2, 2}),
