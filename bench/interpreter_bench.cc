@@ -21,12 +21,14 @@
 // the kernels run for the first time, counted in VmHWM but not model memory) with the memory
 // ratio without it.
 //
-// Usage: interpreter_bench [--quick] [--reps N] [--settle MS] [--models DIR] [--only NAME]
+// Usage: interpreter_bench [--quick] [--ort-no-spin] [--reps N] [--settle MS] [--models DIR]
+// [--only NAME]
 // [--profile N]
 //                          [--polygraph PATH (ignored)]
 //   --quick: no warm-up, 1 timed run (smoke test). Exits 1 when a model fails to run.
 //   --reps N: N timed runs per runner (default 5). --settle MS: idle gap before each block
-//   of runs (default 100).
+//   of runs (default 100). --ort-no-spin: ONNX Runtime with intra-op spinning off (slower
+//   ONNX Runtime on small models; default: its own default, spinning).
 //   --only NAME: bench one model. --profile N: N reference runs only (for perf record).
 #include <stdlib.h>
 #include <unistd.h>
@@ -70,9 +72,10 @@ const char* const kLightModels[] = {"bvlc_alexnet", "densenet121", "inception_v1
 
 struct Options {
     bool quick = false;
-    int reps = 5;          // --reps N: timed runs per runner
-    std::string only;      // --only NAME: just this model
-    int profile_reps = 0;  // --profile N: N reference runs of the --only model, no table
+    int reps = 5;              // --reps N: timed runs per runner
+    bool ort_no_spin = false;  // --ort-no-spin: ONNX Runtime with intra-op spinning off
+    std::string only;          // --only NAME: just this model
+    int profile_reps = 0;      // --profile N: N reference runs of the --only model, no table
     std::string models_dir = PG_SHARED_DIR "/data/onnx-light-models";
 };
 
@@ -319,7 +322,9 @@ Row bench_case(const Case& c, bool with_ort, const Options& o) {
         try {
             pg::runners::OnnxRtOptions ort_opts;
             ort_opts.intra_op_threads = kThreads;
-            ort_opts.intra_op_spinning = false;  // idle workers would slow the reference runs
+            // ONNX Runtime as users run it (spinning workers) unless --ort-no-spin: turning its
+            // spinning off makes ONNX Runtime itself slower on small models.
+            if (o.ort_no_spin) ort_opts.intra_op_spinning = false;
             ort = std::make_unique<pg::runners::OnnxRtRunner>(c.path, ort_opts);
         } catch (const pg::Error& e) {
             row.note = std::string("ONNX Runtime failed: ") + e.what();
@@ -547,6 +552,8 @@ int main(int argc, char** argv) {
                 o.quick = true;
             else if (a == "--settle" && i + 1 < argc)
                 g_settle_ms = std::max(0, std::stoi(argv[++i]));
+            else if (a == "--ort-no-spin")
+                o.ort_no_spin = true;
             else if (a == "--reps" && i + 1 < argc)
                 o.reps = std::max(1, std::stoi(argv[++i]));
             else if (a == "--only" && i + 1 < argc)
@@ -559,7 +566,8 @@ int main(int argc, char** argv) {
                 ++i;  // passed by run_all.sh; unused
             else {
                 std::fprintf(stderr,
-                             "usage: %s [--quick] [--reps N] [--settle MS] [--models DIR] [--only "
+                             "usage: %s [--quick] [--ort-no-spin] [--reps N] [--settle MS] "
+                             "[--models DIR] [--only "
                              "NAME] [--profile N]\n",
                              argv[0]);
                 return 2;
