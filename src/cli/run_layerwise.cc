@@ -219,7 +219,7 @@ ordered_json rows_json(const std::vector<Row>& rows) {
     return arr;
 }
 
-// With the emulator as the second runner: the root-cause label of every divergent row.
+// With an emulator in the pair: the root-cause label of every divergent row.
 void add_labels(const emu::EmuRunner* emu, const ir::Model& m, std::vector<Row>& rows) {
     if (!emu) return;
     std::set<std::string> divergent;
