@@ -27,6 +27,7 @@
 #include "debug/precision_check.h"
 #include "debug/qdq_model.h"
 #include "debug/search.h"
+#include "ir/clone.h"
 #include "passes/convert_fp16.h"
 #include "runners/ref_runner.h"
 
@@ -109,10 +110,12 @@ debug::CheckCommandOptions check_command(const ParsedArgs& a) {
 }
 
 // The model an engine runs with `nodes` kept in float32: the 16-bit conversion, or Q/DQ pairs
-// around the other reduced-precision nodes (INT8 / FP8). Logs what changed when `verbose`.
-void write_model(const ParsedArgs& a, emu::Precision p, const debug::PrecisionCheck& check,
-                 const std::vector<std::string>& nodes, const std::string& path, bool verbose) {
-    auto model = load_model_from_args(a);
+// around the other reduced-precision nodes (INT8 / FP8), made from a copy of `source` (the model
+// as loaded once). Logs what changed when `verbose`.
+void write_model(const ParsedArgs& a, const ir::Model& source, emu::Precision p,
+                 const debug::PrecisionCheck& check, const std::vector<std::string>& nodes,
+                 const std::string& path, bool verbose) {
+    auto model = ir::clone_model(source);
     if (is_16bit(p)) {
         passes::ConvertFp16Options o;
         o.target = p == emu::Precision::kBF16 ? DataType::kBFloat16 : DataType::kFloat16;
@@ -256,7 +259,8 @@ int search_main(const ParsedArgs& a) {
     debug::IterativeCheck iter(
         precision_iteration_options(a),
         [&](const debug::NodeSet& s, const std::string& path) {
-            write_model(a, p, check, std::vector<std::string>(s.begin(), s.end()), path, false);
+            write_model(a, *model, p, check, std::vector<std::string>(s.begin(), s.end()), path,
+                        false);
         },
         [&](const debug::NodeSet& s, const std::string& path) {
             if (!external) return check(s);
@@ -267,7 +271,8 @@ int search_main(const ParsedArgs& a) {
         a, check, [&iter](const debug::NodeSet& s) { return iter(s); },
         [&iter](const debug::SearchProgress& sp) { show_progress(sp, iter); });
     report(a, p, r, iter);
-    if (r.passed && a.has("output")) write_model(a, p, check, r.fp32_nodes, a.get("output"), true);
+    if (r.passed && a.has("output"))
+        write_model(a, *model, p, check, r.fp32_nodes, a.get("output"), true);
     return r.passed ? 0 : 1;
 }
 
