@@ -350,6 +350,7 @@ void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const 
         a.epilogue = &eg;
     }
     if (is_pointwise(g)) return gemm_fast(a, pool);
+    if (conv_direct(g, xg, cg, a, pool)) return;
     if (use_padded_width(g, mg)) return conv_padded_width(g, xg, cg, a, pool);
     gemm_fast_packed(
         a,

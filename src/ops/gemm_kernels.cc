@@ -10,10 +10,12 @@
 #include "ops/gemm_kernels.h"
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <vector>
 
 #include "base/thread_pool.h"
+#include "ops/gemm_micro.h"
 
 namespace pg::ops {
 
@@ -87,38 +89,35 @@ void run_parallel(ThreadPool* pool, int64_t n, const std::function<void(int64_t,
 
 namespace {
 
-constexpr int kMr = 6, kNr = kGemmNr;
-constexpr int64_t kKc = 256, kMc = 96, kNc = 512;  // kMc % kMr == 0, kNc % kNr == 0
-
-// beta == 0: C is stored without being read; otherwise C = beta * C + alpha * acc. `lda` 0:
-// ap is a packed kc x kMr panel; otherwise ap is row 0 of A itself (row-major, leading
-// dimension lda, at the slice's first column) and rows past mr repeat row mr - 1.
-using MicroFn = void (*)(int64_t kc, const float* ap, int64_t lda, const float* bp, float* c,
-                         int64_t ldc, int mr, int nr, float alpha, float beta);
+constexpr int kMr = kGemmMr, kNr = kGemmNr;
+constexpr int kHalfMr = kMr / 2;  // rows of the baseline / AVX2 register tile
+constexpr int64_t kKc = 256, kMc = 96, kNc = 512;  // kMc % kMr == 0, kNc % (2 * kNr) == 0
 
 // Eight floats; GCC lowers it to one AVX register or two SSE registers.
 typedef float V8 __attribute__((vector_size(32)));
 
-// C[mr x nr] = beta * C + alpha * A (kc x kMr, packed or read in place) * Bp (kc x kNr panel).
-// kHalf: nr <= 8, only the first eight columns are computed (the same sums for them).
+// C[mr x nr] = beta * C + alpha * A (kc x kHalfMr rows of a packed kMr panel, or read in place)
+// * Bp (kc x kNr panel). kHalf: nr <= 8, only the first eight columns are computed (the same
+// sums for them).
 template <bool kDirect, bool kHalf>
 inline __attribute__((always_inline)) void micro_body(int64_t kc, const float* ap, int64_t lda,
                                                       const float* bp, float* c, int64_t ldc,
                                                       int mr, int nr, float alpha, float beta) {
-    V8 acc[kMr][2] = {};
-    const float* rows[kMr];
+    V8 acc[kHalfMr][2] = {};
+    const float* rows[kHalfMr];
     if constexpr (kDirect)
-        for (int i = 0; i < kMr; ++i) rows[i] = ap + std::min(i, mr - 1) * lda;
+        for (int i = 0; i < kHalfMr; ++i) rows[i] = ap + std::min(i, mr - 1) * lda;
     for (int64_t p = 0; p < kc; ++p) {
         V8 b0, b1;
         __builtin_memcpy(&b0, bp + p * kNr, sizeof b0);
         if constexpr (!kHalf) __builtin_memcpy(&b1, bp + p * kNr + 8, sizeof b1);
-        for (int i = 0; i < kMr; ++i) {
+        for (int i = 0; i < kHalfMr; ++i) {
             const float av = kDirect ? rows[i][p] : ap[p * kMr + i];
             acc[i][0] += av * b0;
             if constexpr (!kHalf) acc[i][1] += av * b1;
         }
     }
+    mr = std::min(mr, kHalfMr);
     if (!kHalf && nr == kNr) {  // a full-width tile: whole-vector updates of C
         for (int i = 0; i < mr; ++i) {
             float* ci = c + i * ldc;
@@ -149,10 +148,10 @@ inline __attribute__((always_inline)) void micro_body(int64_t kc, const float* a
     }
 }
 
-// The four variants of micro_body (A in place or packed, full or half width).
-inline __attribute__((always_inline)) void micro_any(int64_t kc, const float* ap, int64_t lda,
-                                                     const float* bp, float* c, int64_t ldc, int mr,
-                                                     int nr, float alpha, float beta) {
+// The four variants of micro_body (A in place or packed, full or half width) on kHalfMr rows.
+inline __attribute__((always_inline)) void micro_half(int64_t kc, const float* ap, int64_t lda,
+                                                      const float* bp, float* c, int64_t ldc,
+                                                      int mr, int nr, float alpha, float beta) {
     if (nr <= 8) {
         if (lda) return micro_body<true, true>(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
         return micro_body<false, true>(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
@@ -161,25 +160,63 @@ inline __attribute__((always_inline)) void micro_any(int64_t kc, const float* ap
     micro_body<false, false>(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
 }
 
-void micro_base(int64_t kc, const float* ap, int64_t lda, const float* bp, float* c, int64_t ldc,
-                int mr, int nr, float alpha, float beta) {
+// A kMr-row tile as two kHalfMr-row halves (one panel: bstride is not used).
+inline __attribute__((always_inline)) void micro_any(int64_t kc, const float* ap, int64_t lda,
+                                                     const float* bp, float* c, int64_t ldc, int mr,
+                                                     int nr, float alpha, float beta) {
+    micro_half(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
+    if (mr > kHalfMr)
+        micro_half(kc, lda ? ap + kHalfMr * lda : ap + kHalfMr, lda, bp, c + kHalfMr * ldc, ldc,
+                   mr - kHalfMr, nr, alpha, beta);
+}
+
+void micro_base(int64_t kc, const float* ap, int64_t lda, const float* bp, int64_t, float* c,
+                int64_t ldc, int mr, int nr, float alpha, float beta) {
     micro_any(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("avx2,fma"))) void micro_avx2(int64_t kc, const float* ap, int64_t lda,
-                                                    const float* bp, float* c, int64_t ldc, int mr,
-                                                    int nr, float alpha, float beta) {
+                                                    const float* bp, int64_t, float* c, int64_t ldc,
+                                                    int mr, int nr, float alpha, float beta) {
     micro_any(kc, ap, lda, bp, c, ldc, mr, nr, alpha, beta);
 }
 #endif
 
-MicroFn pick_micro() {
+bool cpu_has(GemmIsa isa) {
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return micro_avx2;
+    switch (isa) {
+        case GemmIsa::kBaseline:
+            return true;
+        case GemmIsa::kAvx2:
+            return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        case GemmIsa::kAvx512:
+            return gemm_micro_avx512().fn && __builtin_cpu_supports("avx512f");
+    }
+    return false;
+#else
+    return isa == GemmIsa::kBaseline;
 #endif
-    return micro_base;
+}
+
+GemmMicro micro_for(GemmIsa isa) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (isa == GemmIsa::kAvx512) return gemm_micro_avx512();
+    if (isa == GemmIsa::kAvx2) return GemmMicro{micro_avx2, false, GemmIsa::kAvx2};
+#endif
+    return GemmMicro{micro_base, false, GemmIsa::kBaseline};
+}
+
+GemmMicro best_micro() {
+    for (GemmIsa isa : {GemmIsa::kAvx512, GemmIsa::kAvx2})
+        if (cpu_has(isa)) return micro_for(isa);
+    return micro_for(GemmIsa::kBaseline);
+}
+
+std::atomic<int>& isa_override() {  // -1: the best the CPU has
+    static std::atomic<int> v{-1};
+    return v;
 }
 
 // Packs rows [p0, p0+kc) x columns [j0, j0+nc) of op(B) (a dense matrix) into kNr-wide panels.
@@ -267,28 +304,38 @@ PackedA pack_all_a(const GemmArgs<float>& g, ThreadPool* pool) {
 // C rows [i0, i1) x columns [j0, j0+nc) for k-slice [p0, p0+kc), B block packed in bpack. The
 // epilogue runs on each tile after the last k-slice (this file is built without FMA, so its
 // arithmetic is the plain kernels').
-void run_block(const GemmArgs<float>& g, MicroFn micro, const PackedA& a, const float* bpack,
-               int64_t p0, int64_t kc, int64_t i0, int64_t i1, int64_t j0, int64_t nc) {
+// The epilogue on the mr x nr tile of C at c (row i0 first), one panel at a time.
+void tile_epilogue(const GemmEpilogue& ep, int64_t i0, float* c, int64_t ldc, int mr, int nr) {
+    for (int q = 0; q < nr; q += kNr, c += kNr) {
+        const int w = std::min(kNr, nr - q);
+        if (w == kNr)
+            tile_fn()(ep, i0, c, ldc, mr);
+        else
+            for (int i = 0; i < mr; ++i) apply_row<0>(ep, i0 + i, c + i * ldc, w);
+    }
+}
+
+void run_block(const GemmArgs<float>& g, const GemmMicro& micro, const PackedA& a,
+               const float* bpack, int64_t p0, int64_t kc, int64_t i0, int64_t i1, int64_t j0,
+               int64_t nc) {
     const float beta = p0 == 0 ? g.beta : 1.0f;
     const GemmEpilogue* ep = p0 + kc == g.k ? g.epilogue : nullptr;
-    const TileFn tile = ep ? tile_fn() : nullptr;
-    for (int64_t jp = 0; jp < nc; jp += kNr) {
-        const float* bp = bpack + jp * kc;
-        const int nr = static_cast<int>(std::min<int64_t>(kNr, nc - jp));
-        for (int64_t ip = i0; ip < i1; ip += kMr) {
-            const int mr = static_cast<int>(std::min<int64_t>(kMr, g.m - ip));
+    const int64_t step = micro.wide ? 2 * kNr : kNr;
+    for (int64_t ip = i0; ip < i1; ip += kMr) {
+        const int mr = static_cast<int>(std::min<int64_t>(kMr, g.m - ip));
+        for (int64_t jp = 0; jp < nc; jp += step) {
+            const float* bp = bpack + jp * kc;
+            const int nr = static_cast<int>(std::min<int64_t>(step, nc - jp));
             float* c = g.c + ip * g.ldc + j0 + jp;
-            micro(kc, a.panel(p0, kc, ip), a.lda, bp, c, g.ldc, mr, nr, g.alpha, beta);
-            if (ep && nr == kNr)
-                tile(*ep, ip, c, g.ldc, mr);
-            else if (ep)
-                for (int i = 0; i < mr; ++i) apply_row<0>(*ep, ip + i, c + i * g.ldc, nr);
+            micro.fn(kc, a.panel(p0, kc, ip), a.lda, bp, kNr * kc, c, g.ldc, mr, nr, g.alpha,
+                     beta);
+            if (ep) tile_epilogue(*ep, ip, c, g.ldc, mr, nr);
         }
     }
 }
 
 // Column blocks split over the pool: each task packs its own B blocks and runs every row.
-void gemm_by_columns(const GemmArgs<float>& g, MicroFn micro, const PackedA& a,
+void gemm_by_columns(const GemmArgs<float>& g, const GemmMicro& micro, const PackedA& a,
                      const GemmPackB& pack_b, int64_t nc, ThreadPool* pool) {
     const int64_t nblocks = (g.n + nc - 1) / nc;
     const size_t bsize = static_cast<size_t>((nc + kNr - 1) / kNr * kNr * std::min(kKc, g.k));
@@ -311,7 +358,7 @@ constexpr int64_t kMaxSharedB = int64_t{4} << 20;
 // For few columns: the whole of op(B) is packed once, split over the pool (k-slice s at
 // npad * p0, its panel jp at jp * kc * kNr within), then row panels are split into ranges
 // for the threads, all reading the shared packed B.
-void gemm_by_rows(const GemmArgs<float>& g, MicroFn micro, const PackedA& a,
+void gemm_by_rows(const GemmArgs<float>& g, const GemmMicro& micro, const PackedA& a,
                   const GemmPackB& pack_b, int threads, ThreadPool* pool) {
     const int64_t npad = (g.n + kNr - 1) / kNr * kNr, col_panels = npad / kNr;
     const int64_t slices = (g.k + kKc - 1) / kKc;
@@ -373,9 +420,10 @@ void gemv(const GemmArgs<float>& g, ThreadPool* pool) {
         body(0, g.n);
 }
 
-MicroFn micro_fn() {
-    static const MicroFn micro = pick_micro();
-    return micro;
+GemmMicro micro_fn() {
+    static const GemmMicro best = best_micro();
+    const int forced = isa_override().load(std::memory_order_relaxed);
+    return forced < 0 ? best : micro_for(static_cast<GemmIsa>(forced));
 }
 
 }  // namespace
@@ -390,16 +438,35 @@ void gemm_fast_packed(const GemmArgs<float>& g, const GemmPackB& pack_b, ThreadP
     }
     const int threads = pool ? pool->num_threads() : 1;
     const PackedA a = pack_all_a(g, pool);
+    const GemmMicro micro = micro_fn();
     // Rows split when there are too few column panels to share evenly.
     if (threads > 1 && g.n < threads * 8 * kNr && g.m > kMr * threads &&
         (g.n + kNr) * g.k <= kMaxSharedB)
-        return gemm_by_rows(g, micro_fn(), a, pack_b, threads, pool);
+        return gemm_by_rows(g, micro, a, pack_b, threads, pool);
     const int64_t min_blocks = (g.n + kNc - 1) / kNc;
     // Column blocks: a multiple of the thread count, as even as kNr-wide panels allow.
     int64_t blocks = std::max<int64_t>(min_blocks, 1);
     blocks = (blocks + threads - 1) / threads * threads;
     const int64_t nc = std::max<int64_t>(kNr, ((g.n + blocks - 1) / blocks + kNr - 1) / kNr * kNr);
-    gemm_by_columns(g, micro_fn(), a, pack_b, nc, threads > 1 ? pool : nullptr);
+    gemm_by_columns(g, micro, a, pack_b, nc, threads > 1 ? pool : nullptr);
+}
+
+bool gemm_isa_available(GemmIsa isa) {
+    return cpu_has(isa);
+}
+
+GemmIsa gemm_force_isa(GemmIsa isa) {
+    if (!cpu_has(isa)) isa = GemmIsa::kBaseline;
+    const int old = isa_override().exchange(static_cast<int>(isa));
+    return old < 0 ? best_micro().isa : static_cast<GemmIsa>(old);
+}
+
+GemmIsa gemm_current_isa() {
+    return micro_fn().isa;
+}
+
+void gemm_reset_isa() {
+    isa_override().store(-1);
 }
 
 void gemm_fast(const GemmArgs<float>& g, ThreadPool* pool) {

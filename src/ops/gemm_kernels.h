@@ -1,8 +1,9 @@
 // Dense GEMM kernels shared by MatMul, Gemm and Conv: C = alpha * op(A) * op(B) + beta * C.
 // gemm_plain is the reference (the oracle: straightforward loops, accumulating in T, so float32
-// accumulates in float32); gemm_fast is the float32 fast path (packed panels, a 6x16 register
-// tile, AVX2+FMA chosen at run time when the CPU has it, rows/columns split over the pool).
-// Tests diff gemm_fast against gemm_reference on random shapes (tests/unit/ops_matmul_test.cc).
+// accumulates in float32); gemm_fast is the float32 fast path (packed panels, register tiles of
+// 12 x 32 with AVX-512F, 6 x 16 with AVX2+FMA or the x86-64 baseline, chosen at run time from
+// what the CPU has; rows/columns split over the pool). Tests diff gemm_fast against
+// gemm_reference on random shapes under every ISA the CPU has (tests/unit/ops_matmul_test.cc).
 // To add a fast path for another type, add an overload here and diff it the same way.
 #pragma once
 
@@ -79,6 +80,16 @@ using GemmPackB = std::function<void(int64_t p0, int64_t kc, int64_t j0, int64_t
 // its im2col panels straight from the image.
 void gemm_fast_packed(const GemmArgs<float>& g, const GemmPackB& pack_b, ThreadPool* pool);
 
+// The instruction sets gemm_fast has micro-kernels for.
+enum class GemmIsa { kBaseline, kAvx2, kAvx512 };
+// Whether this build and CPU can run gemm_fast's kernels for `isa`.
+bool gemm_isa_available(GemmIsa isa);
+// Tests: makes gemm_fast use `isa` (the baseline when unavailable) in every thread until
+// gemm_reset_isa; returns the ISA in use before.
+GemmIsa gemm_force_isa(GemmIsa isa);
+void gemm_reset_isa();
+// The ISA gemm_fast uses now (the best available unless forced).
+GemmIsa gemm_current_isa();
 // Runs fn(begin, end) over [0, n) on `pool` (inline when pool is nullptr or n is 1).
 void run_parallel(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn);
 

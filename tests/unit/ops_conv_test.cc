@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "base/thread_pool.h"
 #include "ops/conv_kernels.h"
+#include "support/gemm_isa.h"
 #include "support/op_runner.h"
 
 namespace pg {
@@ -19,88 +20,97 @@ using test::run_op;
 using test::values_f32;
 
 TEST(OpsConv, FastConvMatchesReferenceOnRandomGeometries) {
-    std::mt19937 rng(5);
-    auto pick = [&](int64_t lo, int64_t hi) {
-        return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-    };
-    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
-    ThreadPool pool(2);
-    for (int t = 0; t < 120; ++t) {
-        const int nd = 1 + t % 3;
-        ops::WindowAttrs wa;
-        std::vector<int64_t> in, kernel;
-        for (int i = 0; i < nd; ++i) {
-            kernel.push_back(pick(1, 3));
-            wa.strides.push_back(pick(1, 3));
-            wa.dilations.push_back(pick(1, 2));
-            in.push_back(pick((kernel.back() - 1) * wa.dilations.back() + 1, nd == 3 ? 7 : 13));
+    test::for_each_gemm_isa([&] {
+        std::mt19937 rng(5);
+        auto pick = [&](int64_t lo, int64_t hi) {
+            return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+        };
+        std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+        ThreadPool pool(2);
+        for (int t = 0; t < 120; ++t) {
+            const int nd = 1 + t % 3;
+            ops::WindowAttrs wa;
+            std::vector<int64_t> in, kernel;
+            for (int i = 0; i < nd; ++i) {
+                kernel.push_back(pick(1, 3));
+                wa.strides.push_back(pick(1, 3));
+                wa.dilations.push_back(pick(1, 2));
+                in.push_back(pick((kernel.back() - 1) * wa.dilations.back() + 1, nd == 3 ? 7 : 13));
+            }
+            for (int i = 0; i < 2 * nd; ++i) wa.pads.push_back(pick(0, 2));
+            if (t % 7 == 3) wa.auto_pad = "SAME_LOWER", wa.pads.clear();
+            ops::ConvShape s;
+            s.group = t % 4 == 0 ? pick(2, 4) : 1;
+            s.n = pick(1, 2), s.c = s.group * pick(1, 5), s.m = s.group * pick(1, 6);
+            if (t % 9 == 0) s.group = s.c = s.m = pick(2, 8);  // depthwise
+            s.w = ops::make_window(wa, in, kernel, "Conv");
+            const int64_t cg = s.c / s.group;
+            std::vector<float> x(size_t(s.n * s.c * s.w.in_size())),
+                w(size_t(s.m * cg * s.w.kernel_size())), b(size_t(s.m));
+            for (auto* v : {&x, &w, &b})
+                for (float& e : *v) e = val(rng);
+            const size_t ny = size_t(s.n * s.m * s.w.out_size());
+            std::vector<float> fast(ny, std::numeric_limits<float>::quiet_NaN()),
+                ref(ny, std::numeric_limits<float>::quiet_NaN());
+            ops::conv_fast(s, x.data(), w.data(), t % 2 ? b.data() : nullptr, fast.data(),
+                           t % 3 ? &pool : nullptr);
+            ops::conv_reference(s, x.data(), w.data(), t % 2 ? b.data() : nullptr, ref.data());
+            const double tol = 1e-5 * std::sqrt(double(cg * s.w.kernel_size()) + 1);
+            for (size_t i = 0; i < ny; ++i)
+                ASSERT_LE(std::fabs(fast[i] - ref[i]), tol * (1 + std::fabs(ref[i])))
+                    << "case " << t << " at " << i;
         }
-        for (int i = 0; i < 2 * nd; ++i) wa.pads.push_back(pick(0, 2));
-        if (t % 7 == 3) wa.auto_pad = "SAME_LOWER", wa.pads.clear();
-        ops::ConvShape s;
-        s.group = t % 4 == 0 ? pick(2, 4) : 1;
-        s.n = pick(1, 2), s.c = s.group * pick(1, 5), s.m = s.group * pick(1, 6);
-        if (t % 9 == 0) s.group = s.c = s.m = pick(2, 8);  // depthwise
-        s.w = ops::make_window(wa, in, kernel, "Conv");
-        const int64_t cg = s.c / s.group;
-        std::vector<float> x(size_t(s.n * s.c * s.w.in_size())),
-            w(size_t(s.m * cg * s.w.kernel_size())), b(size_t(s.m));
-        for (auto* v : {&x, &w, &b})
-            for (float& e : *v) e = val(rng);
-        const size_t ny = size_t(s.n * s.m * s.w.out_size());
-        std::vector<float> fast(ny, std::numeric_limits<float>::quiet_NaN()),
-            ref(ny, std::numeric_limits<float>::quiet_NaN());
-        ops::conv_fast(s, x.data(), w.data(), t % 2 ? b.data() : nullptr, fast.data(),
-                       t % 3 ? &pool : nullptr);
-        ops::conv_reference(s, x.data(), w.data(), t % 2 ? b.data() : nullptr, ref.data());
-        const double tol = 1e-5 * std::sqrt(double(cg * s.w.kernel_size()) + 1);
-        for (size_t i = 0; i < ny; ++i)
-            ASSERT_LE(std::fabs(fast[i] - ref[i]), tol * (1 + std::fabs(ref[i])))
-                << "case " << t << " at " << i;
-    }
+    });
 }
 
 // Larger geometries: several k-slices and column blocks of the packed GEMM (im2col packed from
-// the image, or the padded-width path for stride 1 with few output channels), pointwise
-// convolutions, and depthwise planes with strides, dilations and pads.
+// the image, or the padded-width path for stride 1 with few output channels), the direct path
+// under AVX-512 (stride phases, dilations, asymmetric pads, rows narrower than a tile, rows
+// too narrow for it), pointwise convolutions, and depthwise planes with strides, dilations and
+// pads. Each runs under every GEMM ISA the CPU has.
 TEST(OpsConv, FastConvMatchesReferenceOnLargeGeometries) {
-    struct Case {
-        int64_t c, m, group, h, w, k, stride, dil, pad;
-    };
-    const Case cases[] = {{40, 20, 1, 40, 37, 3, 1, 1, 1},  {30, 70, 1, 23, 29, 3, 2, 1, 0},
-                          {300, 13, 1, 9, 11, 1, 1, 1, 0},  {24, 24, 24, 33, 30, 3, 1, 1, 1},
-                          {16, 16, 16, 31, 17, 3, 2, 2, 2}, {12, 12, 12, 20, 21, 5, 2, 1, 2},
-                          {9, 30, 3, 19, 18, 3, 1, 1, 1},   {8, 600, 1, 5, 5, 2, 1, 1, 1},
-                          {8, 8, 8, 14, 57, 3, 2, 1, 1},    {8, 8, 8, 10, 40, 3, 3, 1, 1},
-                          {6, 6, 6, 9, 64, 3, 2, 1, 0},     {6, 6, 6, 12, 35, 7, 1, 2, 3},
-                          {70, 40, 1, 7, 7, 3, 1, 1, 1},    {90, 30, 1, 14, 13, 3, 1, 1, 1},
-                          {20, 24, 1, 20, 30, 3, 1, 2, 2},  {33, 16, 1, 15, 21, 5, 1, 1, 2}};
-    std::mt19937 rng(9);
-    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
-    ThreadPool pool(2);
-    for (size_t t = 0; t < std::size(cases); ++t) {
-        const Case& k = cases[t];
-        ops::WindowAttrs wa;
-        wa.strides = {k.stride, k.stride}, wa.dilations = {k.dil, k.dil};
-        wa.pads = {k.pad, k.pad, k.pad + 1, k.pad};
-        ops::ConvShape s;
-        s.n = 1 + int64_t(t % 2), s.c = k.c, s.m = k.m, s.group = k.group;
-        s.w = ops::make_window(wa, {k.h, k.w}, {k.k, k.k}, "Conv");
-        const int64_t cg = s.c / s.group;
-        std::vector<float> x(size_t(s.n * s.c * s.w.in_size())),
-            w(size_t(s.m * cg * s.w.kernel_size())), b(size_t(s.m));
-        for (auto* v : {&x, &w, &b})
-            for (float& e : *v) e = val(rng);
-        const size_t ny = size_t(s.n * s.m * s.w.out_size());
-        std::vector<float> fast(ny, std::numeric_limits<float>::quiet_NaN()), ref = fast;
-        ops::conv_fast(s, x.data(), w.data(), t % 3 ? b.data() : nullptr, fast.data(),
-                       t % 4 ? &pool : nullptr);
-        ops::conv_reference(s, x.data(), w.data(), t % 3 ? b.data() : nullptr, ref.data());
-        const double tol = 1e-5 * std::sqrt(double(cg * s.w.kernel_size()) + 1);
-        for (size_t i = 0; i < ny; ++i)
-            ASSERT_LE(std::fabs(fast[i] - ref[i]), tol * (1 + std::fabs(ref[i])))
-                << "case " << t << " at " << i;
-    }
+    test::for_each_gemm_isa([&] {
+        struct Case {
+            int64_t c, m, group, h, w, k, stride, dil, pad;
+        };
+        const Case cases[] = {{40, 20, 1, 40, 37, 3, 1, 1, 1},  {30, 70, 1, 23, 29, 3, 2, 1, 0},
+                              {300, 13, 1, 9, 11, 1, 1, 1, 0},  {24, 24, 24, 33, 30, 3, 1, 1, 1},
+                              {16, 16, 16, 31, 17, 3, 2, 2, 2}, {12, 12, 12, 20, 21, 5, 2, 1, 2},
+                              {9, 30, 3, 19, 18, 3, 1, 1, 1},   {8, 600, 1, 5, 5, 2, 1, 1, 1},
+                              {8, 8, 8, 14, 57, 3, 2, 1, 1},    {8, 8, 8, 10, 40, 3, 3, 1, 1},
+                              {6, 6, 6, 9, 64, 3, 2, 1, 0},     {6, 6, 6, 12, 35, 7, 1, 2, 3},
+                              {70, 40, 1, 7, 7, 3, 1, 1, 1},    {90, 30, 1, 14, 13, 3, 1, 1, 1},
+                              {20, 24, 1, 20, 30, 3, 1, 2, 2},  {33, 16, 1, 15, 21, 5, 1, 1, 2},
+                          {3, 64, 1, 40, 45, 7, 2, 1, 3},   {20, 40, 1, 30, 33, 3, 2, 2, 2},
+                          {16, 200, 1, 9, 40, 3, 3, 1, 1},  {5, 20, 1, 60, 10, 5, 1, 1, 2},
+                          {12, 30, 1, 6, 6, 3, 1, 1, 1}};
+        std::mt19937 rng(9);
+        std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+        ThreadPool pool(2);
+        for (size_t t = 0; t < std::size(cases); ++t) {
+            const Case& k = cases[t];
+            ops::WindowAttrs wa;
+            wa.strides = {k.stride, k.stride}, wa.dilations = {k.dil, k.dil};
+            wa.pads = {k.pad, k.pad, k.pad + 1, k.pad};
+            ops::ConvShape s;
+            s.n = 1 + int64_t(t % 2), s.c = k.c, s.m = k.m, s.group = k.group;
+            s.w = ops::make_window(wa, {k.h, k.w}, {k.k, k.k}, "Conv");
+            const int64_t cg = s.c / s.group;
+            std::vector<float> x(size_t(s.n * s.c * s.w.in_size())),
+                w(size_t(s.m * cg * s.w.kernel_size())), b(size_t(s.m));
+            for (auto* v : {&x, &w, &b})
+                for (float& e : *v) e = val(rng);
+            const size_t ny = size_t(s.n * s.m * s.w.out_size());
+            std::vector<float> fast(ny, std::numeric_limits<float>::quiet_NaN()), ref = fast;
+            ops::conv_fast(s, x.data(), w.data(), t % 3 ? b.data() : nullptr, fast.data(),
+                           t % 4 ? &pool : nullptr);
+            ops::conv_reference(s, x.data(), w.data(), t % 3 ? b.data() : nullptr, ref.data());
+            const double tol = 1e-5 * std::sqrt(double(cg * s.w.kernel_size()) + 1);
+            for (size_t i = 0; i < ny; ++i)
+                ASSERT_LE(std::fabs(fast[i] - ref[i]), tol * (1 + std::fabs(ref[i])))
+                    << "case " << t << " at " << i;
+        }
+    });
 }
 
 // Depthwise 3x3 planes with dilation 1 (the compile-time tap loop of the padded path): random

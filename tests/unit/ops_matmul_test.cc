@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "base/thread_pool.h"
 #include "ops/gemm_kernels.h"
+#include "support/gemm_isa.h"
 #include "support/op_runner.h"
 
 namespace pg {
@@ -46,42 +47,48 @@ void diff_gemm(int64_t m, int64_t n, int64_t k, bool ta, bool tb, float alpha, f
 }
 
 TEST(OpsMatMul, FastGemmMatchesReferenceOnRandomShapes) {
-    std::mt19937 rng(7);
-    std::uniform_int_distribution<int64_t> dim(1, 67);
-    ThreadPool pool(2);
-    for (int t = 0; t < 200; ++t) {
-        const float alpha = t % 3 == 0 ? 1.0f : 0.5f,
-                    beta = t % 4 == 0 ? 0.0f : (t % 4 == 1 ? 1.0f : -0.25f);
-        diff_gemm(dim(rng), dim(rng), dim(rng), t % 2, (t / 2) % 2, alpha, beta,
-                  t % 5 ? nullptr : &pool, rng);
-    }
+    test::for_each_gemm_isa([&] {
+        std::mt19937 rng(7);
+        std::uniform_int_distribution<int64_t> dim(1, 67);
+        ThreadPool pool(2);
+        for (int t = 0; t < 200; ++t) {
+            const float alpha = t % 3 == 0 ? 1.0f : 0.5f,
+                        beta = t % 4 == 0 ? 0.0f : (t % 4 == 1 ? 1.0f : -0.25f);
+            diff_gemm(dim(rng), dim(rng), dim(rng), t % 2, (t / 2) % 2, alpha, beta,
+                      t % 5 ? nullptr : &pool, rng);
+        }
+    });
 }
 
 TEST(OpsMatMul, FastGemmMatchesReferenceAcrossBlocks) {
-    std::mt19937 rng(11);
-    ThreadPool pool(2);
-    diff_gemm(197, 1041, 600, false, false, 1.0f, 0.0f, &pool, rng);  // several m, n and k blocks
-    diff_gemm(101, 530, 257, true, true, 2.0f, 1.0f, &pool, rng);
-    diff_gemm(1, 700, 300, false, true, 1.0f, 0.0f, nullptr, rng);  // matrix-vector
+    test::for_each_gemm_isa([&] {
+        std::mt19937 rng(11);
+        ThreadPool pool(2);
+        diff_gemm(197, 1041, 600, false, false, 1.0f, 0.0f, &pool, rng);  // several m, n and k blocks
+        diff_gemm(101, 530, 257, true, true, 2.0f, 1.0f, &pool, rng);
+        diff_gemm(1, 700, 300, false, true, 1.0f, 0.0f, nullptr, rng);  // matrix-vector
+    });
 }
 
 // Each work split of gemm_fast: rows over the pool (few column blocks), columns over the pool
 // (one or many blocks, few rows), and the matrix-vector loop (m = 1) in parallel.
 TEST(OpsMatMul, FastGemmMatchesReferenceInEverySplit) {
-    std::mt19937 rng(13);
-    ThreadPool pool(2);
-    diff_gemm(200, 200, 600, false, false, 1.0f, 0.0f, &pool, rng);  // rows split
-    diff_gemm(200, 100, 600, true, true, 0.5f, -0.25f, &pool, rng);
-    diff_gemm(13, 31, 300, false, true, 1.0f, 1.0f, &pool, rng);
-    diff_gemm(200, 300, 600, false, false, 1.0f, 0.0f, &pool, rng);  // columns split
-    diff_gemm(5, 2000, 300, false, false, 1.0f, 1.0f, &pool, rng);   // columns, few rows
-    diff_gemm(40, 1500, 70, false, true, 1.0f, 0.0f, &pool, rng);
-    diff_gemm(1, 3000, 1000, false, false, 1.0f, 0.5f, &pool, rng);  // matrix-vector
-    diff_gemm(1, 3000, 1000, true, true, 2.0f, 0.0f, &pool, rng);
-    diff_gemm(1, 5, 3, false, false, 1.0f, 0.0f, &pool, rng);
-    ThreadPool pool3(3);  // rows split with uneven packing shares of the shared op(B)
-    diff_gemm(50, 49, 700, false, false, 1.0f, 1.0f, &pool3, rng);
-    diff_gemm(31, 17, 300, true, true, 1.0f, 0.0f, &pool3, rng);
+    test::for_each_gemm_isa([&] {
+        std::mt19937 rng(13);
+        ThreadPool pool(2);
+        diff_gemm(200, 200, 600, false, false, 1.0f, 0.0f, &pool, rng);  // rows split
+        diff_gemm(200, 100, 600, true, true, 0.5f, -0.25f, &pool, rng);
+        diff_gemm(13, 31, 300, false, true, 1.0f, 1.0f, &pool, rng);
+        diff_gemm(200, 300, 600, false, false, 1.0f, 0.0f, &pool, rng);  // columns split
+        diff_gemm(5, 2000, 300, false, false, 1.0f, 1.0f, &pool, rng);   // columns, few rows
+        diff_gemm(40, 1500, 70, false, true, 1.0f, 0.0f, &pool, rng);
+        diff_gemm(1, 3000, 1000, false, false, 1.0f, 0.5f, &pool, rng);  // matrix-vector
+        diff_gemm(1, 3000, 1000, true, true, 2.0f, 0.0f, &pool, rng);
+        diff_gemm(1, 5, 3, false, false, 1.0f, 0.0f, &pool, rng);
+        ThreadPool pool3(3);  // rows split with uneven packing shares of the shared op(B)
+        diff_gemm(50, 49, 700, false, false, 1.0f, 1.0f, &pool3, rng);
+        diff_gemm(31, 17, 300, true, true, 1.0f, 0.0f, &pool3, rng);
+    });
 }
 
 TEST(OpsMatMul, OneDimensionalOperands) {

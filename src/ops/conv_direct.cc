@@ -1,0 +1,89 @@
+// 2-D convolution as a GEMM with no im2col (conv_kernels.h: conv_direct). The input is copied
+// once into zero-padded planes split by stride phase: for strides (sh, sw), phase (a, b) of
+// channel c holds padded rows a, a + sh, ... and columns b, b + sw, ..., as an hq x wq plane.
+// Output position (oh, ow) is column oh * wq + ow of a padded-width product, and im2col row
+// (c, kh, kw) is the phase plane of (kh * dh % sh, kw * dw % sw) shifted by
+// (kh * dh / sh) * wq + kw * dw / sw: contiguous, read in place by gemm_direct, whose column
+// map drops the wq - out columns per row and writes the rest straight into y_g. Every read stays
+// inside the planes: (out - 1) * s + (k - 1) * d < padded size gives out - 1 + (k - 1) * d / s <
+// ceil(padded / s) on both axes.
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "ops/conv_kernels.h"
+#include "ops/gemm_direct.h"
+
+namespace pg::ops {
+
+namespace {
+
+struct PhasePlanes {
+    int64_t sh = 1, sw = 1, hq = 0, wq = 0;
+    int64_t plane() const { return hq * wq; }
+    int64_t channel() const { return sh * sw * plane(); }  // floats per input channel
+};
+
+// Channel c's phase planes, written row by row (zeros for padding).
+void fill_channel(const Window& g, const PhasePlanes& q, const float* x, float* dst) {
+    const int64_t pt = g.pad_begin[1], pl = g.pad_begin[2];
+    for (int64_t a = 0; a < q.sh; ++a)
+        for (int64_t b = 0; b < q.sw; ++b) {
+            // Phase columns xx whose padded column xx * sw + b is inside the input row.
+            const int64_t lo = std::clamp<int64_t>((pl - b + q.sw - 1) / q.sw, 0, q.wq);
+            const int64_t hi = std::clamp<int64_t>((pl + g.in[2] - b + q.sw - 1) / q.sw, lo, q.wq);
+            for (int64_t yy = 0; yy < q.hq; ++yy, dst += q.wq) {
+                const int64_t ih = yy * q.sh + a - pt;
+                if (ih < 0 || ih >= g.in[1] || lo == hi) {
+                    std::fill_n(dst, q.wq, 0.0f);
+                    continue;
+                }
+                const float* src = x + ih * g.in[2] + b - pl;  // column xx at src[xx * sw]
+                std::fill_n(dst, lo, 0.0f);
+                if (q.sw == 1)
+                    std::copy(src + lo, src + hi, dst + lo);
+                else
+                    for (int64_t xx = lo; xx < hi; ++xx) dst[xx] = src[xx * q.sw];
+                std::fill(dst + hi, dst + q.wq, 0.0f);
+            }
+        }
+}
+
+}  // namespace
+
+bool conv_direct(const Window& g, const float* xg, int64_t cg, const GemmArgs<float>& a,
+                 ThreadPool* pool) {
+    if (!gemm_direct_available()) return false;
+    if (g.in[0] != 1 || g.kernel[0] != 1 || g.out[0] != 1) return false;  // 1-D or 2-D only
+    for (int i = 1; i < 3; ++i)
+        if (g.pad_begin[i] < 0 || g.pad_end[i] < 0) return false;
+    PhasePlanes q;
+    q.sh = g.stride[1], q.sw = g.stride[2];
+    const int64_t hp = g.in[1] + g.pad_begin[1] + g.pad_end[1];
+    const int64_t wp = g.in[2] + g.pad_begin[2] + g.pad_end[2];
+    q.hq = (hp + q.sh - 1) / q.sh, q.wq = (wp + q.sw - 1) / q.sw;
+    if (q.wq < 8 || q.wq < g.out[2]) return false;  // gemm_direct's column map needs 8
+    std::unique_ptr<float[]> xp(new float[static_cast<size_t>(cg * q.channel())]);
+    const int64_t in_plane = g.in[1] * g.in[2];
+    run_parallel(pool, cg, [&](int64_t b, int64_t e) {
+        for (int64_t c = b; c < e; ++c)
+            fill_channel(g, q, xg + c * in_plane, xp.get() + c * q.channel());
+    });
+    const int64_t ks = g.kernel_size(), kw_n = g.kernel[2];
+    std::vector<int64_t> off(static_cast<size_t>(a.k));
+    for (int64_t r = 0; r < a.k; ++r) {
+        const int64_t k = r % ks, y = (k / kw_n) * g.dil[1], x = (k % kw_n) * g.dil[2];
+        off[static_cast<size_t>(r)] = (r / ks) * q.channel() +
+                                      ((y % q.sh) * q.sw + x % q.sw) * q.plane() +
+                                      (y / q.sh) * q.wq + x / q.sw;
+    }
+    DirectGemm d;
+    d.m = a.m, d.n = (g.out[1] - 1) * q.wq + g.out[2], d.k = a.k, d.a = a.a, d.lda = a.lda;
+    d.b = xp.get(), d.b_off = off.data(), d.c = a.c, d.ldc = a.ldc;
+    d.row_pitch = q.wq, d.row_len = g.out[2], d.out_pitch = g.out[2];
+    d.alpha = a.alpha, d.beta = a.beta, d.epilogue = a.epilogue;
+    gemm_direct(d, pool);
+    return true;
+}
+
+}  // namespace pg::ops
