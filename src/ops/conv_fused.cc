@@ -29,6 +29,12 @@ bool fast_path_fits(const ConvChain& c, KernelContext& ctx) {
                 return false;
         next = 7;
     }
+    if (c.residual) {
+        if (!ctx.has_input(next) || !is_f32(ctx.input(next))) return false;
+        const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+        if (ctx.input(next).dims() != conv_output_dims(conv_shape(c.conv, x, w, b))) return false;
+        ++next;
+    }
     if (c.act == ConvChain::Act::kClip && !c.clip_from_attrs)
         for (size_t i = next; i < next + 2; ++i)
             if (ctx.has_input(i) && (!is_f32(ctx.input(i)) || ctx.input(i).numel() != 1))
@@ -51,6 +57,7 @@ GemmEpilogue epilogue(const ConvChain& c, KernelContext& ctx, std::vector<float>
         ep.sub = ctx.input(5).data<float>(), ep.mul = k.data(), ep.add = ctx.input(4).data<float>();
         next = 7;
     }
+    if (c.residual) ep.res = ctx.input(next++).data<float>();  // res_origin: set with the output
     if (c.act == ConvChain::Act::kRelu) {
         ep.clamp = true, ep.lo = 0.0f, ep.hi = std::numeric_limits<float>::infinity();
     } else if (c.act == ConvChain::Act::kClip) {
@@ -76,10 +83,12 @@ KernelFn make_conv_chain(const ConvChain& chain, KernelFn plain) {
         const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
         const ConvShape s = conv_shape(chain.conv, x, w, b);
         std::vector<float> k;
-        const GemmEpilogue ep = epilogue(chain, ctx, k);
+        GemmEpilogue ep = epilogue(chain, ctx, k);
         Tensor y = Tensor::uninitialized(DataType::kFloat32, conv_output_dims(s));
-        conv_fast(s, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr,
-                  reinterpret_cast<float*>(y.mutable_bytes()), ctx.pool(), &ep);
+        float* out = reinterpret_cast<float*>(y.mutable_bytes());
+        if (ep.res) ep.res_origin = out;
+        conv_fast(s, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr, out,
+                  ctx.pool(), &ep);
         ctx.set_output(0, std::move(y));
     };
 }

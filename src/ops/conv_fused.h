@@ -1,6 +1,6 @@
-// A Conv whose only reader is BatchNormalization and/or Relu / Clip, run as one kernel: the
-// float32 Conv fast path with the normalization and the activation applied to each output tile
-// while it is in cache (GemmEpilogue). The arithmetic is the plain kernels', so the result is
+// A Conv whose only reader is BatchNormalization and/or a residual Add / Sum and/or Relu / Clip,
+// run as one kernel: the float32 Conv fast path with the normalization, the residual and the
+// activation applied to each output tile while it is in cache (GemmEpilogue). The arithmetic is the plain kernels', so the result is
 // bit-identical to running Conv, BatchNormalization and the activation one after another; tests
 // diff the two (tests/unit/ops_conv_fused_test.cc, tests/unit/session_fuse_test.cc). The runtime
 // decides what to fuse (runtime/fuse.cc). To fuse another activation, add it to ConvChain::Act,
@@ -19,6 +19,7 @@ struct ConvChain {
     ConvAttrs conv;
     bool batch_norm = false;
     double epsilon = 1e-5;
+    bool residual = false;  // an Add / Sum of the chain's value and one other tensor
     Act act = Act::kNone;
     // Clip's bounds from attributes (opset < 11); otherwise from inputs when given.
     bool clip_from_attrs = false;
@@ -26,10 +27,11 @@ struct ConvChain {
 };
 
 // The fused kernel. Its inputs: X, W, B (may be omitted), then scale, B, mean, var when
-// batch_norm, then Clip's min, max (may be omitted) when act is kClip and not from attributes.
-// One output: the last op's. Anything the float32 fast path does not cover (other types,
-// BatchNormalization parameters of the wrong size, non-scalar Clip bounds) runs `plain`, which
-// must run the unfused kernels on the same inputs.
+// batch_norm, then the other addend when residual, then Clip's min, max (may be omitted) when
+// act is kClip and not from attributes. One output: the last op's. Anything the float32 fast
+// path does not cover (other types, BatchNormalization parameters of the wrong size, a residual
+// that is not exactly the Conv output's shape, non-scalar Clip bounds) runs `plain`, which must
+// run the unfused kernels on the same inputs.
 KernelFn make_conv_chain(const ConvChain& chain, KernelFn plain);
 
 }  // namespace pg::ops

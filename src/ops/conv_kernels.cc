@@ -351,7 +351,8 @@ void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const 
     }
     if (is_pointwise(g)) return gemm_fast(a, pool);
     if (conv_direct(g, xg, cg, a, pool)) return;
-    if (use_padded_width(g, mg)) return conv_padded_width(g, xg, cg, a, pool);
+    // The padded-width path applies the epilogue to a scratch result, where no residual is.
+    if (use_padded_width(g, mg) && !(ep && ep->res)) return conv_padded_width(g, xg, cg, a, pool);
     gemm_fast_packed(
         a,
         [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* dst) {

@@ -24,6 +24,7 @@ namespace pg::ops {
 namespace {
 
 constexpr int kTileN = 32, kTileM = 12, kMaxSegs = 8;
+constexpr int64_t kAhead = 8;  // B rows prefetched this many rows ahead
 
 #define PG_AVX512 __attribute__((target("avx512f")))
 
@@ -79,6 +80,14 @@ PG_AVX512 inline __attribute__((always_inline)) void finish_panel(__m512 v, floa
             v = _mm512_add_ps(_mm512_mul_ps(_mm512_sub_ps(v, _mm512_set1_ps(ep.sub[i])),
                                             _mm512_set1_ps(ep.mul[i])),
                               _mm512_set1_ps(ep.add[i]));
+        if (ep.res) {
+            const float* r = ep.res + (row - ep.res_origin);
+            __m512 add = _mm512_setzero_ps();
+            for (int s = 0; s < e.nseg; ++s)
+                add = _mm512_mask_loadu_ps(add, panel_mask(e.segs[s].l0, e.segs[s].l1, q),
+                                           r + e.segs[s].shift + 16 * q);
+            v = _mm512_add_ps(v, add);
+        }
         if (ep.clamp) {  // v < lo ? lo : v, then v > hi ? hi : v (NaN kept)
             const __m512 lo = _mm512_set1_ps(ep.lo), hi = _mm512_set1_ps(ep.hi);
             v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), v, lo);
@@ -117,6 +126,9 @@ PG_AVX512 __attribute__((noinline)) void tile(int64_t kc, const float* a, int64_
     PG_ROWS(PG_DECL)
     for (int64_t p = 0; p < kc; ++p) {
         const float* bp = b + off[p];
+        const float* ahead = b + off[p + kAhead < kc ? p + kAhead : p];
+        _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(ahead + 31), _MM_HINT_T0);
         const __m512 b0 = _mm512_maskz_loadu_ps(mb0, bp);
         const __m512 b1 = NP == 2 ? _mm512_maskz_loadu_ps(mb1, bp + 16) : b0;
         PG_ROWS(PG_STEP)

@@ -34,6 +34,10 @@ inline __attribute__((always_inline)) void apply_row(const GemmEpilogue& e, int6
         const float m = e.sub[i], k = e.mul[i], b = e.add[i];
         for (int64_t j = 0; j < n; ++j) row[j] = (row[j] - m) * k + b;
     }
+    if (e.res) {
+        const float* r = e.res + (row - e.res_origin);
+        for (int64_t j = 0; j < n; ++j) row[j] = row[j] + r[j];
+    }
     if (e.clamp) {
         const float lo = e.lo, hi = e.hi;  // locals: row cannot alias them, so this vectorizes
         for (int64_t j = 0; j < n; ++j) {

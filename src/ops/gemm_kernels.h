@@ -18,13 +18,18 @@ namespace pg::ops {
 
 // Per-row post-processing of the finished C (gemm_fast / gemm_fast_packed only): row i becomes
 // (c - sub[i]) * mul[i] + add[i] when sub is set (BatchNormalization's float32 arithmetic), then
-// is clamped to [lo, hi] when clamp is set (Relu, Clip: v < lo ? lo : v, then v > hi ? hi : v).
+// gets the residual added when res is set (Add), then is clamped to [lo, hi] when clamp is set
+// (Relu, Clip: v < lo ? lo : v, then v > hi ? hi : v).
 // Applied to each tile of C right after its last k-slice, while it is in cache; the results are
 // bit-identical to running the plain kernels afterwards.
 struct GemmEpilogue {
     const float* sub = nullptr;
     const float* mul = nullptr;
     const float* add = nullptr;
+    // A residual laid out like the output C belongs to (a fused Add / Sum), added after the
+    // normalization and before the clamp: the value at C address q gets res[q - res_origin].
+    const float* res = nullptr;
+    const float* res_origin = nullptr;
     bool clamp = false;
     float lo = 0.0f, hi = 0.0f;
     // Applies the epilogue to n values of row i.

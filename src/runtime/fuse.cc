@@ -59,9 +59,35 @@ bool fusable_batch_norm(const ir::Graph& g, const ir::Node& n, int64_t opset) {
 struct Chain {
     size_t conv = 0;  // step indices
     const ir::Node* bn = nullptr;
+    const ir::Node* add = nullptr;  // residual Add / Sum
+    size_t add_other = 0;           // the input of `add` that is not the chain's value
     const ir::Node* act = nullptr;
     ops::ConvChain spec;
 };
+
+// The single top-level node reading v (at any input index), or nullptr.
+const ir::Node* sole_user(const ir::Graph& g, const ir::Value* v,
+                          const std::unordered_map<const ir::Node*, size_t>& step_of,
+                          size_t* index) {
+    if (!v || v->uses().size() != 1 || contains(g.outputs(), v)) return nullptr;
+    const ir::Use& u = v->uses()[0];
+    *index = u.index;
+    return step_of.count(u.node) ? u.node : nullptr;
+}
+
+// n is a two-input Add / Sum of v and a value ready before step `conv` (an initializer, a graph
+// input, or an earlier step's output), so the fused step can read it at the Conv's place.
+bool fusable_residual(const ir::Graph& g, const ir::Node* n, size_t v_index, size_t conv,
+                      const std::unordered_map<const ir::Node*, size_t>& step_of) {
+    if (!(is_op(n, "Add") || is_op(n, "Sum")) || n->inputs().size() != 2 || !single_output(*n))
+        return false;
+    const ir::Value* other = n->inputs()[1 - v_index];
+    if (!other || other == n->inputs()[v_index]) return false;
+    if (other->is_initializer() || contains(g.inputs(), other)) return true;
+    const ir::Node* producer = other->producer();
+    auto it = producer ? step_of.find(producer) : step_of.end();
+    return it != step_of.end() && it->second < conv;
+}
 
 // The chain starting at Conv step i, if BatchNormalization or an activation follows it.
 bool match_chain(const ir::Graph& g, const GraphPlan& p, size_t i, int64_t opset,
@@ -77,6 +103,13 @@ bool match_chain(const ir::Graph& g, const GraphPlan& p, size_t i, int64_t opset
         c.spec.epsilon = ops::Attrs(*next).get_float("epsilon", 1e-5f);
         next = sole_reader(g, next->outputs()[0], step_of);
     }
+    size_t index = 0;
+    const ir::Node* user = sole_user(g, (c.bn ? c.bn : &conv)->outputs()[0], step_of, &index);
+    if (fusable_residual(g, user, index, i, step_of)) {
+        c.add = user, c.add_other = 1 - index;
+        c.spec.residual = true;
+        next = sole_reader(g, user->outputs()[0], step_of);
+    }
     if (is_op(next, "Relu") && single_output(*next)) {
         c.act = next, c.spec.act = ops::ConvChain::Act::kRelu;
     } else if (is_op(next, "Clip") && single_output(*next) && next->inputs().size() <= 3 &&
@@ -87,7 +120,7 @@ bool match_chain(const ir::Graph& g, const GraphPlan& p, size_t i, int64_t opset
         c.spec.clip_min = a.get_float("min", std::numeric_limits<float>::lowest());
         c.spec.clip_max = a.get_float("max", std::numeric_limits<float>::max());
     }
-    return c.bn || c.act;
+    return c.bn || c.add || c.act;
 }
 
 // Slot of input i of step s (-1 when omitted or absent).
@@ -96,7 +129,8 @@ int slot_or_none(const NodeStep& s, size_t i) {
 }
 
 // Runs the chain's plain kernels one after another on the fused step's inputs.
-ops::KernelFn plain_chain(const NodeStep& conv, const NodeStep* bn, const NodeStep* act) {
+ops::KernelFn plain_chain(const NodeStep& conv, const NodeStep* bn, const NodeStep* add,
+                          const NodeStep* act) {
     struct Part {
         const ir::Node* node;
         ops::KernelFn kernel;
@@ -105,6 +139,7 @@ ops::KernelFn plain_chain(const NodeStep& conv, const NodeStep* bn, const NodeSt
     std::vector<Part> parts{{conv.node, conv.kernel, 0, conv.node->inputs().size()}};
     size_t next = 3;
     if (bn) parts.push_back({bn->node, bn->kernel, next, 4}), next += 4;
+    if (add) parts.push_back({add->node, add->kernel, next, 1}), next += 1;  // (value, other)
     if (act) parts.push_back({act->node, act->kernel, next, act->node->inputs().size() - 1});
     return [parts](ops::KernelContext& ctx) {
         ops::RtValue y;
@@ -126,22 +161,24 @@ NodeStep fused_step(const GraphPlan& p, const Chain& c,
                     const std::unordered_map<const ir::Node*, size_t>& step_of) {
     const NodeStep& conv = p.steps[c.conv];
     const NodeStep* bn = c.bn ? &p.steps[step_of.at(c.bn)] : nullptr;
+    const NodeStep* add = c.add ? &p.steps[step_of.at(c.add)] : nullptr;
     const NodeStep* act = c.act ? &p.steps[step_of.at(c.act)] : nullptr;
     NodeStep s;
     s.node = conv.node;
     for (size_t i = 0; i < 3; ++i) s.inputs.push_back(slot_or_none(conv, i));
     if (bn)
         for (size_t i = 1; i < 5; ++i) s.inputs.push_back(slot_or_none(*bn, i));
+    if (add) s.inputs.push_back(slot_or_none(*add, c.add_other));
     if (act)
         for (size_t i = 1; i < act->node->inputs().size(); ++i)
             s.inputs.push_back(slot_or_none(*act, i));
     s.outer.assign(s.inputs.size(), nullptr);
-    s.outputs = (act ? act : bn)->outputs;
+    s.outputs = (act ? act : add ? add : bn)->outputs;
     s.release = conv.release;
     s.context = conv.context;
-    for (const NodeStep* t : {bn, act})
+    for (const NodeStep* t : {bn, add, act})
         if (t) s.context += ", fused with '" + t->node->name + "' (" + t->node->op_type + ")";
-    s.kernel = ops::make_conv_chain(c.spec, plain_chain(conv, bn, act));
+    s.kernel = ops::make_conv_chain(c.spec, plain_chain(conv, bn, add, act));
     return s;
 }
 
@@ -157,7 +194,7 @@ std::vector<NodeStep> fuse_conv_chains(const ir::Graph& g, const GraphPlan& p, i
         Chain c;
         if (!p.steps[i].kernel || !match_chain(g, p, i, opset, step_of, c)) continue;
         out[i] = fused_step(p, c, step_of);
-        for (const ir::Node* n : {c.bn, c.act}) {
+        for (const ir::Node* n : {c.bn, c.add, c.act}) {
             if (!n) continue;
             NodeStep& later = out[step_of.at(n)];  // keeps only its releases
             later.kernel = nullptr, later.inputs.clear(), later.outer.clear();

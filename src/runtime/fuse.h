@@ -1,9 +1,11 @@
-// Internal to the runtime: plan-time fusion of Conv -> BatchNormalization -> Relu / Clip chains
-// into one step (ops/conv_fused.h), for runs that no NodeHook observes. A chain is fused when
-// each intermediate value has exactly one reader (the next op of the chain, as its first input)
-// and is not a graph output, and the later ops' other inputs are initializers or graph inputs
-// (so they can run at the Conv's place). The result is bit-identical to the plain steps.
-// To fuse another pattern, match it here and give ops/ a kernel for it.
+// Internal to the runtime: plan-time fusion of Conv -> BatchNormalization -> residual Add / Sum
+// -> Relu / Clip chains (any part but the Conv optional) into one step (ops/conv_fused.h), for
+// runs that no NodeHook observes. A chain is fused when each intermediate value has exactly one
+// reader (the next op of the chain, as its first input; either input of the Add / Sum) and is
+// not a graph output, and the later ops' other inputs are initializers or graph inputs, or (the
+// residual) an earlier step's output, so they can be read at the Conv's place. The result is
+// bit-identical to the plain steps. To fuse another pattern, match it here and give ops/ a
+// kernel for it.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // Plan-time Conv chain fusion (runtime/fuse.h): runs without a hook take the fused steps and
 // must give bit-identical outputs to the plain steps (SessionOptions::fuse off); a hook still
-// sees every node; chains whose intermediate value is a graph output, or whose types the fast
-// path does not cover (float64), keep the plain semantics.
+// sees every node; chains whose intermediate value is a graph output, or whose types or shapes
+// the fast path does not cover (float64, a broadcast residual), keep the plain semantics.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -120,6 +120,47 @@ TEST(SessionFuse, ChainsFuseBatchNormAndActivation) {
     EXPECT_EQ(check_fused_matches_plain(*conv_chain(DataType::kFloat32, "Clip", false)), 2);
     EXPECT_EQ(check_fused_matches_plain(*conv_chain(DataType::kFloat32, "", false)), 1);
     EXPECT_EQ(check_fused_matches_plain(*conv_chain(DataType::kFloat32, "Sigmoid", false)), 1);
+}
+
+// x -> Conv -> BatchNormalization -> Add / Sum with `other` -> Relu (act empty: none), where
+// other is "early" (a Conv of x built before the chain), "input" (a graph input), or "bcast" (a
+// [1, 8, 1, 1] initializer: fused, but the fast path needs the exact shape, so the fused step
+// runs the plain kernels).
+std::unique_ptr<ir::Model> residual_chain(const std::string& add, const std::string& other,
+                                          const std::string& act) {
+    auto m = ir::new_model(13);
+    ir::GraphBuilder b(*m->graph);
+    std::mt19937 rng(2);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f), pos(0.5f, 2.0f);
+    auto tensor = [&](std::vector<int64_t> dims, bool positive) {
+        Tensor t = Tensor::zeros(DataType::kFloat32, dims);
+        for (uint64_t i = 0; i < t.numel(); ++i)
+            reinterpret_cast<float*>(t.mutable_bytes())[i] = positive ? pos(rng) : u(rng);
+        return t;
+    };
+    auto pads = [] { return ir::attrs(ir::Attribute::make_ints("pads", {1, 1, 1, 1})); };
+    ir::Value* x = b.input("x", DataType::kFloat32, {1, 6, 9, 9});
+    ir::Value* r = nullptr;
+    if (other == "early") r = b.op("Conv", {x, b.constant("w0", tensor({8, 6, 3, 3}, false))}, pads());
+    if (other == "input") r = b.input("r", DataType::kFloat32, {1, 8, 9, 9});
+    if (other == "bcast") r = b.constant("r", tensor({1, 8, 1, 1}, false));
+    ir::Value* y = b.op("Conv", {x, b.constant("w", tensor({8, 6, 3, 3}, false))}, pads(), "conv");
+    ir::Value* z =
+        b.op("BatchNormalization",
+             {y, b.constant("s", tensor({8}, false)), b.constant("bb", tensor({8}, false)),
+              b.constant("mu", tensor({8}, false)), b.constant("var", tensor({8}, true))},
+             {}, "bn");
+    z = add == "Sum" ? b.op("Sum", {z, r}, {}, "sum") : b.op("Add", {r, z}, {}, "add");
+    if (!act.empty()) z = b.op(act, {z}, {}, "act");
+    b.output(z, DataType::kFloat32, {1, 8, 9, 9});
+    return m;
+}
+
+TEST(SessionFuse, ResidualAddFusesWhenTheOtherAddendIsReady) {
+    EXPECT_EQ(check_fused_matches_plain(*residual_chain("Add", "early", "Relu")), 3);
+    EXPECT_EQ(check_fused_matches_plain(*residual_chain("Sum", "early", "")), 2);
+    EXPECT_EQ(check_fused_matches_plain(*residual_chain("Add", "input", "Relu")), 3);
+    EXPECT_EQ(check_fused_matches_plain(*residual_chain("Sum", "bcast", "Relu")), 3);
 }
 
 TEST(SessionFuse, GraphOutputIntermediateIsNotFused) {
