@@ -347,8 +347,8 @@ Row bench_case(const Case& c, bool with_ort, const Options& o) {
 
 // Wall time between consecutive node completions, summed per op type (plain steps: a hook is
 // attached, so nothing is fused).
-// Conv nodes also get their rate: 2 * output elements * (input channels / group) * kernel size
-// flops.
+// Conv and MatMul nodes also get their rate: 2 * output elements * (input channels / group) *
+// kernel size flops, or 2 * output elements * A's last dim.
 class OpTimer : public pg::runtime::NodeHook {
   public:
     std::map<std::string, double> ms;
@@ -364,15 +364,21 @@ class OpTimer : public pg::runtime::NodeHook {
         const double t = std::chrono::duration<double, std::milli>(now - last).count();
         ms[node.op_type] += t;
         last = now;
-        if (node.op_type != "Conv" || in.size() < 2 || !in[1] || out.empty()) return;
+        const bool conv = node.op_type == "Conv", mm = node.op_type == "MatMul";
+        if (!(conv || mm) || in.size() < 2 || !in[0] || !in[1] || out.empty()) return;
+        const Tensor& a = in[0]->tensor();
         const Tensor& w = in[1]->tensor();
         const Tensor& y = out[0].tensor();
+        if (w.rank() < 1 || a.rank() < 1) return;
         ConvRow& r = convs[&node];
         r.ms += t;
-        r.flops = 2.0 * static_cast<double>(y.numel()) * static_cast<double>(w.numel()) /
-                  static_cast<double>(w.dims()[0]);
-        r.shape = "w";
-        for (int64_t d : w.dims()) r.shape += " " + std::to_string(d);
+        const double k = conv ? static_cast<double>(w.numel()) / static_cast<double>(w.dims()[0])
+                              : static_cast<double>(a.dims().back());
+        r.flops = 2.0 * static_cast<double>(y.numel()) * k;
+        r.shape = conv ? "Conv w" : "MatMul a";
+        for (int64_t d : (conv ? w : a).dims()) r.shape += " " + std::to_string(d);
+        if (mm) r.shape += " b";
+        if (mm) for (int64_t d : w.dims()) r.shape += " " + std::to_string(d);
         r.shape += " -> y";
         for (int64_t d : y.dims()) r.shape += " " + std::to_string(d);
     }
@@ -410,7 +416,7 @@ void profile_case(const Case& c, int reps) {
     for (const auto& [node, row] : timer.convs) convs.push_back(row);
     std::sort(convs.begin(), convs.end(), [](const auto& a, const auto& b) { return a.ms > b.ms; });
     for (size_t i = 0; i < convs.size() && i < 20; ++i)
-        std::printf("  Conv %-40s %7.3f ms %6.1f GFLOP/s\n", convs[i].shape.c_str(),
+        std::printf("  %-45s %7.3f ms %6.1f GFLOP/s\n", convs[i].shape.c_str(),
                     convs[i].ms / reps, convs[i].flops * reps / (convs[i].ms * 1e6));
 }
 

@@ -118,7 +118,7 @@ PG_AVX512 inline __attribute__((always_inline)) void finish_panel(__m512 v, floa
     }
 
 // C rows [0, mr) of the tile (c: row 0 at the tile's first column).
-template <int MR, int NP>
+template <int MR, int NP, bool kFull>
 PG_AVX512 __attribute__((noinline)) void tile(int64_t kc, const float* a, int64_t lda,
                                               const float* b, const int64_t* off, __mmask16 mb0,
                                               __mmask16 mb1, float* c, int64_t ldc, int mr,
@@ -129,8 +129,11 @@ PG_AVX512 __attribute__((noinline)) void tile(int64_t kc, const float* a, int64_
         const float* ahead = b + off[p + kAhead < kc ? p + kAhead : p];
         _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T0);
         _mm_prefetch(reinterpret_cast<const char*>(ahead + 31), _MM_HINT_T0);
-        const __m512 b0 = _mm512_maskz_loadu_ps(mb0, bp);
-        const __m512 b1 = NP == 2 ? _mm512_maskz_loadu_ps(mb1, bp + 16) : b0;
+        // Whole tiles load without masks (a masked load costs more on some CPUs).
+        const __m512 b0 = kFull ? _mm512_loadu_ps(bp) : _mm512_maskz_loadu_ps(mb0, bp);
+        const __m512 b1 = NP == 1 ? b0
+                          : kFull ? _mm512_loadu_ps(bp + 16)
+                                  : _mm512_maskz_loadu_ps(mb1, bp + 16);
         PG_ROWS(PG_STEP)
     }
     alignas(64) float done[MR][NP][16];
@@ -145,13 +148,13 @@ PG_AVX512 __attribute__((noinline)) void tile(int64_t kc, const float* a, int64_
 #undef PG_STEP
 #undef PG_SAVE
 
-template <int NP>
+template <int NP, bool kFull>
 PG_AVX512 void tile_rows(int64_t kc, const float* a, int64_t lda, const float* b,
                          const int64_t* off, __mmask16 mb0, __mmask16 mb1, float* c, int64_t ldc,
                          int mr, const RowEnd& e, int64_t i0) {
-    if (mr > 8) return tile<12, NP>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0);
-    if (mr > 4) return tile<8, NP>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0);
-    tile<4, NP>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0);
+    if (mr > 8) return tile<12, NP, kFull>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0);
+    if (mr > 4) return tile<8, NP, kFull>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0);
+    tile<4, NP, kFull>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0);
 }
 
 // Column tile jt, row tiles [t0, t1).
@@ -168,10 +171,15 @@ PG_AVX512 void run_task(const DirectGemm& g, int64_t jt, int64_t t0, int64_t t1)
         const int mr = static_cast<int>(std::min<int64_t>(kTileM, g.m - ip));
         const float* a = g.a + ip * g.lda;
         float* c = g.c + ip * g.ldc + j0;
-        if (nt > 16)
-            tile_rows<2>(kc, a, g.lda, g.b + j0, g.b_off, mb0, mb1, c, g.ldc, mr, e, ip);
+        const float* b = g.b + j0;
+        if (nt == 32)
+            tile_rows<2, true>(kc, a, g.lda, b, g.b_off, mb0, mb1, c, g.ldc, mr, e, ip);
+        else if (nt > 16)
+            tile_rows<2, false>(kc, a, g.lda, b, g.b_off, mb0, mb1, c, g.ldc, mr, e, ip);
+        else if (nt == 16)
+            tile_rows<1, true>(kc, a, g.lda, b, g.b_off, mb0, mb1, c, g.ldc, mr, e, ip);
         else
-            tile_rows<1>(kc, a, g.lda, g.b + j0, g.b_off, mb0, mb1, c, g.ldc, mr, e, ip);
+            tile_rows<1, false>(kc, a, g.lda, b, g.b_off, mb0, mb1, c, g.ldc, mr, e, ip);
     }
 }
 
