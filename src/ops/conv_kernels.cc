@@ -278,7 +278,7 @@ bool use_padded_width(const Window& g, int64_t mg) {
     return mg <= 96 && g.out[2] >= 14;
 }
 
-// y_g (a.c, prefilled with the bias when a.beta is 1) through the padded-width result.
+// y_g (a.c; beta 0, the bias in the epilogue) through the padded-width result.
 void conv_padded_width(const Window& g, const float* xg, int64_t cg, GemmArgs<float> a,
                        ThreadPool* pool) {
     const int64_t wp = g.in[2] + g.pad_begin[2] + g.pad_end[2];
@@ -301,8 +301,6 @@ void conv_padded_width(const Window& g, const float* xg, int64_t cg, GemmArgs<fl
     const int64_t np = g.out[1] * wp, mg = a.m;
     std::vector<float> cp(static_cast<size_t>(mg * np));
     float* yg = a.c;
-    if (a.beta != 0.0f)
-        for (int64_t m = 0; m < mg; ++m) std::fill_n(cp.data() + m * np, np, yg[m * os]);
     a.n = np, a.c = cp.data(), a.ldc = np;
     gemm_fast_packed(
         a,
@@ -330,7 +328,8 @@ void conv_padded_width(const Window& g, const float* xg, int64_t cg, GemmArgs<fl
     });
 }
 
-// One (image, group): y_g (mg x os) = bias + w_g (mg x cg*ks) * im2col(x_g) (cg*ks x os).
+// One (image, group): y_g (mg x os) = w_g (mg x cg*ks) * im2col(x_g) (cg*ks x os), then the
+// bias and `ep` as the GEMM's epilogue (no pass over y_g to prefill the bias).
 void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const float* w,
               const float* bias, float* y, ThreadPool* pool, const GemmEpilogue* ep) {
     const Window& g = s.w;
@@ -338,17 +337,14 @@ void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const 
                   os = g.out_size();
     const float* xg = x + (n * s.c + grp * cg) * g.in_size();
     float* yg = y + (n * s.m + grp * mg) * os;
-    if (bias)
-        for (int64_t m = 0; m < mg; ++m) std::fill_n(yg + m * os, os, bias[grp * mg + m]);
     GemmArgs<float> a;
     a.m = mg, a.n = os, a.k = kk, a.a = w + grp * mg * kk, a.lda = kk, a.b = xg, a.ldb = os;
-    a.c = yg, a.ldc = os, a.beta = bias ? 1.0f : 0.0f;
-    GemmEpilogue eg;  // the group's rows are channels grp * mg ...
-    if (ep) {
-        eg = *ep;
-        if (eg.sub) eg.sub += grp * mg, eg.mul += grp * mg, eg.add += grp * mg;
-        a.epilogue = &eg;
-    }
+    a.c = yg, a.ldc = os;
+    GemmEpilogue eg;  // the group's rows are channels grp * mg ...; the bias is its first step
+    if (ep) eg = *ep;
+    if (eg.sub) eg.sub += grp * mg, eg.mul += grp * mg, eg.add += grp * mg;
+    if (bias) eg.bias = bias + grp * mg;
+    if (ep || bias) a.epilogue = &eg;
     if (is_pointwise(g)) return gemm_fast(a, pool);
     if (conv_direct(g, xg, cg, a, pool)) return;
     // The padded-width path applies the epilogue to a scratch result, where no residual is.

@@ -75,8 +75,8 @@ void conv_fast(const ConvShape& s, const float* x, const float* w, const float* 
 void depthwise_fast(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
                     ThreadPool* pool, const GemmEpilogue* epilogue = nullptr);
 // One (image, group) of a 2-D float32 Conv as a GEMM over a padded, stride-phase-split copy of
-// its input without im2col (conv_direct.cc; a.a: the group's weights, a.c: y_g prefilled with
-// the bias when a.beta is 1). Returns false, doing nothing, when gemm_direct is unavailable or
+// its input without im2col (conv_direct.cc; a.a: the group's weights, a.c: y_g, a.epilogue:
+// the bias and anything fused). Returns false, doing nothing, when gemm_direct is unavailable or
 // the geometry does not fit (3-D, negative pads, narrow rows).
 bool conv_direct(const Window& g, const float* xg, int64_t cg, const GemmArgs<float>& a,
                  ThreadPool* pool);

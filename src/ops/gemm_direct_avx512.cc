@@ -76,6 +76,7 @@ PG_AVX512 inline __attribute__((always_inline)) void finish_panel(__m512 v, floa
     }
     if (e.ep) {
         const GemmEpilogue& ep = *e.ep;
+        if (ep.bias) v = _mm512_add_ps(v, _mm512_set1_ps(ep.bias[i]));
         if (ep.sub)
             v = _mm512_add_ps(_mm512_mul_ps(_mm512_sub_ps(v, _mm512_set1_ps(ep.sub[i])),
                                             _mm512_set1_ps(ep.mul[i])),

@@ -30,6 +30,10 @@ template <int N>
 inline __attribute__((always_inline)) void apply_row(const GemmEpilogue& e, int64_t i, float* row,
                                                      int64_t n) {
     if constexpr (N > 0) n = N;
+    if (e.bias) {
+        const float b = e.bias[i];
+        for (int64_t j = 0; j < n; ++j) row[j] = row[j] + b;
+    }
     if (e.sub) {
         const float m = e.sub[i], k = e.mul[i], b = e.add[i];
         for (int64_t j = 0; j < n; ++j) row[j] = (row[j] - m) * k + b;
