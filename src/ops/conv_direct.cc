@@ -6,7 +6,8 @@
 // (kh * dh / sh) * wq + kw * dw / sw: contiguous, read in place by gemm_direct, whose column
 // map drops the wq - out columns per row and writes the rest straight into y_g. Every read stays
 // inside the planes: (out - 1) * s + (k - 1) * d < padded size gives out - 1 + (k - 1) * d / s <
-// ceil(padded / s) on both axes.
+// ceil(padded / s) on both axes. A 1x1, stride-1, unpadded Conv needs no copy: its im2col rows
+// are the input planes (measured 0-20 % faster than the packed GEMM with 2 threads).
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -49,11 +50,32 @@ void fill_channel(const Window& g, const PhasePlanes& q, const float* x, float* 
         }
 }
 
+// A 1x1, stride-1, unpadded Conv: im2col row c is input plane c itself, read in place.
+void pointwise_direct(const float* xg, int64_t plane, const GemmArgs<float>& a, ThreadPool* pool) {
+    std::vector<int64_t> off(static_cast<size_t>(a.k));
+    for (int64_t r = 0; r < a.k; ++r) off[static_cast<size_t>(r)] = r * plane;
+    DirectGemm d;
+    d.m = a.m, d.n = plane, d.k = a.k, d.a = a.a, d.lda = a.lda, d.b = xg, d.b_off = off.data();
+    d.c = a.c, d.ldc = a.ldc, d.alpha = a.alpha, d.beta = a.beta, d.epilogue = a.epilogue;
+    gemm_direct(d, pool);
+}
+
+bool is_pointwise_2d(const Window& g) {
+    for (int i = 0; i < 3; ++i)
+        if (g.kernel[i] != 1 || g.stride[i] != 1 || g.pad_begin[i] != 0 || g.out[i] != g.in[i])
+            return false;
+    return true;
+}
+
 }  // namespace
 
 bool conv_direct(const Window& g, const float* xg, int64_t cg, const GemmArgs<float>& a,
                  ThreadPool* pool) {
     if (!gemm_direct_available()) return false;
+    if (is_pointwise_2d(g)) {
+        pointwise_direct(xg, g.in_size(), a, pool);
+        return true;
+    }
     if (g.in[0] != 1 || g.kernel[0] != 1 || g.out[0] != 1) return false;  // 1-D or 2-D only
     for (int i = 1; i < 3; ++i)
         if (g.pad_begin[i] < 0 || g.pad_end[i] < 0) return false;

@@ -345,8 +345,8 @@ void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const 
     if (eg.sub) eg.sub += grp * mg, eg.mul += grp * mg, eg.add += grp * mg;
     if (bias) eg.bias = bias + grp * mg;
     if (ep || bias) a.epilogue = &eg;
-    if (is_pointwise(g)) return gemm_fast(a, pool);
     if (conv_direct(g, xg, cg, a, pool)) return;
+    if (is_pointwise(g)) return gemm_fast(a, pool);
     // The padded-width path applies the epilogue to a scratch result, where no residual is.
     if (use_padded_width(g, mg) && !(ep && ep->res)) return conv_padded_width(g, xg, cg, a, pool);
     gemm_fast_packed(
