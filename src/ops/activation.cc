@@ -3,6 +3,7 @@
 // LogSoftmax, Hardmax. Pointwise ops are scalar functions mapped in parallel; float16 / bfloat16
 // are computed in float32 (half_via_float). Softmax-like ops before opset 13 coerce the input to
 // 2-D at `axis` and normalize whole rows; from opset 13 they normalize along the single axis.
+// The row kernels are in softmax_kernels.h (float32 contiguous rows take its fast path).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -15,6 +16,7 @@
 #include "ops/dispatch.h"
 #include "ops/half.h"
 #include "ops/op_table.h"
+#include "ops/softmax_kernels.h"
 
 namespace pg::ops {
 
@@ -203,38 +205,6 @@ KernelFn make_clip(const Attrs& a, int64_t opset) {
     });
 }
 
-enum class Norm { kSoftmax, kLogSoftmax, kHardmax };
-
-// Normalizes `n` elements spaced `stride` apart starting at src / dst.
-template <typename T>
-void normalize(const T* src, T* dst, int64_t n, int64_t stride, Norm kind) {
-    int64_t arg = 0;
-    for (int64_t j = 1; j < n; ++j)
-        if (src[j * stride] > src[arg * stride]) arg = j;
-    if (kind == Norm::kHardmax) {
-        for (int64_t j = 0; j < n; ++j) dst[j * stride] = j == arg ? T(1) : T(0);
-        return;
-    }
-    const T m = n > 0 ? src[arg * stride] : T(0);
-    double sum = 0;
-    if (kind == Norm::kSoftmax) {  // each exp once, kept for the division (the same values)
-        thread_local std::vector<double> e;
-        e.resize(static_cast<size_t>(n));
-        for (int64_t j = 0; j < n; ++j)
-            sum += e[static_cast<size_t>(j)] = std::exp(static_cast<double>(src[j * stride] - m));
-        for (int64_t j = 0; j < n; ++j)
-            dst[j * stride] = static_cast<T>(e[static_cast<size_t>(j)] / sum);
-        return;
-    }
-    for (int64_t j = 0; j < n; ++j) sum += std::exp(static_cast<double>(src[j * stride] - m));
-    for (int64_t j = 0; j < n; ++j) {
-        const T d = src[j * stride] - m;
-        dst[j * stride] = kind == Norm::kSoftmax
-                              ? static_cast<T>(std::exp(static_cast<double>(d)) / sum)
-                              : static_cast<T>(d - static_cast<T>(std::log(sum)));
-    }
-}
-
 KernelFn make_norm(Norm kind, const char* name, const Attrs& a, int64_t opset) {
     const bool coerce_2d = opset < 13;
     const int64_t axis_attr = a.get_int("axis", coerce_2d ? 1 : -1);
@@ -257,7 +227,16 @@ KernelFn make_norm(Norm kind, const char* name, const Attrs& a, int64_t opset) {
             Tensor out = Tensor::uninitialized(x.dtype(), x.dims());
             T* dst = reinterpret_cast<T*>(out.mutable_bytes());
             const T* src = x.data<T>();
+            // float32 rows along a contiguous axis: the vectorized kernel (softmax_kernels.h).
+            const bool fast = std::is_same_v<T, float> && inner == 1 && kind != Norm::kHardmax;
             auto rows = [&](int64_t b, int64_t e) {  // row r = (o, i)
+                if constexpr (std::is_same_v<T, float>)
+                    if (fast) {
+                        for (int64_t r = b; r < e; ++r)
+                            softmax_row_fast(src + r * n, dst + r * n, n,
+                                             kind == Norm::kLogSoftmax);
+                        return;
+                    }
                 for (int64_t r = b; r < e; ++r) {
                     const int64_t base = (r / inner) * n * inner + r % inner;
                     normalize(src + base, dst + base, n, inner, kind);
