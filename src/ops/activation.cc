@@ -3,7 +3,8 @@
 // LogSoftmax, Hardmax. Pointwise ops are scalar functions mapped in parallel; float16 / bfloat16
 // are computed in float32 (half_via_float). Softmax-like ops before opset 13 coerce the input to
 // 2-D at `axis` and normalize whole rows; from opset 13 they normalize along the single axis.
-// The row kernels are in softmax_kernels.h (float32 contiguous rows take its fast path).
+// The row kernels are in softmax_kernels.h (float32 contiguous rows take its fast path); float32
+// Sigmoid and Gelu (approximate = "none") use activation_kernels.h's vectorized versions.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -12,11 +13,13 @@
 #include <vector>
 
 #include "base/thread_pool.h"
+#include "ops/activation_kernels.h"
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
 #include "ops/half.h"
 #include "ops/op_table.h"
 #include "ops/softmax_kernels.h"
+#include "ops/tensor_util.h"
 
 namespace pg::ops {
 
@@ -55,11 +58,16 @@ KernelFn pointwise(const char* name, Op op) {
     });
 }
 
-template <typename T>
-T sigmoid(T x) {
-    if (x >= 0) return T(1) / (T(1) + std::exp(-x));
-    const T e = std::exp(x);
-    return e / (T(1) + e);
+// A pointwise float op whose float32 values come from the array function `fast`
+// (activation_kernels.h) in parallel chunks; other float types map the plain `op`.
+template <typename Op>
+KernelFn pointwise_vec(const char* name, Op op, void (*fast)(const float*, float*, int64_t)) {
+    const KernelFn plain = pointwise(name, op);
+    return half_via_float([plain, fast](KernelContext& ctx) {
+        const Tensor& x = ctx.input(0);
+        if (x.dtype() != DataType::kFloat32) return plain(ctx);
+        ctx.set_output(0, map_float32(x, fast, ctx.pool()));
+    });
 }
 
 template <typename T>
@@ -75,7 +83,8 @@ KernelFn make_leaky_relu(const Attrs& a, int64_t) {
     return pointwise("LeakyRelu", [=](auto x) { return x < 0 ? decltype(x)(alpha) * x : x; });
 }
 KernelFn make_sigmoid(const Attrs&, int64_t) {
-    return pointwise("Sigmoid", [](auto x) { return sigmoid(x); });
+    return pointwise_vec(
+        "Sigmoid", [](auto x) { return sigmoid(x); }, sigmoid_fast);
 }
 KernelFn make_tanh(const Attrs&, int64_t) {
     return pointwise("Tanh", [](auto x) { return std::tanh(x); });
@@ -136,10 +145,8 @@ KernelFn make_gelu(const Attrs& a, int64_t) {
             return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
         });
     if (approx != "none") fail("Gelu: unknown approximate '" + approx + "'");
-    return pointwise("Gelu", [](auto x) {
-        using T = decltype(x);
-        return T(0.5) * x * (T(1) + std::erf(x / static_cast<T>(std::numbers::sqrt2)));
-    });
+    return pointwise_vec(
+        "Gelu", [](auto x) { return gelu_erf(x); }, gelu_fast);
 }
 
 // The slope's shape as broadcast against x. PRelu before opset 7 applies a 1-D slope of size C

@@ -1,6 +1,8 @@
 // The float32 fast paths built on ops/vec_math diffed against their plain kernels on random
 // shapes, under every ISA the CPU has: Softmax / LogSoftmax rows (softmax_row_fast vs
-// normalize), Erf (vec_erf vs std::erf) and LayerNormalization (layer_norm_fast vs layer_norm),
+// normalize), Erf / Exp (vec_erf / vec_exp vs std::erf / std::exp), Sigmoid and Gelu
+// (sigmoid_fast / gelu_fast vs sigmoid / gelu_erf) and LayerNormalization (layer_norm_fast vs
+// layer_norm),
 // directly and through a two-thread session (so the rows / chunks split over the pool).
 #include <gtest/gtest.h>
 
@@ -14,6 +16,7 @@
 
 #include "base/thread_pool.h"
 #include "ir/builder.h"
+#include "ops/activation_kernels.h"
 #include "ops/normalization_kernels.h"
 #include "ops/softmax_kernels.h"
 #include "ops/vec_math.h"
@@ -252,6 +255,98 @@ TEST(OpsVecFastPath, ErfMatchesPlainOnRandomTensors) {
     const Tensor d = Tensor::from_values(DataType::kFloat64, {3}, std::vector<double>{0.3, -2, 5});
     const Tensor out = run_two_threads("Erf", {d}, {})[0];
     for (int i = 0; i < 3; ++i) EXPECT_EQ(out.data<double>()[i], std::erf(d.data<double>()[i]));
+}
+
+// Random floats for the pointwise ops: normal values at several scales and the special ones.
+std::vector<float> pointwise_inputs(std::mt19937& rng, int64_t n) {
+    std::normal_distribution<float> g(0.0f, 1.0f);
+    const float scales[] = {1e-3f, 1.0f, 4.0f, 30.0f, 1e4f};
+    std::vector<float> x(static_cast<size_t>(n));
+    for (float& v : x) v = g(rng) * scales[rng() % 5];
+    const float specials[] = {kNaN, kInf, -kInf, 0.0f, -0.0f, 1e-40f, -1e-40f, 88.8f, -104.0f};
+    for (size_t i = 0; i < std::size(specials) && i * 3 < x.size(); ++i) x[i * 3] = specials[i];
+    return x;
+}
+
+// sigmoid_fast within 4 ulp of sigmoid<float> (1.5 + 2.4); gelu_fast within 2 ulp + 2^-22 |x| of
+// gelu_erf<float>; Exp's float32 op within 1 ulp of std::exp(float) (both are below 1 ulp of the
+// exact value); the ops on two threads give the array functions' values.
+TEST(OpsVecFastPath, SigmoidGeluExpMatchPlain) {
+    std::mt19937 rng(36);
+    for (VecIsa isa : isas()) {
+        ForceIsa f(isa);
+        int64_t worst_sig = 0, worst_exp = 0;
+        double worst_gelu = 0;
+        for (int64_t n : {int64_t(1), int64_t(17), int64_t(300), int64_t(40000)}) {
+            const std::vector<float> x = pointwise_inputs(rng, n);
+            std::vector<float> sig(x.size(), kNaN), gelu(x.size(), kNaN), ex(x.size(), kNaN);
+            ops::sigmoid_fast(x.data(), sig.data(), n);
+            ops::gelu_fast(x.data(), gelu.data(), n);
+            ops::vec_exp(x.data(), ex.data(), n);
+            for (size_t i = 0; i < x.size(); ++i) {
+                SCOPED_TRACE(x[i]);
+                const float ws = ops::sigmoid(x[i]), wg = ops::gelu_erf(x[i]);
+                worst_sig = std::max(worst_sig, ulp_dist(sig[i], ws));
+                ASSERT_LE(ulp_dist(sig[i], ws), 4) << sig[i] << " vs " << ws;
+                ASSERT_EQ(std::isnan(gelu[i]), std::isnan(wg));
+                if (!std::isnan(wg) && gelu[i] != wg) {
+                    const double err = std::fabs(double(gelu[i]) - wg) /
+                                       (2 * ulp_of(wg) + std::ldexp(std::fabs(x[i]), -22));
+                    worst_gelu = std::max(worst_gelu, err);
+                    ASSERT_LE(err, 1.0) << gelu[i] << " vs " << wg;
+                }
+                worst_exp = std::max(worst_exp, ulp_dist(ex[i], std::exp(x[i])));
+                ASSERT_LE(ulp_dist(ex[i], std::exp(x[i])), 1);
+            }
+            const Tensor t = f32_tensor({n}, x);
+            const Tensor so = run_two_threads("Sigmoid", {t}, {})[0];
+            const Tensor eo = run_two_threads("Exp", {t}, {})[0];
+            ASSERT_EQ(std::memcmp(so.data<float>(), sig.data(), sig.size() * 4), 0);
+            ASSERT_EQ(std::memcmp(eo.data<float>(), ex.data(), ex.size() * 4), 0);
+        }
+        std::printf("isa %d: sigmoid max %lld ulp, gelu max %.3f of the bound, exp max %lld ulp\n",
+                    int(isa), static_cast<long long>(worst_sig), worst_gelu,
+                    static_cast<long long>(worst_exp));
+    }
+}
+
+// sigmoid_fast is within 1.5 ulp of the correctly rounded sigmoid (double precision) on every
+// 97th float bit pattern.
+TEST(OpsVecFastPath, SigmoidWithinOneAndAHalfUlp) {
+    std::vector<float> x, y;
+    for (uint64_t b = 0; b < (1ull << 32); b += 97) x.push_back(std::bit_cast<float>(uint32_t(b)));
+    y.resize(x.size());
+    ops::sigmoid_fast(x.data(), y.data(), static_cast<int64_t>(x.size()));
+    double worst = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        const double d = x[i];
+        const double want = d >= 0 ? 1 / (1 + std::exp(-d)) : std::exp(d) / (1 + std::exp(d));
+        if (std::isnan(want)) {
+            ASSERT_TRUE(std::isnan(y[i]));
+            continue;
+        }
+        worst = std::max(worst, std::fabs(y[i] - want) / ulp_of(want));
+    }
+    std::printf("sigmoid: max %.4f ulp\n", worst);
+    EXPECT_LE(worst, 1.5);
+}
+
+// The Gelu op (opset 20) runs gelu_fast for float32 and gelu_erf for float64.
+TEST(OpsVecFastPath, GeluOpUsesFastPathForFloat32) {
+    std::mt19937 rng(37);
+    const std::vector<float> x = pointwise_inputs(rng, 20000);
+    std::vector<float> want(x.size());
+    ops::gelu_fast(x.data(), want.data(), static_cast<int64_t>(x.size()));
+    auto m = ir::new_model(20);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* in = b.input("x", DataType::kFloat32, std::vector<int64_t>{20000});
+    b.output(b.op("Gelu", {in}));
+    runtime::SessionOptions opts;
+    opts.threads = 2;
+    runtime::Feeds feeds;
+    feeds["x"] = ops::RtValue::of(f32_tensor({20000}, x));
+    const Tensor out = runtime::Session(*m, opts).run(feeds)[0].second.tensor();
+    ASSERT_EQ(std::memcmp(out.data<float>(), want.data(), want.size() * 4), 0);
 }
 
 // layer_norm_fast gives layer_norm's values up to 1 ulp (the moments' summation order), also
