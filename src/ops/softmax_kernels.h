@@ -17,8 +17,8 @@ void normalize(const T* src, T* dst, int64_t n, int64_t stride, Norm kind);
 // Softmax (or LogSoftmax when `log`) of the n contiguous floats at src into dst: max, then
 // e = exp(x - max) in float32 (at most 2 ulp) with the sum of the e accumulated in double, then
 // e * float(1 / sum), or (x - max) - float(log(sum)). A row with a NaN, or with +inf, or of all
-// -inf gives NaN everywhere, as normalize does. Within a few float32 ulps of normalize (the sum's
-// order follows the ISA's vector width, so the last bit can differ between AVX-512 and AVX2).
+// -inf gives NaN everywhere, as normalize does. Within a few float32 ulps of normalize, and the
+// same bits on every ISA (vec_exp_sub_sum's fixed lanes).
 void softmax_row_fast(const float* src, float* dst, int64_t n, bool log);
 
 }  // namespace pg::ops

@@ -39,6 +39,13 @@ constexpr float kExpC[8] = {1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24,
                             1.0f / 6,    0.5f,       1.0f,       1.0f};
 constexpr int kErfDegree = 7;
 
+// The softmax sums run 16 double lanes (element i in lane i % 16) on every ISA; lanes[j] holds
+// lane j + lane j + 8, summed here in a fixed order, so the sum is the same on every ISA.
+double sum_lanes(const double* lanes) {
+    return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
+           ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+}
+
 // ---- scalar ----
 
 float exp_scalar(float x) {
@@ -142,19 +149,37 @@ PG_AVX2 void erf_avx2(const float* x, float* y, int64_t n) {
 
 PG_AVX2 double exp_sub_sum_avx2(const float* x, float shift, float* y, int64_t n) {
     const __m256 s = _mm256_set1_ps(shift);
-    __m256d acc0 = _mm256_setzero_pd(), acc1 = _mm256_setzero_pd();
+    __m256d acc[4] = {_mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(),
+                      _mm256_setzero_pd()};
+    auto add = [&](__m256 e, int half) PG_AVX2 {  // elements 8 * half .. 8 * half + 7 of 16
+        acc[2 * half] = _mm256_add_pd(acc[2 * half], _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
+        acc[2 * half + 1] =
+            _mm256_add_pd(acc[2 * half + 1], _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
+    };
     int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), s));
-        _mm256_storeu_ps(y + i, e);
-        acc0 = _mm256_add_pd(acc0, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
-        acc1 = _mm256_add_pd(acc1, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
+    for (; i + 16 <= n; i += 16)
+        for (int h = 0; h < 2; ++h) {
+            const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i + 8 * h), s));
+            _mm256_storeu_ps(y + i + 8 * h, e);
+            add(e, h);
+        }
+    if (i < n) {  // the tail through a zero-padded copy, padding lanes adding 0
+        float buf[16] = {};
+        std::memcpy(buf, x + i, static_cast<size_t>(n - i) * sizeof(float));
+        for (int h = 0; h < 2; ++h) {
+            __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(buf + 8 * h), s));
+            const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+            const __m256i left = _mm256_set1_epi32(static_cast<int32_t>(n - i - 8 * h));
+            e = _mm256_and_ps(e, _mm256_castsi256_ps(_mm256_cmpgt_epi32(left, lane)));
+            _mm256_storeu_ps(buf + 8 * h, e);
+            add(e, h);
+        }
+        std::memcpy(y + i, buf, static_cast<size_t>(n - i) * sizeof(float));
     }
-    double buf[4];
-    _mm256_storeu_pd(buf, _mm256_add_pd(acc0, acc1));
-    double sum = (buf[0] + buf[1]) + (buf[2] + buf[3]);
-    for (; i < n; ++i) sum += y[i] = exp_scalar(x[i] - shift);
-    return sum;
+    double lanes[8];
+    _mm256_storeu_pd(lanes, _mm256_add_pd(acc[0], acc[2]));
+    _mm256_storeu_pd(lanes + 4, _mm256_add_pd(acc[1], acc[3]));
+    return sum_lanes(lanes);
 }
 
 PG_AVX2 float max_avx2(const float* x, int64_t n) {
@@ -257,7 +282,9 @@ PG_AVX512 double exp_sub_sum_avx512(const float* x, float shift, float* y, int64
         _mm512_mask_storeu_ps(y + i, m, e);
         add(e);
     }
-    return _mm512_reduce_add_pd(_mm512_add_pd(acc0, acc1));
+    double lanes[8];
+    _mm512_storeu_pd(lanes, _mm512_add_pd(acc0, acc1));
+    return sum_lanes(lanes);
 }
 
 PG_AVX512 float max_avx512(const float* x, int64_t n) {
@@ -361,9 +388,11 @@ double vec_exp_sub_sum(const float* x, float shift, float* y, int64_t n) {
         case VecIsa::kScalar:
             break;
     }
-    double sum = 0;
-    for (int64_t i = 0; i < n; ++i) sum += y[i] = exp_scalar(x[i] - shift);
-    return sum;
+    double acc[16] = {};
+    for (int64_t i = 0; i < n; ++i) acc[i % 16] += y[i] = exp_scalar(x[i] - shift);
+    double lanes[8];
+    for (int j = 0; j < 8; ++j) lanes[j] = acc[j] + acc[j + 8];
+    return sum_lanes(lanes);
 }
 
 __attribute__((target_clones("avx512f", "avx2", "default"))) void vec_scale(float* y, float s,

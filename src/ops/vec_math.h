@@ -34,7 +34,8 @@ void vec_erf(const float* x, float* y, int64_t n);
 // The largest of x[0..n) (n >= 1); with a NaN in x the result is unspecified (NaN or not).
 float vec_max(const float* x, int64_t n);
 // y[i] = exp(x[i] - shift) (the difference rounded to float first) and returns the sum of the
-// y[i] accumulated in double.
+// y[i] accumulated in double: 16 lanes (element i in lane i % 16) combined in a fixed order, the
+// same on every ISA.
 double vec_exp_sub_sum(const float* x, float shift, float* y, int64_t n);
 // y[i] *= s.
 void vec_scale(float* y, float s, int64_t n);

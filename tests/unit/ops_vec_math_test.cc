@@ -120,6 +120,31 @@ TEST(VecMath, IsasAreBitIdentical) {
     EXPECT_EQ(sweep(ops::vec_erf, nullptr, 1009, best, others).mismatches, 0);
 }
 
+// The softmax sum has the same lanes and order everywhere: bit-identical values (also where the
+// double additions round, which an order change would expose).
+TEST(VecMath, ExpSubSumIsBitIdenticalAcrossIsas) {
+    std::mt19937 rng(6);
+    std::normal_distribution<float> g(0.0f, 25.0f);  // wide exponents: inexact double sums
+    for (int64_t n = 1; n <= 3000; n += (n < 40 ? 1 : 97)) {
+        std::vector<float> x(static_cast<size_t>(n));
+        for (float& v : x) v = g(rng);
+        std::vector<float> y0(x.size()), y1(x.size());
+        double s0 = 0;
+        {
+            ForceIsa f(VecIsa::kScalar);
+            s0 = ops::vec_exp_sub_sum(x.data(), 1.5f, y0.data(), n);
+        }
+        for (VecIsa isa : kIsas) {
+            if (!ops::vec_isa_available(isa)) continue;
+            ForceIsa f(isa);
+            EXPECT_EQ(std::bit_cast<uint64_t>(ops::vec_exp_sub_sum(x.data(), 1.5f, y1.data(), n)),
+                      std::bit_cast<uint64_t>(s0))
+                << n << " isa " << static_cast<int>(isa);
+            EXPECT_EQ(y1, y0);
+        }
+    }
+}
+
 float one(VecFn fn, float x) {
     float y = 0;
     fn(&x, &y, 1);
