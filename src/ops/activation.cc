@@ -4,11 +4,10 @@
 // are computed in float32 (half_via_float). Softmax-like ops before opset 13 coerce the input to
 // 2-D at `axis` and normalize whole rows; from opset 13 they normalize along the single axis.
 // The row kernels are in softmax_kernels.h (float32 contiguous rows take its fast path); float32
-// Sigmoid and Gelu (approximate = "none") use activation_kernels.h's vectorized versions.
+// Sigmoid and Gelu use activation_kernels.h's vectorized versions, float32 Tanh vec_math's.
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numbers>
 #include <type_traits>
 #include <vector>
 
@@ -20,6 +19,7 @@
 #include "ops/op_table.h"
 #include "ops/softmax_kernels.h"
 #include "ops/tensor_util.h"
+#include "ops/vec_math.h"
 
 namespace pg::ops {
 
@@ -87,7 +87,8 @@ KernelFn make_sigmoid(const Attrs&, int64_t) {
         "Sigmoid", [](auto x) { return sigmoid(x); }, sigmoid_fast);
 }
 KernelFn make_tanh(const Attrs&, int64_t) {
-    return pointwise("Tanh", [](auto x) { return std::tanh(x); });
+    return pointwise_vec(
+        "Tanh", [](auto x) { return std::tanh(x); }, vec_tanh);
 }
 KernelFn make_elu(const Attrs& a, int64_t) {
     const float alpha = a.get_float("alpha", 1.0f);
@@ -139,11 +140,8 @@ KernelFn make_thresholded_relu(const Attrs& a, int64_t) {
 KernelFn make_gelu(const Attrs& a, int64_t) {
     const std::string approx = a.get_string("approximate", "none");
     if (approx == "tanh")
-        return pointwise("Gelu", [](auto x) {
-            using T = decltype(x);
-            const T k = static_cast<T>(std::sqrt(2.0 / std::numbers::pi));
-            return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
-        });
+        return pointwise_vec(
+            "Gelu", [](auto x) { return gelu_tanh(x); }, gelu_tanh_fast);
     if (approx != "none") fail("Gelu: unknown approximate '" + approx + "'");
     return pointwise_vec(
         "Gelu", [](auto x) { return gelu_erf(x); }, gelu_fast);

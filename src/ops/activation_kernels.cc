@@ -41,4 +41,16 @@ void gelu_fast(const float* x, float* y, int64_t n) {
     }
 }
 
+void gelu_tanh_fast(const float* x, float* y, int64_t n) {
+    const auto k = static_cast<float>(std::sqrt(2.0 / std::numbers::pi));
+    float t[kBlock];
+    for (int64_t b = 0; b < n; b += kBlock) {
+        const int64_t m = std::min(kBlock, n - b);
+        const float* xb = x + b;
+        for (int64_t i = 0; i < m; ++i) t[i] = k * (xb[i] + 0.044715f * xb[i] * xb[i] * xb[i]);
+        vec_tanh(t, t, m);
+        for (int64_t i = 0; i < m; ++i) y[b + i] = 0.5f * xb[i] * (1.0f + t[i]);
+    }
+}
+
 }  // namespace pg::ops

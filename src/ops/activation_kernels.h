@@ -26,6 +26,13 @@ T gelu_erf(T x) {
     return T(0.5) * x * (T(1) + std::erf(x / static_cast<T>(std::numbers::sqrt2)));
 }
 
+// Gelu with approximate = "tanh": 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+template <typename T>
+T gelu_tanh(T x) {
+    const T k = static_cast<T>(std::sqrt(2.0 / std::numbers::pi));
+    return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
+}
+
 // y[i] = sigmoid(x[i]) with vec_exp for the exponential and the division in double: within 1.5
 // ulp of the correctly rounded value (1.48 over all 2^32 inputs; sigmoid<float> itself reaches
 // 2.33), so within 4 ulp of sigmoid.
@@ -33,5 +40,7 @@ void sigmoid_fast(const float* x, float* y, int64_t n);
 // y[i] = gelu_erf(x[i]) with vec_erf for erf: within 2 ulp of gelu_erf plus 2^-22 |x[i]| (the two
 // erfs differ by up to 3 ulp of erf, which 1 + erf keeps absolutely).
 void gelu_fast(const float* x, float* y, int64_t n);
+// y[i] = gelu_tanh(x[i]) with vec_tanh for tanh: the same bound as gelu_fast.
+void gelu_tanh_fast(const float* x, float* y, int64_t n);
 
 }  // namespace pg::ops

@@ -6,7 +6,9 @@
 // 2^(k - k/2): the first product is exact, the second rounds once, into the subnormals too.
 // erf(x): |x| < 1/2: x + x * Q(x^2); 1/2 <= |x| < 4: head[i] + P_i(|x| - c_i) on 16 intervals
 // of width 1/4 (vec_math_tables.h, Taylor series of degree 7); |x| >= 4: 1; the sign of x
-// copied last. The same IEEE operations run in the same order in all three implementations.
+// copied last. tanh(x): |x| < 1/2: x + x * Q(x^2); 1/2 <= |x| < 1: head[i] + P_i(|x| - c_i) on two
+// intervals (vec_math_tables.h, degree 8); |x| >= 1: 1 - 2 / (exp(2|x|) + 1); the sign of x last.
+// The same IEEE operations run in the same order in all three implementations.
 #include "ops/vec_math.h"
 
 #include <immintrin.h>
@@ -29,6 +31,8 @@ namespace {
 
 using vec_tables::kErfCoef;
 using vec_tables::kErfHead;
+using vec_tables::kTanhCoef;
+using vec_tables::kTanhHead;
 
 constexpr float kExpLo = -104.0f, kExpHi = 89.0f;
 constexpr float kMagic = 0x1.8p23f;  // 1.5 * 2^23: adding it rounds to an integer
@@ -38,6 +42,7 @@ constexpr float kLn2Hi = 0x1.62e430p-1f, kLn2Lo = -0x1.05c610p-29f;
 constexpr float kExpC[8] = {1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24,
                             1.0f / 6,    0.5f,       1.0f,       1.0f};
 constexpr int kErfDegree = 7;
+constexpr int kTanhDegree = 8;
 
 // The softmax sums run 16 double lanes (element i in lane i % 16) on every ISA; lanes[j] holds
 // lane j + lane j + 8, summed here in a fixed order, so the sum is the same on every ISA.
@@ -75,6 +80,20 @@ float erf_scalar(float x) {
     for (int k = kErfDegree - 1; k >= 0; --k) p = std::fma(p, r, kErfCoef[k][i]);
     float y = std::fma(small ? ax : 1.0f, p, small ? ax : kErfHead[i]);
     if (ax >= 4.0f) y = 1.0f;
+    return std::copysign(y, x);
+}
+
+float tanh_scalar(float x) {
+    const float ax = std::fabs(x);
+    const float ax4 = ax * 4.0f;
+    const int i = static_cast<int>(ax4 < 3.0f ? ax4 : 3.0f);
+    const bool small = ax < 0.5f;
+    const float c = std::fma(static_cast<float>(i), 0.25f, 0.125f);
+    const float r = small ? ax * ax : ax - c;
+    float p = kTanhCoef[kTanhDegree][i];
+    for (int k = kTanhDegree - 1; k >= 0; --k) p = std::fma(p, r, kTanhCoef[k][i]);
+    float y = std::fma(small ? ax : 1.0f, p, small ? ax : kTanhHead[i]);
+    if (ax >= 1.0f) y = 1.0f - 2.0f / (exp_scalar(ax + ax) + 1.0f);
     return std::copysign(y, x);
 }
 
@@ -127,6 +146,29 @@ PG_AVX2 inline __m256 erf8(__m256 x) {
     return _mm256_or_ps(y, _mm256_and_ps(x, sign));
 }
 
+PG_AVX2 inline __m256 tanh8(__m256 x) {
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    const __m256 ax = _mm256_andnot_ps(sign, x);
+    const __m256 fi = _mm256_min_ps(_mm256_mul_ps(ax, _mm256_set1_ps(4.0f)), _mm256_set1_ps(3));
+    const __m256i idx = _mm256_cvttps_epi32(fi);
+    const __m256 small = _mm256_cmp_ps(ax, _mm256_set1_ps(0.5f), _CMP_LT_OQ);
+    const __m256 c =
+        _mm256_fmadd_ps(_mm256_cvtepi32_ps(idx), _mm256_set1_ps(0.25f), _mm256_set1_ps(0.125f));
+    const __m256 r = _mm256_blendv_ps(_mm256_sub_ps(ax, c), _mm256_mul_ps(ax, ax), small);
+    __m256 p = _mm256_permutevar8x32_ps(_mm256_loadu_ps(kTanhCoef[kTanhDegree]), idx);
+    for (int k = kTanhDegree - 1; k >= 0; --k)
+        p = _mm256_fmadd_ps(p, r, _mm256_permutevar8x32_ps(_mm256_loadu_ps(kTanhCoef[k]), idx));
+    const __m256 a = _mm256_blendv_ps(_mm256_set1_ps(1.0f), ax, small);
+    const __m256 b =
+        _mm256_blendv_ps(_mm256_permutevar8x32_ps(_mm256_loadu_ps(kTanhHead), idx), ax, small);
+    __m256 y = _mm256_fmadd_ps(a, p, b);
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256 big = _mm256_sub_ps(
+        one, _mm256_div_ps(_mm256_set1_ps(2.0f), _mm256_add_ps(exp8(_mm256_add_ps(ax, ax)), one)));
+    y = _mm256_blendv_ps(y, big, _mm256_cmp_ps(ax, one, _CMP_GE_OQ));
+    return _mm256_or_ps(y, _mm256_and_ps(x, sign));
+}
+
 // Applies f to n values: whole vectors in place, the tail through a padded copy.
 template <__m256 (*f)(__m256)>
 PG_AVX2 inline void map8(const float* x, float* y, int64_t n) {
@@ -145,6 +187,9 @@ PG_AVX2 void exp_avx2(const float* x, float* y, int64_t n) {
 }
 PG_AVX2 void erf_avx2(const float* x, float* y, int64_t n) {
     map8<erf8>(x, y, n);
+}
+PG_AVX2 void tanh_avx2(const float* x, float* y, int64_t n) {
+    map8<tanh8>(x, y, n);
 }
 
 PG_AVX2 double exp_sub_sum_avx2(const float* x, float shift, float* y, int64_t n) {
@@ -239,6 +284,30 @@ PG_AVX512 inline __m512 erf16(__m512 x) {
         _mm512_or_si512(_mm512_castps_si512(y), _mm512_and_si512(_mm512_castps_si512(x), sign)));
 }
 
+PG_AVX512 inline __m512 tanh16(__m512 x) {
+    const __m512i sign = _mm512_set1_epi32(static_cast<int32_t>(0x80000000u));
+    const __m512 ax = _mm512_castsi512_ps(_mm512_andnot_si512(sign, _mm512_castps_si512(x)));
+    const __m512 fi = _mm512_min_ps(_mm512_mul_ps(ax, _mm512_set1_ps(4.0f)), _mm512_set1_ps(3));
+    const __m512i idx = _mm512_cvttps_epi32(fi);
+    const __mmask16 small = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(0.5f), _CMP_LT_OQ);
+    const __m512 c =
+        _mm512_fmadd_ps(_mm512_cvtepi32_ps(idx), _mm512_set1_ps(0.25f), _mm512_set1_ps(0.125f));
+    const __m512 r = _mm512_mask_mov_ps(_mm512_sub_ps(ax, c), small, _mm512_mul_ps(ax, ax));
+    __m512 p = _mm512_permutexvar_ps(idx, _mm512_loadu_ps(kTanhCoef[kTanhDegree]));
+    for (int k = kTanhDegree - 1; k >= 0; --k)
+        p = _mm512_fmadd_ps(p, r, _mm512_permutexvar_ps(idx, _mm512_loadu_ps(kTanhCoef[k])));
+    const __m512 one = _mm512_set1_ps(1.0f);
+    const __m512 a = _mm512_mask_mov_ps(one, small, ax);
+    const __m512 b =
+        _mm512_mask_mov_ps(_mm512_permutexvar_ps(idx, _mm512_loadu_ps(kTanhHead)), small, ax);
+    __m512 y = _mm512_fmadd_ps(a, p, b);
+    const __m512 big = _mm512_sub_ps(
+        one, _mm512_div_ps(_mm512_set1_ps(2.0f), _mm512_add_ps(exp16(_mm512_add_ps(ax, ax)), one)));
+    y = _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(ax, one, _CMP_GE_OQ), big);
+    return _mm512_castsi512_ps(
+        _mm512_or_si512(_mm512_castps_si512(y), _mm512_and_si512(_mm512_castps_si512(x), sign)));
+}
+
 inline __mmask16 tail_mask(int64_t left) {
     return static_cast<__mmask16>((1u << left) - 1u);
 }
@@ -258,6 +327,9 @@ PG_AVX512 void exp_avx512(const float* x, float* y, int64_t n) {
 }
 PG_AVX512 void erf_avx512(const float* x, float* y, int64_t n) {
     map16<erf16>(x, y, n);
+}
+PG_AVX512 void tanh_avx512(const float* x, float* y, int64_t n) {
+    map16<tanh16>(x, y, n);
 }
 
 PG_AVX512 double exp_sub_sum_avx512(const float* x, float shift, float* y, int64_t n) {
@@ -363,6 +435,18 @@ void vec_erf(const float* x, float* y, int64_t n) {
             break;
     }
     for (int64_t i = 0; i < n; ++i) y[i] = erf_scalar(x[i]);
+}
+
+void vec_tanh(const float* x, float* y, int64_t n) {
+    switch (vec_current_isa()) {
+        case VecIsa::kAvx512:
+            return tanh_avx512(x, y, n);
+        case VecIsa::kAvx2:
+            return tanh_avx2(x, y, n);
+        case VecIsa::kScalar:
+            break;
+    }
+    for (int64_t i = 0; i < n; ++i) y[i] = tanh_scalar(x[i]);
 }
 
 float vec_max(const float* x, int64_t n) {

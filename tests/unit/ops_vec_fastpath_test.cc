@@ -1,9 +1,9 @@
 // The float32 fast paths built on ops/vec_math diffed against their plain kernels on random
-// shapes, under every ISA the CPU has: Softmax / LogSoftmax rows (softmax_row_fast vs
-// normalize), Erf / Exp (vec_erf / vec_exp vs std::erf / std::exp), Sigmoid and Gelu
-// (sigmoid_fast / gelu_fast vs sigmoid / gelu_erf) and LayerNormalization (layer_norm_fast vs
-// layer_norm),
-// directly and through a two-thread session (so the rows / chunks split over the pool).
+// shapes, under every ISA the CPU has: Softmax / LogSoftmax rows (softmax_row_fast vs normalize),
+// Erf / Exp / Tanh (vec_erf / vec_exp / vec_tanh vs std::erf / std::exp / std::tanh), Sigmoid and
+// Gelu (sigmoid_fast / gelu_fast / gelu_tanh_fast vs sigmoid / gelu_erf / gelu_tanh) and
+// LayerNormalization (layer_norm_fast vs layer_norm), directly and through a two-thread session
+// (so the rows / chunks split over the pool).
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -331,22 +331,79 @@ TEST(OpsVecFastPath, SigmoidWithinOneAndAHalfUlp) {
     EXPECT_LE(worst, 1.5);
 }
 
-// The Gelu op (opset 20) runs gelu_fast for float32 and gelu_erf for float64.
+// Tanh: vec_tanh within 3 ulp of std::tanh(float) (vec_tanh is below 1 ulp of the exact value,
+// glibc documents up to 2 for tanhf) and the op's values on two threads; Gelu's tanh form within
+// the gelu_fast bound of gelu_tanh.
+TEST(OpsVecFastPath, TanhAndGeluTanhMatchPlain) {
+    std::mt19937 rng(38);
+    for (VecIsa isa : isas()) {
+        ForceIsa f(isa);
+        int64_t worst_tanh = 0;
+        double worst_gelu = 0;
+        for (int64_t n : {int64_t(1), int64_t(17), int64_t(300), int64_t(40000)}) {
+            const std::vector<float> x = pointwise_inputs(rng, n);
+            std::vector<float> th(x.size(), kNaN), gelu(x.size(), kNaN);
+            ops::vec_tanh(x.data(), th.data(), n);
+            ops::gelu_tanh_fast(x.data(), gelu.data(), n);
+            for (size_t i = 0; i < x.size(); ++i) {
+                SCOPED_TRACE(x[i]);
+                worst_tanh = std::max(worst_tanh, ulp_dist(th[i], std::tanh(x[i])));
+                ASSERT_LE(ulp_dist(th[i], std::tanh(x[i])), 3);
+                ASSERT_EQ(std::signbit(th[i]), std::signbit(std::tanh(x[i])));
+                const float wg = ops::gelu_tanh(x[i]);
+                ASSERT_EQ(std::isnan(gelu[i]), std::isnan(wg));
+                if (!std::isnan(wg) && gelu[i] != wg) {
+                    const double err = std::fabs(double(gelu[i]) - wg) /
+                                       (2 * ulp_of(wg) + std::ldexp(std::fabs(x[i]), -22));
+                    worst_gelu = std::max(worst_gelu, err);
+                    ASSERT_LE(err, 1.0) << gelu[i] << " vs " << wg;
+                }
+            }
+            const Tensor out = run_two_threads("Tanh", {f32_tensor({n}, x)}, {})[0];
+            ASSERT_EQ(std::memcmp(out.data<float>(), th.data(), th.size() * 4), 0);
+        }
+        std::printf(
+            "isa %d: tanh max %lld ulp from std::tanh(float), gelu-tanh max %.3f of the "
+            "bound\n",
+            int(isa), static_cast<long long>(worst_tanh), worst_gelu);
+    }
+}
+
+// The Gelu op (opset 20) runs gelu_fast / gelu_tanh_fast for float32 and the plain gelu_erf /
+// gelu_tanh for float64.
 TEST(OpsVecFastPath, GeluOpUsesFastPathForFloat32) {
     std::mt19937 rng(37);
     const std::vector<float> x = pointwise_inputs(rng, 20000);
-    std::vector<float> want(x.size());
-    ops::gelu_fast(x.data(), want.data(), static_cast<int64_t>(x.size()));
-    auto m = ir::new_model(20);
-    ir::GraphBuilder b(*m->graph);
-    ir::Value* in = b.input("x", DataType::kFloat32, std::vector<int64_t>{20000});
-    b.output(b.op("Gelu", {in}));
-    runtime::SessionOptions opts;
-    opts.threads = 2;
-    runtime::Feeds feeds;
-    feeds["x"] = ops::RtValue::of(f32_tensor({20000}, x));
-    const Tensor out = runtime::Session(*m, opts).run(feeds)[0].second.tensor();
-    ASSERT_EQ(std::memcmp(out.data<float>(), want.data(), want.size() * 4), 0);
+    const std::vector<double> xd(x.begin(), x.end());
+    for (const char* approx : {"none", "tanh"}) {
+        const bool tanh = approx[0] == 't';
+        std::vector<float> want(x.size());
+        (tanh ? ops::gelu_tanh_fast : ops::gelu_fast)(x.data(), want.data(),
+                                                      static_cast<int64_t>(x.size()));
+        for (DataType dt : {DataType::kFloat32, DataType::kFloat64}) {
+            auto m = ir::new_model(20);
+            ir::GraphBuilder b(*m->graph);
+            ir::Value* in = b.input("x", dt, std::vector<int64_t>{20000});
+            b.output(
+                b.op("Gelu", {in}, ir::attrs(ir::Attribute::make_string("approximate", approx))));
+            runtime::SessionOptions opts;
+            opts.threads = 2;
+            runtime::Feeds feeds;
+            feeds["x"] =
+                ops::RtValue::of(dt == DataType::kFloat32 ? f32_tensor({20000}, x)
+                                                          : Tensor::from_values(dt, {20000}, xd));
+            const Tensor out = runtime::Session(*m, opts).run(feeds)[0].second.tensor();
+            if (dt == DataType::kFloat32) {
+                ASSERT_EQ(std::memcmp(out.data<float>(), want.data(), want.size() * 4), 0);
+                continue;
+            }
+            for (size_t i = 0; i < xd.size(); ++i) {
+                const double w = tanh ? ops::gelu_tanh(xd[i]) : ops::gelu_erf(xd[i]);
+                ASSERT_TRUE(out.data<double>()[i] == w ||
+                            (std::isnan(w) && std::isnan(out.data<double>()[i])));
+            }
+        }
+    }
 }
 
 // layer_norm_fast gives layer_norm's values up to 1 ulp (the moments' summation order), also

@@ -1,7 +1,8 @@
-// ops/vec_math: float32 exp and erf against double-precision std::exp / std::erf on every 97th
-// float bit pattern (at most 2 ulp of the correctly rounded result, overflow, underflow and
-// subnormals included), the special values, bit-identity of the scalar, AVX2 and AVX-512
-// implementations, array tails, and the softmax / layer-norm helpers against plain loops.
+// ops/vec_math: float32 exp, erf and tanh against double-precision std::exp / std::erf /
+// std::tanh on every 97th float bit pattern (at most 1 ulp of the correctly rounded result,
+// overflow, underflow and subnormals included), the special values, bit-identity of the scalar,
+// AVX2 and AVX-512 implementations, array tails, and the softmax / layer-norm helpers against plain
+// loops.
 #include "ops/vec_math.h"
 
 #include <gtest/gtest.h>
@@ -90,6 +91,9 @@ double ref_exp(double x) {
 double ref_erf(double x) {
     return std::erf(x);
 }
+double ref_tanh(double x) {
+    return std::tanh(x);
+}
 
 std::vector<VecIsa> available_except(VecIsa best) {
     std::vector<VecIsa> v;
@@ -112,12 +116,20 @@ TEST(VecMath, ErfWithinOneUlpOnEvery97thFloat) {
     EXPECT_LE(r.max_ulp, 1.0) << "at x = " << r.worst_x;  // measured: below 1 ulp
 }
 
+TEST(VecMath, TanhWithinOneUlpOnEvery97thFloat) {
+    const VecIsa best = ops::vec_current_isa();
+    const SweepResult r = sweep(ops::vec_tanh, ref_tanh, 97, best, {});
+    std::printf("tanh: max error %.4f ulp at %a\n", r.max_ulp, static_cast<double>(r.worst_x));
+    EXPECT_LE(r.max_ulp, 1.0) << "at x = " << r.worst_x;  // measured: below 1 ulp
+}
+
 TEST(VecMath, IsasAreBitIdentical) {
     const VecIsa best = ops::vec_current_isa();
     const std::vector<VecIsa> others = available_except(best);
     // The scalar one calls std::fma per operation: a sparser sweep keeps the test quick.
     EXPECT_EQ(sweep(ops::vec_exp, nullptr, 1009, best, others).mismatches, 0);
     EXPECT_EQ(sweep(ops::vec_erf, nullptr, 1009, best, others).mismatches, 0);
+    EXPECT_EQ(sweep(ops::vec_tanh, nullptr, 1009, best, others).mismatches, 0);
 }
 
 // The softmax sum has the same lanes and order everywhere: bit-identical values (also where the
@@ -188,6 +200,19 @@ TEST(VecMath, SpecialValues) {
         EXPECT_EQ(one(ops::vec_erf, -3 * tiny), static_cast<float>(std::erf(-3.0 * tiny)));
         for (float v : {0.3f, 0.5f, 1.0f, 2.5f, 3.9f})
             EXPECT_EQ(one(ops::vec_erf, -v), -one(ops::vec_erf, v)) << v;
+
+        EXPECT_EQ(std::bit_cast<uint32_t>(one(ops::vec_tanh, 0.0f)), 0u);
+        EXPECT_EQ(std::bit_cast<uint32_t>(one(ops::vec_tanh, -0.0f)), 0x80000000u);
+        EXPECT_EQ(one(ops::vec_tanh, inf), 1.0f);
+        EXPECT_EQ(one(ops::vec_tanh, -inf), -1.0f);
+        EXPECT_EQ(one(ops::vec_tanh, 9.5f), 1.0f);
+        EXPECT_EQ(one(ops::vec_tanh, -3e38f), -1.0f);
+        EXPECT_TRUE(std::isnan(one(ops::vec_tanh, nan)));
+        EXPECT_TRUE(std::isnan(one(ops::vec_tanh, -nan)));
+        EXPECT_EQ(one(ops::vec_tanh, tiny), tiny);
+        EXPECT_EQ(one(ops::vec_tanh, -1e-20f), -1e-20f);
+        for (float v : {0.3f, 0.5f, 0.99f, 1.0f, 2.5f, 8.0f})
+            EXPECT_EQ(one(ops::vec_tanh, -v), -one(ops::vec_tanh, v)) << v;
     }
 }
 
@@ -202,7 +227,7 @@ TEST(VecMath, TailsAndInPlace) {
         for (int64_t n = 0; n <= 70; ++n) {
             std::vector<float> x(static_cast<size_t>(n) + 4), y(x.size(), -7.0f);
             for (float& v : x) v = u(rng);
-            for (VecFn fn : {ops::vec_exp, ops::vec_erf}) {
+            for (VecFn fn : {ops::vec_exp, ops::vec_erf, ops::vec_tanh}) {
                 std::fill(y.begin(), y.end(), -7.0f);
                 fn(x.data(), y.data(), n);
                 for (int64_t i = 0; i < n; ++i) EXPECT_EQ(y[size_t(i)], one(fn, x[size_t(i)]));
