@@ -3,18 +3,23 @@
 // LogSoftmax, Hardmax. Pointwise ops are scalar functions mapped in parallel; float16 / bfloat16
 // are computed in float32 (half_via_float). Softmax-like ops before opset 13 coerce the input to
 // 2-D at `axis` and normalize whole rows; from opset 13 they normalize along the single axis.
+// The row kernels are in softmax_kernels.h (float32 contiguous rows take its fast path); float32
+// Sigmoid and Gelu use activation_kernels.h's vectorized versions, float32 Tanh vec_math's.
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numbers>
 #include <type_traits>
 #include <vector>
 
 #include "base/thread_pool.h"
+#include "ops/activation_kernels.h"
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
 #include "ops/half.h"
 #include "ops/op_table.h"
+#include "ops/softmax_kernels.h"
+#include "ops/tensor_util.h"
+#include "ops/vec_math.h"
 
 namespace pg::ops {
 
@@ -53,11 +58,16 @@ KernelFn pointwise(const char* name, Op op) {
     });
 }
 
-template <typename T>
-T sigmoid(T x) {
-    if (x >= 0) return T(1) / (T(1) + std::exp(-x));
-    const T e = std::exp(x);
-    return e / (T(1) + e);
+// A pointwise float op whose float32 values come from the array function `fast`
+// (activation_kernels.h) in parallel chunks; other float types map the plain `op`.
+template <typename Op>
+KernelFn pointwise_vec(const char* name, Op op, void (*fast)(const float*, float*, int64_t)) {
+    const KernelFn plain = pointwise(name, op);
+    return half_via_float([plain, fast](KernelContext& ctx) {
+        const Tensor& x = ctx.input(0);
+        if (x.dtype() != DataType::kFloat32) return plain(ctx);
+        ctx.set_output(0, map_float32(x, fast, ctx.pool()));
+    });
 }
 
 template <typename T>
@@ -73,10 +83,12 @@ KernelFn make_leaky_relu(const Attrs& a, int64_t) {
     return pointwise("LeakyRelu", [=](auto x) { return x < 0 ? decltype(x)(alpha) * x : x; });
 }
 KernelFn make_sigmoid(const Attrs&, int64_t) {
-    return pointwise("Sigmoid", [](auto x) { return sigmoid(x); });
+    return pointwise_vec(
+        "Sigmoid", [](auto x) { return sigmoid(x); }, sigmoid_fast);
 }
 KernelFn make_tanh(const Attrs&, int64_t) {
-    return pointwise("Tanh", [](auto x) { return std::tanh(x); });
+    return pointwise_vec(
+        "Tanh", [](auto x) { return std::tanh(x); }, vec_tanh);
 }
 KernelFn make_elu(const Attrs& a, int64_t) {
     const float alpha = a.get_float("alpha", 1.0f);
@@ -128,16 +140,11 @@ KernelFn make_thresholded_relu(const Attrs& a, int64_t) {
 KernelFn make_gelu(const Attrs& a, int64_t) {
     const std::string approx = a.get_string("approximate", "none");
     if (approx == "tanh")
-        return pointwise("Gelu", [](auto x) {
-            using T = decltype(x);
-            const T k = static_cast<T>(std::sqrt(2.0 / std::numbers::pi));
-            return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
-        });
+        return pointwise_vec(
+            "Gelu", [](auto x) { return gelu_tanh(x); }, gelu_tanh_fast);
     if (approx != "none") fail("Gelu: unknown approximate '" + approx + "'");
-    return pointwise("Gelu", [](auto x) {
-        using T = decltype(x);
-        return T(0.5) * x * (T(1) + std::erf(x / static_cast<T>(std::numbers::sqrt2)));
-    });
+    return pointwise_vec(
+        "Gelu", [](auto x) { return gelu_erf(x); }, gelu_fast);
 }
 
 // The slope's shape as broadcast against x. PRelu before opset 7 applies a 1-D slope of size C
@@ -203,38 +210,6 @@ KernelFn make_clip(const Attrs& a, int64_t opset) {
     });
 }
 
-enum class Norm { kSoftmax, kLogSoftmax, kHardmax };
-
-// Normalizes `n` elements spaced `stride` apart starting at src / dst.
-template <typename T>
-void normalize(const T* src, T* dst, int64_t n, int64_t stride, Norm kind) {
-    int64_t arg = 0;
-    for (int64_t j = 1; j < n; ++j)
-        if (src[j * stride] > src[arg * stride]) arg = j;
-    if (kind == Norm::kHardmax) {
-        for (int64_t j = 0; j < n; ++j) dst[j * stride] = j == arg ? T(1) : T(0);
-        return;
-    }
-    const T m = n > 0 ? src[arg * stride] : T(0);
-    double sum = 0;
-    if (kind == Norm::kSoftmax) {  // each exp once, kept for the division (the same values)
-        thread_local std::vector<double> e;
-        e.resize(static_cast<size_t>(n));
-        for (int64_t j = 0; j < n; ++j)
-            sum += e[static_cast<size_t>(j)] = std::exp(static_cast<double>(src[j * stride] - m));
-        for (int64_t j = 0; j < n; ++j)
-            dst[j * stride] = static_cast<T>(e[static_cast<size_t>(j)] / sum);
-        return;
-    }
-    for (int64_t j = 0; j < n; ++j) sum += std::exp(static_cast<double>(src[j * stride] - m));
-    for (int64_t j = 0; j < n; ++j) {
-        const T d = src[j * stride] - m;
-        dst[j * stride] = kind == Norm::kSoftmax
-                              ? static_cast<T>(std::exp(static_cast<double>(d)) / sum)
-                              : static_cast<T>(d - static_cast<T>(std::log(sum)));
-    }
-}
-
 KernelFn make_norm(Norm kind, const char* name, const Attrs& a, int64_t opset) {
     const bool coerce_2d = opset < 13;
     const int64_t axis_attr = a.get_int("axis", coerce_2d ? 1 : -1);
@@ -257,7 +232,16 @@ KernelFn make_norm(Norm kind, const char* name, const Attrs& a, int64_t opset) {
             Tensor out = Tensor::uninitialized(x.dtype(), x.dims());
             T* dst = reinterpret_cast<T*>(out.mutable_bytes());
             const T* src = x.data<T>();
+            // float32 rows along a contiguous axis: the vectorized kernel (softmax_kernels.h).
+            const bool fast = std::is_same_v<T, float> && inner == 1 && kind != Norm::kHardmax;
             auto rows = [&](int64_t b, int64_t e) {  // row r = (o, i)
+                if constexpr (std::is_same_v<T, float>)
+                    if (fast) {
+                        for (int64_t r = b; r < e; ++r)
+                            softmax_row_fast(src + r * n, dst + r * n, n,
+                                             kind == Norm::kLogSoftmax);
+                        return;
+                    }
                 for (int64_t r = b; r < e; ++r) {
                     const int64_t base = (r / inner) * n * inner + r % inner;
                     normalize(src + base, dst + base, n, inner, kind);

@@ -2,6 +2,7 @@
 // and hyperbolic functions, Erf, IsNaN, IsInf, Not, BitwiseNot.
 // Each op is a scalar function mapped over the input (in parallel for large tensors); float16 and
 // bfloat16 are computed in float32 (half_via_float). IsNaN / IsInf also read the float8 types.
+// float32 Exp and Erf run vec_math's vectorized exp / erf (`vectorized`).
 #include <cmath>
 #include <type_traits>
 
@@ -10,6 +11,8 @@
 #include "ops/dispatch.h"
 #include "ops/half.h"
 #include "ops/op_table.h"
+#include "ops/tensor_util.h"
+#include "ops/vec_math.h"
 
 namespace pg::ops {
 
@@ -129,6 +132,21 @@ KernelFn make_not(const Attrs&, int64_t) {
     };
 }
 
+// An op whose float32 (and float16 / bfloat16, through it) values come from a vec_math array
+// function, in parallel chunks; other types map the plain scalar `op` (the reference, which
+// tests/unit/ops_vec_fastpath_test.cc diffs the fast path against).
+template <Types types, typename Op>
+MakeKernel vectorized(const char* name, Op op, void (*fast)(const float*, float*, int64_t)) {
+    return [=](const Attrs& a, int64_t opset) {
+        const KernelFn plain = unary<types>(name, op)(a, opset);
+        return half_via_float([plain, fast](KernelContext& ctx) {
+            const Tensor& x = ctx.input(0);
+            if (x.dtype() != DataType::kFloat32) return plain(ctx);
+            ctx.set_output(0, map_float32(x, fast, ctx.pool()));
+        });
+    };
+}
+
 template <typename T>
 T nearest_even(T v) {
     return std::nearbyint(v);  // the default rounding mode: to nearest, ties to even
@@ -149,7 +167,10 @@ void register_elementwise_unary_ops(OpTable& t) {
     t.add("Sqrt", 1, C::kRounding, unary<F>("Sqrt", [](auto v) { return std::sqrt(v); }));
     t.add("Reciprocal", 1, C::kRounding,
           unary<F>("Reciprocal", [](auto v) { return decltype(v)(1) / v; }));
-    t.add("Exp", 1, C::kApproximate, unary<F>("Exp", [](auto v) { return std::exp(v); }));
+    // float32 Exp and Erf: vec_math (below 1 ulp from the correctly rounded result).
+    t.add("Exp", 1, C::kApproximate,
+          vectorized<F>(
+              "Exp", [](auto v) { return std::exp(v); }, vec_exp));
     t.add("Log", 1, C::kApproximate, unary<F>("Log", [](auto v) { return std::log(v); }));
     t.add("Sin", 7, C::kApproximate, unary<F>("Sin", [](auto v) { return std::sin(v); }));
     t.add("Cos", 7, C::kApproximate, unary<F>("Cos", [](auto v) { return std::cos(v); }));
@@ -163,7 +184,8 @@ void register_elementwise_unary_ops(OpTable& t) {
     t.add("Acosh", 9, C::kApproximate, unary<F>("Acosh", [](auto v) { return std::acosh(v); }));
     t.add("Atanh", 9, C::kApproximate, unary<F>("Atanh", [](auto v) { return std::atanh(v); }));
     t.add("Erf", 9, C::kApproximate,
-          unary<N>("Erf", [](auto v) { return static_cast<decltype(v)>(std::erf(v)); }));
+          vectorized<N>(
+              "Erf", [](auto v) { return static_cast<decltype(v)>(std::erf(v)); }, vec_erf));
     t.add("IsNaN", 9, C::kExact, make_isnan);
     t.add("IsInf", 10, C::kExact, make_isinf);
     t.add("Not", 1, C::kExact, make_not);

@@ -3,7 +3,8 @@
 // Statistics (mean, variance, norms) accumulate in double for every float type (two passes),
 // which stays within ONNX's tolerances of its float32 and float64 references; the normalized
 // values are computed in T. float16/bfloat16 go through float32 (half_via_float), except
-// LayerNormalization, whose Mean/InvStdDev outputs keep the stash type (float32).
+// LayerNormalization, whose Mean/InvStdDev outputs keep the stash type (float32); float32
+// LayerNormalization runs layer_norm_fast (vectorized, rows over the pool).
 #include <cmath>
 
 #include "ir/graph.h"
@@ -119,12 +120,21 @@ KernelFn make_layer_norm(const Attrs& at, int64_t) {
             x.dtype() == DataType::kFloat64 ? DataType::kFloat64 : DataType::kFloat32;
         Tensor y = Tensor::uninitialized(x.dtype(), x.dims());
         Tensor mean = Tensor::zeros(stash, stat_dims), inv = Tensor::zeros(stash, stat_dims);
-        dispatch_float(x.dtype(), "LayerNormalization", [&]<typename T>() {
-            layer_norm<T>(
-                x.data<T>(), static_cast<int64_t>(scale.size()), scale, bias, eps,
-                reinterpret_cast<T*>(y.mutable_bytes()), reinterpret_cast<T*>(mean.mutable_bytes()),
-                reinterpret_cast<T*>(inv.mutable_bytes()), static_cast<int64_t>(mean.numel()));
-        });
+        if (x.dtype() == DataType::kFloat32) {
+            layer_norm_fast(x.data<float>(), static_cast<int64_t>(scale.size()), scale, bias, eps,
+                            reinterpret_cast<float*>(y.mutable_bytes()),
+                            reinterpret_cast<float*>(mean.mutable_bytes()),
+                            reinterpret_cast<float*>(inv.mutable_bytes()),
+                            static_cast<int64_t>(mean.numel()), ctx.pool());
+        } else {
+            dispatch_float(x.dtype(), "LayerNormalization", [&]<typename T>() {
+                layer_norm<T>(x.data<T>(), static_cast<int64_t>(scale.size()), scale, bias, eps,
+                              reinterpret_cast<T*>(y.mutable_bytes()),
+                              reinterpret_cast<T*>(mean.mutable_bytes()),
+                              reinterpret_cast<T*>(inv.mutable_bytes()),
+                              static_cast<int64_t>(mean.numel()));
+            });
+        }
         ctx.set_output(0, narrow_half(y, x0.dtype()));
         if (ctx.num_outputs() > 1) ctx.set_output(1, std::move(mean));
         if (ctx.num_outputs() > 2) ctx.set_output(2, std::move(inv));

@@ -9,6 +9,7 @@
 #include "base/float16.h"
 #include "ops/dispatch.h"
 #include "ops/gemm_kernels.h"
+#include "ops/vec_math.h"
 
 namespace pg::ops {
 
@@ -133,6 +134,23 @@ void layer_norm(const T* x, int64_t inner, const std::vector<double>& scale,
             y[r * inner + i] = static_cast<T>(
                 (static_cast<double>(x[r * inner + i]) - m) * inv * scale[i] + bias[i]);
     }
+}
+
+void layer_norm_fast(const float* x, int64_t inner, const std::vector<double>& scale,
+                     const std::vector<double>& bias, double eps, float* y, float* mean,
+                     float* inv_std, int64_t rows, ThreadPool* pool) {
+    const auto n = static_cast<double>(inner);
+    auto body = [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) {
+            const float* xr = x + r * inner;
+            const double m = inner > 0 ? vec_sum_f64(xr, inner) / n : 0.0;
+            const double var = inner > 0 ? vec_sum_sq_dev_f64(xr, m, inner) / n : 0.0;
+            const double inv = 1.0 / std::sqrt(var + eps);
+            mean[r] = static_cast<float>(m), inv_std[r] = static_cast<float>(inv);
+            vec_norm_affine(xr, m, inv, scale.data(), bias.data(), y + r * inner, inner);
+        }
+    };
+    run_parallel(rows > 1 && rows * inner > (1 << 14) ? pool : nullptr, rows, body);
 }
 
 template <typename T>

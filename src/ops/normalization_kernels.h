@@ -27,6 +27,14 @@ void layer_norm(const T* x, int64_t inner, const std::vector<double>& scale,
                 const std::vector<double>& bias, double eps, T* y, T* mean, T* inv_std,
                 int64_t rows);
 
+// float32 fast path of layer_norm, diffed against it in tests/unit/ops_vec_fastpath_test.cc: the
+// same double arithmetic per element (vec_math's moments with 16 interleaved partial sums, then
+// ((x - mean) * inv) * scale + bias unfused), rows split over the pool; equal to layer_norm but
+// for the summation order of the moments (differences of at most 1 float32 ulp).
+void layer_norm_fast(const float* x, int64_t inner, const std::vector<double>& scale,
+                     const std::vector<double>& bias, double eps, float* y, float* mean,
+                     float* inv_std, int64_t rows, ThreadPool* pool);
+
 struct LrnParams {
     double alpha, beta, bias;
     int64_t size;

@@ -5,6 +5,7 @@
 
 #include "base/float16.h"
 #include "ops/dispatch.h"
+#include "ops/transpose_tiles.h"
 
 namespace pg::ops {
 
@@ -228,6 +229,30 @@ void merge_contiguous_axes(Dims& dims, Dims& strides) {
     dims = std::move(d), strides = std::move(s);
 }
 
+// The output (merged `dims`, input `strides`) as planes of dims[-2] x dims[-1] whose rows are
+// the input's unit-stride axis: each plane a block transpose (transpose_tiles.h), in strips of
+// 32 rows over the pool.
+void transpose_planes32(const Tensor& x, const Dims& dims, const Dims& strides, Tensor& y,
+                        ThreadPool* pool) {
+    constexpr int64_t kStrip = 32;
+    const size_t last = dims.size() - 1;
+    const int64_t inner = dims[last], len = dims[last - 1], step = strides[last];
+    const Dims plane_dims(dims.begin(), dims.end() - 2);
+    const int64_t strips = (len + kStrip - 1) / kStrip;
+    const auto* src = reinterpret_cast<const uint32_t*>(x.bytes());
+    auto* dst = reinterpret_cast<uint32_t*>(y.mutable_bytes());
+    parallel_rows(pool, count_of(plane_dims) * strips, kStrip * inner, [&](int64_t b, int64_t e) {
+        for (int64_t u = b; u < e; ++u) {
+            const int64_t p = u / strips, k0 = u % strips * kStrip;
+            int64_t off = 0, rem = p;
+            for (size_t a = plane_dims.size(); a-- > 0;)
+                off += rem % plane_dims[a] * strides[a], rem /= plane_dims[a];
+            transpose_block32(src + off + k0, step, dst + (p * len + k0) * inner, inner,
+                              std::min(kStrip, len - k0), inner);
+        }
+    });
+}
+
 }  // namespace
 
 Tensor transpose_fast(const Tensor& x, const Dims& perm, ThreadPool* pool) {
@@ -242,6 +267,11 @@ Tensor transpose_fast(const Tensor& x, const Dims& perm, ThreadPool* pool) {
     Dims dims = out;
     merge_contiguous_axes(dims, strides);
     const int64_t inner = dims.back(), rows = inner ? count_of(dims) / inner : 0;
+    if (movable_bytes(x.dtype()) == 4 && dims.size() >= 2 && strides.back() != 1 &&
+        strides[dims.size() - 2] == 1) {
+        transpose_planes32(x, dims, strides, y, pool);
+        return y;
+    }
     const Dims outer_dims(dims.begin(), dims.end() - 1);
     dispatch_by_size(x.dtype(), "Transpose", [&]<typename T>() {
         const T* src = x.data<T>();

@@ -49,7 +49,9 @@ int64_t wrap_index(int64_t i, int64_t n, const char* op);
 
 // Concat of `in` along `axis` into `out` dims, and Transpose of x by perm: the plain versions
 // build ref maps and call take(); the fast ones (fixed-size types of whole bytes, else they fall
-// back to the plain ones) copy contiguous runs. Tests diff them (tests/unit/ops_fastpath_test.cc).
+// back to the plain ones) copy contiguous runs, and transpose 4-byte planes whose rows are the
+// input's unit-stride axis in blocks (transpose_tiles.h). Tests diff them
+// (tests/unit/ops_fastpath_test.cc, ops_transpose_tiles_test.cc).
 Tensor concat_plain(const std::vector<const Tensor*>& in, const Dims& out, size_t axis,
                     ThreadPool* pool);
 Tensor concat_fast(const std::vector<const Tensor*>& in, const Dims& out, size_t axis,

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "base/thread_pool.h"
 #include "ops/kernel.h"
 
 namespace pg::ops {
@@ -148,6 +149,20 @@ Tensor copy_tensor(const Tensor& t) {
     if (t.nbytes() == 0) return Tensor::zeros(t.dtype(), t.dims());
     return Tensor::from_bytes(t.dtype(), t.dims(),
                               std::string(reinterpret_cast<const char*>(t.bytes()), t.nbytes()));
+}
+
+Tensor map_float32(const Tensor& x, void (*fn)(const float*, float*, int64_t), ThreadPool* pool) {
+    constexpr int64_t kChunk = 16384;
+    Tensor out = Tensor::uninitialized(DataType::kFloat32, x.dims());
+    float* dst = reinterpret_cast<float*>(out.mutable_bytes());
+    const float* src = x.data<float>();
+    auto body = [&](int64_t b, int64_t e) { fn(src + b, dst + b, e - b); };
+    const auto n = static_cast<int64_t>(x.numel());
+    if (pool && n > kChunk)
+        pool->parallel_for(n, kChunk, body);
+    else
+        body(0, n);
+    return out;
 }
 
 }  // namespace pg::ops

@@ -1,11 +1,16 @@
 // Small tensor helpers shared by kernels: axis normalization, reading scalars and index lists,
-// and byte-level stacking / slicing along an axis (any fixed-size type and strings).
+// byte-level stacking / slicing along an axis (any fixed-size type and strings), and mapping a
+// float32 array function over a tensor in parallel chunks.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "tensor/tensor.h"
+
+namespace pg {
+class ThreadPool;
+}
 
 namespace pg::ops {
 
@@ -28,5 +33,9 @@ Tensor select_along(const Tensor& t, int64_t axis, int64_t index);
 Tensor narrow_along(const Tensor& t, int64_t axis, int64_t start, int64_t length);
 // Same dtype and dims, new owned buffer with the same bytes (or strings).
 Tensor copy_tensor(const Tensor& t);
+
+// A float32 tensor shaped like x with fn(x values, out values, count) applied over chunks of
+// 16384 elements, split over `pool` (when set) for tensors of more than one chunk.
+Tensor map_float32(const Tensor& x, void (*fn)(const float*, float*, int64_t), ThreadPool* pool);
 
 }  // namespace pg::ops
