@@ -26,12 +26,6 @@ namespace {
 
 using namespace attn;
 
-int64_t product(const Dims& d, size_t from, size_t to) {
-    int64_t p = 1;
-    for (size_t i = from; i < to; ++i) p *= d[i];
-    return p;
-}
-
 // `v` stored as `dt`; float16 / bfloat16 rounded from float32.
 Tensor store(const Vec& v, DataType dt, Dims dims) {
     if (!is_half(dt)) return from_doubles(v, dt, std::move(dims), "attention");
