@@ -224,10 +224,10 @@ inline __attribute__((always_inline)) void load_strided(V8& v, const float* p) {
     if constexpr (S == 1) {
         __builtin_memcpy(&v, p, sizeof v);
     } else {
-        V8 a, c;
+        V8 a, c;  // p[0, 8) and p[7, 15): nothing past p[14] is read
         __builtin_memcpy(&a, p, sizeof a);
-        __builtin_memcpy(&c, p + 8, sizeof c);
-        v = __builtin_shuffle(a, c, I8{0, 2, 4, 6, 8, 10, 12, 14});
+        __builtin_memcpy(&c, p + 7, sizeof c);
+        v = __builtin_shuffle(a, c, I8{0, 2, 4, 6, 9, 11, 13, 15});
     }
 }
 
@@ -307,6 +307,103 @@ void max3x3_row(const Window& g, const float* xp, int64_t oh, Max3Fn fn, float* 
     }
 }
 
+// float32 average pools without a depth axis: in output rows whose window rows all lie inside
+// the input, the columns whose taps all lie inside the row take every tap at once, summed in
+// visit_window's order (0, then tap (0, 0), (0, 1), ...: the same sums as avg_pool) and divided by
+// the tap count (both divisors count every tap there), eight outputs at a time for column strides
+// 1 and 2 (S = 0: any stride, one at a time); avg_row_rest does the other columns.
+bool is_avg2d(const Window& g) {
+    return g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1;
+}
+
+template <int S>
+inline __attribute__((always_inline)) int64_t avg2d_block(const Window& g, const float* r0,
+                                                          int64_t off, int64_t lo, int64_t hi,
+                                                          float* yr) {
+    const int64_t width = g.in[2], kh = g.kernel[1], kw = g.kernel[2], dw = g.dil[2];
+    const int64_t rstep = g.dil[1] * width, s = S == 0 ? g.stride[2] : S;
+    const float div = static_cast<float>(kh * kw);
+    int64_t ow = lo;
+    if constexpr (S != 0) {
+        const V8 vdiv = V8{} + div;
+        // Blocks of eight while the last one read, p[7 * S + (kw - 1) * dw], is inside the row;
+        // the last block is moved back to end at hi (its outputs written twice, the same values).
+        while (ow < hi) {
+            const int64_t o = std::min(ow, hi - 8);
+            if (o < lo || o * S + 7 * S + off + (kw - 1) * dw >= width) break;
+            ow = o + 8;
+            const float* p = r0 + o * S + off;
+            V8 cur = {}, v;
+            for (int64_t a = 0; a < kh; ++a)
+                for (int64_t b = 0; b < kw; ++b) {
+                    load_strided<S>(v, p + a * rstep + b * dw);
+                    cur = cur + v;
+                }
+            cur = cur / vdiv;
+            __builtin_memcpy(yr + o, &cur, sizeof cur);
+        }
+    }
+    for (; ow < hi; ++ow) {
+        const float* p = r0 + ow * s + off;
+        float cur = 0.0f;
+        for (int64_t a = 0; a < kh; ++a)
+            for (int64_t b = 0; b < kw; ++b) cur += p[a * rstep + b * dw];
+        yr[ow] = cur / div;
+    }
+    return ow;
+}
+
+using Avg2dFn = int64_t (*)(const Window&, const float*, int64_t, int64_t, int64_t, float*);
+
+template <int S>
+int64_t avg2d_base(const Window& g, const float* r0, int64_t off, int64_t lo, int64_t hi,
+                   float* yr) {
+    return avg2d_block<S>(g, r0, off, lo, hi, yr);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+template <int S>
+__attribute__((target("avx2"))) int64_t avg2d_avx2(const Window& g, const float* r0, int64_t off,
+                                                   int64_t lo, int64_t hi, float* yr) {
+    return avg2d_block<S>(g, r0, off, lo, hi, yr);
+}
+#endif
+
+Avg2dFn avg2d_fn(int64_t stride) {
+    static const std::array<Avg2dFn, 3> fns = [] {
+#if defined(__x86_64__) && defined(__GNUC__)
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx2"))
+            return std::array<Avg2dFn, 3>{&avg2d_base<0>, &avg2d_avx2<1>, &avg2d_avx2<2>};
+#endif
+        return std::array<Avg2dFn, 3>{&avg2d_base<0>, &avg2d_base<1>, &avg2d_base<2>};
+    }();
+    return fns[stride <= 2 ? stride : 0];
+}
+
+// One output row oh of a plane whose window rows are all inside the input (see is_avg2d): the
+// interior columns through fn, the others as avg_pool computes them.
+void avg2d_row(const Window& g, const float* xp, int64_t oh, bool include_pad, Avg2dFn fn,
+               float* yr) {
+    const int64_t off = -g.pad_begin[2], ih = oh * g.stride[1] - g.pad_begin[1];
+    const int64_t last = off + (g.kernel[2] - 1) * g.dil[2];
+    int64_t lo, hi, lo2, hi2;
+    inside_columns(g, off, &lo, &hi);
+    inside_columns(g, last, &lo2, &hi2);
+    lo = std::max(lo, lo2), hi = std::max(lo, std::min(hi, hi2));
+    const int64_t done = fn(g, xp + ih * g.in[2], off, lo, hi, yr);
+    for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+        if (ow == lo) ow = std::max(ow, done);
+        if (ow >= g.out[2]) break;
+        float sum = 0.0f;
+        int64_t count = 0;
+        const int64_t padded =
+            visit_window(g, oh * g.out[2] + ow, [&](int64_t i) { sum += xp[i], ++count; });
+        const int64_t div = include_pad ? padded : count;
+        yr[ow] = div > 0 ? sum / static_cast<float>(div) : std::numeric_limits<float>::quiet_NaN();
+    }
+}
+
 }  // namespace
 
 template <typename T>
@@ -342,11 +439,19 @@ template <typename T>
 void avg_pool_fast(const Window& g, int64_t planes, const T* x, T* y, bool include_pad,
                    ThreadPool* pool) {
     const AxisTaps t[3] = {axis_taps(g, 0), axis_taps(g, 1), axis_taps(g, 2)};
+    bool fast2d = false;
+    if constexpr (std::is_same_v<T, float>) fast2d = is_avg2d(g);
+    const Avg2dFn fn2d = fast2d ? avg2d_fn(g.stride[2]) : nullptr;
     for_planes(planes, pool, [&](int64_t p) {
         const T* xp = x + p * g.in_size();
         for (int64_t od = 0; od < g.out[0]; ++od)
             for (int64_t oh = 0; oh < g.out[1]; ++oh) {
                 T* yr = y + p * g.out_size() + (od * g.out[1] + oh) * g.out[2];
+                if constexpr (std::is_same_v<T, float>)
+                    if (fast2d && t[1].lo[oh] == 0 && t[1].hi[oh] == g.kernel[1]) {
+                        avg2d_row(g, xp, oh, include_pad, fn2d, yr);
+                        continue;
+                    }
                 pool_row<T>(
                     g, t, xp, od, oh, [&](int64_t ow, const T*) { yr[ow] = T(0); },
                     [&](int64_t lo, int64_t hi, const T* row, int64_t off) {

@@ -111,6 +111,42 @@ TEST(OpsPool, FastMax3x3MatchesReferenceOnRandomShapes) {
     }
 }
 
+// 2-D average pools (the all-taps-at-once interior rows): random kernels up to 7x7, strides 1-3,
+// dilations, pads, ceil mode and both divisors, with NaNs and negative zeros among the inputs,
+// bit for bit against the reference (the kernel-sized input is ShuffleNet's 7x7 global pool).
+TEST(OpsPool, FastAvg2dMatchesReferenceOnRandomShapes) {
+    std::mt19937 rng(14);
+    auto pick = [&](int64_t lo, int64_t hi) {
+        return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+    };
+    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+    ThreadPool pool(2);
+    for (int t = 0; t < 150; ++t) {
+        ops::WindowAttrs wa;
+        const int64_t kh = pick(1, t % 4 ? 4 : 7), kw = pick(1, t % 4 ? 4 : 7);
+        wa.kernel_shape = {kh, kw}, wa.strides = {pick(1, 3), pick(1, 3)};
+        wa.dilations = {t % 5 == 0 ? pick(1, 2) : 1, t % 7 == 0 ? pick(1, 2) : 1};
+        wa.pads = {pick(0, kh - 1), pick(0, kw - 1), pick(0, kh - 1), pick(0, kw - 1)};
+        wa.ceil_mode = t % 2 == 1;
+        std::vector<int64_t> in = {pick((kh - 1) * wa.dilations[0] + 1, 20),
+                                   pick((kw - 1) * wa.dilations[1] + 1, 70)};
+        if (t % 10 == 9) in = {kh, kw}, wa.pads = {0, 0, 0, 0}, wa.dilations = {1, 1};
+        const ops::Window g = ops::make_window(wa, in, wa.kernel_shape, "AveragePool");
+        const int64_t planes = pick(1, 5);
+        std::vector<float> x(size_t(planes * g.in_size()));
+        for (size_t i = 0; i < x.size(); ++i)
+            x[i] = t % 3 == 0 && i % 31 == 3 ? std::numeric_limits<float>::quiet_NaN()
+                   : t % 3 == 1              ? -0.0f
+                                             : val(rng);
+        const size_t ny = size_t(planes * g.out_size());
+        const bool include_pad = t % 4 < 2;
+        std::vector<float> fast(ny, 7.0f), ref(ny, 8.0f);
+        ops::avg_pool_fast(g, planes, x.data(), fast.data(), include_pad, t % 2 ? &pool : nullptr);
+        ops::avg_pool(g, planes, x.data(), ref.data(), include_pad, nullptr);
+        ASSERT_EQ(std::memcmp(fast.data(), ref.data(), ny * sizeof(float)), 0) << "case " << t;
+    }
+}
+
 TEST(OpsPool, MaxPoolWithIndicesRowAndColumnMajor) {
     auto attrs = [](int order) {
         return ir::attrs(Attribute::make_ints("kernel_shape", {2, 2}),
