@@ -85,7 +85,7 @@ TEST(OpsPool, FastPoolsMatchReferenceOnWideRowsWithNaN) {
 }
 
 // 2-D 3x3 max pools (the nine-taps-at-once rows): random sizes, strides 1-2 per axis, pads 0-2,
-// ceil mode, NaNs among the inputs, bit for bit against the reference.
+// ceil mode, NaNs or signed zeros among the inputs, bit for bit against the reference.
 TEST(OpsPool, FastMax3x3MatchesReferenceOnRandomShapes) {
     std::mt19937 rng(13);
     auto pick = [&](int64_t lo, int64_t hi) {
@@ -102,7 +102,9 @@ TEST(OpsPool, FastMax3x3MatchesReferenceOnRandomShapes) {
         const int64_t planes = pick(1, 5);
         std::vector<float> x(size_t(planes * g.in_size()));
         for (size_t i = 0; i < x.size(); ++i)
-            x[i] = t % 3 == 0 && i % 29 == 3 ? std::numeric_limits<float>::quiet_NaN() : val(rng);
+            x[i] = t % 3 == 0 && i % 29 == 3 ? std::numeric_limits<float>::quiet_NaN()
+                   : t % 3 == 1             ? (rng() % 2 ? 0.0f : -0.0f)  // ties of signed zeros
+                                            : val(rng);
         const size_t ny = size_t(planes * g.out_size());
         std::vector<float> fast(ny, 7.0f), ref(ny, 8.0f);
         ops::max_pool_fast(g, planes, x.data(), fast.data(), t % 2 ? &pool : nullptr);
