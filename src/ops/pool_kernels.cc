@@ -463,6 +463,120 @@ void avg2d_row(const Window& g, const AxisTaps t[3], const float* xp, int64_t oh
     for (int64_t ow = done; ow < g.out[2]; ++ow) yr[ow] = border_avg(g, t, xp, oh, ow, include_pad);
 }
 
+// float32 average pools without a depth axis, column stride 1 or 2, through a zero-padded copy
+// of each plane: every output sums its whole window in avg_pool's order with the padding's taps
+// adding +0 (a sum that starts at +0 is never -0, and s + 0 == s otherwise, so the sums are
+// avg_pool's), eight outputs at a time, then is divided by its own divisor from a map shared by
+// all planes (windows with no tap inside get avg_pool's NaN).
+struct AvgPadded {
+    int64_t rows = 0, cols = 0, ow8 = 0;
+    std::vector<float> div;      // [out rows][ow8], 1 past the last column
+    std::vector<int64_t> empty;  // outputs whose divisor is 0
+};
+
+bool avg_padded_plan(const Window& g, const AxisTaps t[3], bool include_pad, AvgPadded* a) {
+    if (!is_avg2d(g) || g.stride[2] > 2 || g.pad_begin[1] < 0 || g.pad_begin[2] < 0) return false;
+    a->ow8 = (g.out[2] + 7) / 8 * 8;
+    a->rows = (g.out[1] - 1) * g.stride[1] + (g.kernel[1] - 1) * g.dil[1] + 1;
+    a->cols = (a->ow8 - 1) * g.stride[2] + (g.kernel[2] - 1) * g.dil[2] + 1;
+    if (a->rows * a->cols > (int64_t{1} << 20)) return false;
+    a->div.assign(static_cast<size_t>(g.out[1] * a->ow8), 1.0f);
+    for (int64_t oh = 0; oh < g.out[1]; ++oh)
+        for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+            const int64_t div = include_pad
+                                    ? t[1].padded[oh] * t[2].padded[ow]
+                                    : (t[1].hi[oh] - t[1].lo[oh]) * (t[2].hi[ow] - t[2].lo[ow]);
+            a->div[static_cast<size_t>(oh * a->ow8 + ow)] = static_cast<float>(div);
+            if (div <= 0) a->empty.push_back(oh * g.out[2] + ow);
+        }
+    return true;
+}
+
+// Copies plane xp into buf (zeros around it, the input at the pads' offset).
+void fill_padded(const Window& g, const AvgPadded& a, const float* xp, float* buf) {
+    std::fill_n(buf, a.rows * a.cols, 0.0f);
+    const int64_t n = std::min(g.in[2], a.cols - g.pad_begin[2]);
+    for (int64_t r = 0; r < g.in[1] && r + g.pad_begin[1] < a.rows; ++r)
+        if (n > 0)
+            std::copy_n(xp + r * g.in[2], n, buf + (r + g.pad_begin[1]) * a.cols + g.pad_begin[2]);
+}
+
+// Output row blocks [j, j + 8 * kBlocks) of one row: kBlocks independent sums in flight.
+template <int S, int kBlocks>
+inline __attribute__((always_inline)) void avg_padded_blocks(const Window& g, const AvgPadded& a,
+                                                             const float* r0, const float* dv,
+                                                             int64_t j, float* yr) {
+    const int64_t kh = g.kernel[1], kw = g.kernel[2], rstep = g.dil[1] * a.cols, dw = g.dil[2];
+    V8 cur[kBlocks] = {}, v, d;
+    for (int64_t r = 0; r < kh; ++r)
+        for (int64_t c = 0; c < kw; ++c)
+            for (int k = 0; k < kBlocks; ++k) {
+                load_strided<S>(v, r0 + (j + 8 * k) * S + r * rstep + c * dw);
+                cur[k] = cur[k] + v;
+            }
+    for (int k = 0; k < kBlocks; ++k) {
+        const int64_t jk = j + 8 * k;
+        __builtin_memcpy(&d, dv + jk, sizeof d);
+        cur[k] = cur[k] / d;
+        __builtin_memcpy(yr + jk, &cur[k],
+                         static_cast<size_t>(std::min<int64_t>(8, g.out[2] - jk)) * sizeof(float));
+    }
+}
+
+template <int S>
+inline __attribute__((always_inline)) void avg_padded_body(const Window& g, const AvgPadded& a,
+                                                           const float* buf, float* yc) {
+    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+        const float* r0 = buf + oh * g.stride[1] * a.cols;
+        const float* dv = a.div.data() + oh * a.ow8;
+        float* yr = yc + oh * g.out[2];
+        int64_t j = 0;
+        for (; j + 16 <= a.ow8; j += 16) avg_padded_blocks<S, 2>(g, a, r0, dv, j, yr);
+        if (j < a.ow8) avg_padded_blocks<S, 1>(g, a, r0, dv, j, yr);
+    }
+}
+
+using AvgPaddedFn = void (*)(const Window&, const AvgPadded&, const float*, float*);
+
+template <int S>
+void avg_padded_base(const Window& g, const AvgPadded& a, const float* buf, float* yc) {
+    avg_padded_body<S>(g, a, buf, yc);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+template <int S>
+__attribute__((target("avx2"))) void avg_padded_avx2(const Window& g, const AvgPadded& a,
+                                                     const float* buf, float* yc) {
+    avg_padded_body<S>(g, a, buf, yc);
+}
+#endif
+
+AvgPaddedFn avg_padded_fn(int64_t stride) {
+    static const std::array<AvgPaddedFn, 2> fns = [] {
+#if defined(__x86_64__) && defined(__GNUC__)
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx2"))
+            return std::array<AvgPaddedFn, 2>{&avg_padded_avx2<1>, &avg_padded_avx2<2>};
+#endif
+        return std::array<AvgPaddedFn, 2>{&avg_padded_base<1>, &avg_padded_base<2>};
+    }();
+    return fns[stride - 1];
+}
+
+void avg_pool_padded(const Window& g, const AvgPadded& a, int64_t planes, const float* x, float* y,
+                     ThreadPool* pool) {
+    const AvgPaddedFn fn = avg_padded_fn(g.stride[2]);
+    run_parallel(pool, planes, [&](int64_t b, int64_t e) {
+        std::vector<float> buf(static_cast<size_t>(a.rows * a.cols));
+        for (int64_t p = b; p < e; ++p) {
+            fill_padded(g, a, x + p * g.in_size(), buf.data());
+            float* yc = y + p * g.out_size();
+            fn(g, a, buf.data(), yc);
+            for (int64_t o : a.empty) yc[o] = std::numeric_limits<float>::quiet_NaN();
+        }
+    });
+}
+
 }  // namespace
 
 template <typename T>
@@ -499,7 +613,12 @@ void avg_pool_fast(const Window& g, int64_t planes, const T* x, T* y, bool inclu
                    ThreadPool* pool) {
     const AxisTaps t[3] = {axis_taps(g, 0), axis_taps(g, 1), axis_taps(g, 2)};
     bool fast2d = false;
-    if constexpr (std::is_same_v<T, float>) fast2d = is_avg2d(g);
+    if constexpr (std::is_same_v<T, float>) {
+        AvgPadded a;
+        if (avg_padded_plan(g, t, include_pad, &a))
+            return avg_pool_padded(g, a, planes, x, y, pool);
+        fast2d = is_avg2d(g);
+    }
     const Avg2dFn fn2d = fast2d ? avg2d_fn(g.stride[2]) : nullptr;
     int64_t lo2d = 0, hi2d = 0;
     if (fast2d) avg2d_columns(g, &lo2d, &hi2d);

@@ -1,6 +1,7 @@
 // Pooling: window geometry (pads, ceil_mode, dilations), indices, divisors, unpooling.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 
 #include <limits>
@@ -147,6 +148,28 @@ TEST(OpsPool, FastAvg2dMatchesReferenceOnRandomShapes) {
         ops::avg_pool(g, planes, x.data(), ref.data(), include_pad, nullptr);
         ASSERT_EQ(std::memcmp(fast.data(), ref.data(), ny * sizeof(float)), 0) << "case " << t;
     }
+}
+
+// Windows with no tap inside the input (1x1 kernels over pads of 1): NaN without
+// count_include_pad, 0 with it, as the reference gives.
+TEST(OpsPool, FastAvgPoolWindowsInsideThePadding) {
+    std::mt19937 rng(15);
+    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+    for (const bool include_pad : {false, true})
+        for (const int64_t stride : {1, 2}) {
+            ops::WindowAttrs wa;
+            wa.kernel_shape = {1, 1}, wa.strides = {stride, stride}, wa.pads = {1, 1, 1, 1};
+            const ops::Window g = ops::make_window(wa, {5, 11}, wa.kernel_shape, "AveragePool");
+            std::vector<float> x(size_t(2 * g.in_size()));
+            for (float& e : x) e = val(rng);
+            const size_t ny = size_t(2 * g.out_size());
+            std::vector<float> fast(ny, 7.0f), ref(ny, 8.0f);
+            ops::avg_pool_fast(g, 2, x.data(), fast.data(), include_pad, nullptr);
+            ops::avg_pool(g, 2, x.data(), ref.data(), include_pad, nullptr);
+            EXPECT_EQ(std::isnan(ref[0]), !include_pad);
+            EXPECT_EQ(std::memcmp(fast.data(), ref.data(), ny * sizeof(float)), 0)
+                << include_pad << " " << stride;
+        }
 }
 
 TEST(OpsPool, MaxPoolWithIndicesRowAndColumnMajor) {
