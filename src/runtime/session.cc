@@ -4,7 +4,6 @@
 #include <unordered_map>
 
 #include "base/error.h"
-#include "base/malloc_tuning.h"
 #include "base/thread_pool.h"
 #include "ir/clone.h"
 #include "ir/topo.h"
@@ -244,7 +243,6 @@ std::vector<ops::RtValue> Session::Impl::execute(const ir::Graph& g,
 Session::Session(const ir::Model& model, SessionOptions options)
     : model_(model), impl_(std::make_unique<Impl>(model, options)) {
     if (!model.graph) throw Error(ErrorKind::kInvalidInput, "the model has no graph");
-    tune_malloc_for_inference();  // outputs from reused heap memory, not fresh pages
     impl_->plan_graph(*model.graph,
                       [&model](const std::string& d) { return model.opset_version(d); });
     if (!impl_->missing.empty()) {
