@@ -104,8 +104,8 @@ TEST(OpsPool, FastMax3x3MatchesReferenceOnRandomShapes) {
         std::vector<float> x(size_t(planes * g.in_size()));
         for (size_t i = 0; i < x.size(); ++i)
             x[i] = t % 3 == 0 && i % 29 == 3 ? std::numeric_limits<float>::quiet_NaN()
-                   : t % 3 == 1             ? (rng() % 2 ? 0.0f : -0.0f)  // ties of signed zeros
-                                            : val(rng);
+                   : t % 3 == 1              ? (rng() % 2 ? 0.0f : -0.0f)  // ties of signed zeros
+                                             : val(rng);
         const size_t ny = size_t(planes * g.out_size());
         std::vector<float> fast(ny, 7.0f), ref(ny, 8.0f);
         ops::max_pool_fast(g, planes, x.data(), fast.data(), t % 2 ? &pool : nullptr);
