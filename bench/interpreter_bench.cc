@@ -345,6 +345,12 @@ Row bench_case(const Case& c, bool with_ort, const Options& o) {
     return row;
 }
 
+std::string dims_text(const std::vector<int64_t>& dims) {
+    std::string s = "[";
+    for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+    return s + "]";
+}
+
 // Wall time between consecutive node completions, summed per op type (plain steps: a hook is
 // attached, so nothing is fused).
 // Conv and MatMul nodes also get their rate: 2 * output elements * (input channels / group) *
@@ -357,6 +363,11 @@ class OpTimer : public pg::runtime::NodeHook {
         std::string shape;
     };
     std::map<const pg::ir::Node*, ConvRow> convs;
+    struct NodeRow {
+        double ms = 0;
+        std::string shape;  // op, name, input and output dims
+    };
+    std::map<const pg::ir::Node*, NodeRow> nodes;  // every other node
     Clock::time_point last = Clock::now();
     void on_node(const pg::ir::Node& node, const std::vector<const pg::ops::RtValue*>& in,
                  const std::vector<pg::ops::RtValue>& out) override {
@@ -365,6 +376,17 @@ class OpTimer : public pg::runtime::NodeHook {
         ms[node.op_type] += t;
         last = now;
         const bool conv = node.op_type == "Conv", mm = node.op_type == "MatMul";
+        if (!conv && !mm) {
+            NodeRow& r = nodes[&node];
+            r.ms += t;
+            if (r.shape.empty()) {
+                r.shape = node.op_type + " " + node.name + ":";
+                for (const pg::ops::RtValue* v : in)
+                    if (v && v->is_tensor()) r.shape += " " + dims_text(v->tensor().dims());
+                if (!out.empty() && out[0].is_tensor())
+                    r.shape += " -> " + dims_text(out[0].tensor().dims());
+            }
+        }
         if (!(conv || mm) || in.size() < 2 || !in[0] || !in[1] || out.empty()) return;
         const Tensor& a = in[0]->tensor();
         const Tensor& w = in[1]->tensor();
@@ -418,6 +440,12 @@ void profile_case(const Case& c, int reps) {
     for (size_t i = 0; i < convs.size() && i < 20; ++i)
         std::printf("  %-45s %7.3f ms %6.1f GFLOP/s\n", convs[i].shape.c_str(),
                     convs[i].ms / reps, convs[i].flops * reps / (convs[i].ms * 1e6));
+    std::vector<OpTimer::NodeRow> others;
+    for (const auto& [node, row] : timer.nodes) others.push_back(row);
+    std::sort(others.begin(), others.end(),
+              [](const auto& a, const auto& b) { return a.ms > b.ms; });
+    for (size_t i = 0; i < others.size() && i < 20; ++i)
+        std::printf("  %-70s %7.3f ms\n", others[i].shape.c_str(), others[i].ms / reps);
 }
 
 void add_case(std::vector<Case>& cases, const std::string& tmp, std::string name,

@@ -30,7 +30,8 @@ void run_gemm(const GemmArgs<T>& g, ThreadPool* pool) {
 }
 
 // MatMul of batched operands with numpy semantics (1-D operands are promoted and the promoted
-// axis removed from the result).
+// axis removed from the result). When B has no batch, A's matrices are one stack of rows and the
+// product is one GEMM (no per-matrix packing of B, and the fast kernel for many small matrices).
 template <typename T>
 Tensor matmul_tensors(const Tensor& a, const Tensor& b, ThreadPool* pool) {
     Dims da = a.dims(), db = b.dims();
@@ -47,6 +48,16 @@ Tensor matmul_tensors(const Tensor& a, const Tensor& b, ThreadPool* pool) {
     if (!b_vec) out_dims.push_back(n);
     Tensor out = Tensor::uninitialized(a.dtype(), out_dims);
     T* dst = reinterpret_cast<T*>(out.mutable_bytes());
+    int64_t a_items = 1, b_items = 1;
+    for (int64_t d : ba) a_items *= d;
+    for (int64_t d : bb) b_items *= d;
+    if (b_items == 1 && !a_vec) {  // one B for all A matrices (stacked rows): one taller GEMM
+        GemmArgs<T> g;
+        g.m = a_items * m, g.n = n, g.k = k, g.a = a.data<T>(), g.lda = k;
+        g.b = b.data<T>(), g.ldb = n, g.c = dst, g.ldc = n;
+        run_gemm(g, pool);
+        return out;
+    }
     std::vector<std::array<int64_t, 3>> items;  // (a matrix, b matrix, out matrix)
     for_each_broadcast2(batch, broadcast_strides(ba, batch), broadcast_strides(bb, batch),
                         [&](int64_t o, int64_t ia, int64_t ib) {

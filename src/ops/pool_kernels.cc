@@ -206,6 +206,35 @@ void pool_run(const Window& g, T* y, int64_t lo, int64_t hi, const T* row, int64
     }
 }
 
+// Output (oh, ow) of a 2-D window (no depth axis) from the precomputed taps, in visit_window's
+// order: the first tap inside the input, then every greater one (max_pool's rule), or the sum
+// divided as avg_pool divides it.
+float border_max(const Window& g, const AxisTaps t[3], const float* xp, int64_t oh, int64_t ow) {
+    float best = -std::numeric_limits<float>::infinity();
+    bool first = true;
+    for (int64_t kh = t[1].lo[oh]; kh < t[1].hi[oh]; ++kh) {
+        const float* row = xp + (t[1].start[oh] + kh * g.dil[1]) * g.in[2] + t[2].start[ow];
+        for (int64_t kw = t[2].lo[ow]; kw < t[2].hi[ow]; ++kw) {
+            const float v = row[kw * g.dil[2]];
+            if (first || v > best) best = v;
+            first = false;
+        }
+    }
+    return best;
+}
+
+float border_avg(const Window& g, const AxisTaps t[3], const float* xp, int64_t oh, int64_t ow,
+                 bool include_pad) {
+    float sum = 0.0f;
+    for (int64_t kh = t[1].lo[oh]; kh < t[1].hi[oh]; ++kh) {
+        const float* row = xp + (t[1].start[oh] + kh * g.dil[1]) * g.in[2] + t[2].start[ow];
+        for (int64_t kw = t[2].lo[ow]; kw < t[2].hi[ow]; ++kw) sum += row[kw * g.dil[2]];
+    }
+    const int64_t div = include_pad ? t[1].padded[oh] * t[2].padded[ow]
+                                    : (t[1].hi[oh] - t[1].lo[oh]) * (t[2].hi[ow] - t[2].lo[ow]);
+    return div > 0 ? sum / static_cast<float>(div) : std::numeric_limits<float>::quiet_NaN();
+}
+
 // float32 2-D max pools with 3x3 windows, dilation 1, column stride 1 or 2: the output rows
 // whose three input rows are inside the input take all nine taps at once, eight outputs at a time
 // (tap (0, 0) first, then v > cur ? v : cur in visit_window's order: the same values, NaN first
@@ -224,10 +253,10 @@ inline __attribute__((always_inline)) void load_strided(V8& v, const float* p) {
     if constexpr (S == 1) {
         __builtin_memcpy(&v, p, sizeof v);
     } else {
-        V8 a, c;
+        V8 a, c;  // p[0, 8) and p[7, 15): nothing past p[14] is read
         __builtin_memcpy(&a, p, sizeof a);
-        __builtin_memcpy(&c, p + 8, sizeof c);
-        v = __builtin_shuffle(a, c, I8{0, 2, 4, 6, 8, 10, 12, 14});
+        __builtin_memcpy(&c, p + 7, sizeof c);
+        v = __builtin_shuffle(a, c, I8{0, 2, 4, 6, 9, 11, 13, 15});
     }
 }
 
@@ -287,7 +316,8 @@ Max3Fn max3x3_fn(int64_t stride) {
 }
 
 // One output row oh of a plane whose window rows are all inside the input (see is_max3x3).
-void max3x3_row(const Window& g, const float* xp, int64_t oh, Max3Fn fn, float* yr) {
+void max3x3_row(const Window& g, const AxisTaps t[3], const float* xp, int64_t oh, Max3Fn fn,
+                float* yr) {
     const int64_t off = -g.pad_begin[2], ih = oh * g.stride[1] - g.pad_begin[1];
     int64_t lo, hi, lo2, hi2;
     inside_columns(g, off, &lo, &hi);
@@ -297,14 +327,254 @@ void max3x3_row(const Window& g, const float* xp, int64_t oh, Max3Fn fn, float* 
     for (int64_t ow = 0; ow < g.out[2]; ++ow) {
         if (ow == lo) ow = std::max(ow, done);
         if (ow >= g.out[2]) break;
-        float best = -std::numeric_limits<float>::infinity();
-        bool first = true;
-        visit_window(g, oh * g.out[2] + ow, [&](int64_t i) {
-            if (first || xp[i] > best) best = xp[i];
-            first = false;
-        });
-        yr[ow] = best;
+        yr[ow] = border_max(g, t, xp, oh, ow);
     }
+}
+
+// float32 average pools without a depth axis: in each output row with a window row inside the
+// input, the columns whose taps all lie inside the row take every tap at once, summed in
+// visit_window's order (0, then the taps row by row: the same sums as avg_pool) and divided as
+// avg_pool divides them (the taps inside, or with count_include_pad the rows inside the padded
+// input times the kernel width), eight outputs at a time for column strides 1 and 2 (S = 0: any
+// stride, one at a time); the other columns through border_avg.
+bool is_avg2d(const Window& g) {
+    return g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1;
+}
+
+// The rows taken by one output row: `rows` input rows from r0 (dil[1] apart) and the divisor of
+// its interior columns.
+struct Avg2dRows {
+    const float* r0;
+    int64_t rows;
+    float div;
+};
+
+// The sums of the taps of eight outputs from p (S = 1 or 2), in avg_pool's order.
+template <int S>
+inline __attribute__((always_inline)) void avg2d_sum8(const Window& g, const float* p, int64_t rows,
+                                                      V8& cur) {
+    const int64_t rstep = g.dil[1] * g.in[2], kw = g.kernel[2], dw = g.dil[2];
+    V8 v;
+    cur = V8{};
+    for (int64_t a = 0; a < rows; ++a)
+        for (int64_t b = 0; b < kw; ++b) {
+            load_strided<S>(v, p + a * rstep + b * dw);
+            cur = cur + v;
+        }
+}
+
+// Interior columns [lo, hi) of one output row; returns the first column not written.
+template <int S>
+inline __attribute__((always_inline)) int64_t avg2d_block(const Window& g, const Avg2dRows& r,
+                                                          int64_t off, int64_t lo, int64_t hi,
+                                                          float* yr) {
+    const int64_t width = g.in[2], kw = g.kernel[2], dw = g.dil[2];
+    const int64_t rstep = g.dil[1] * width, s = S == 0 ? g.stride[2] : S;
+    int64_t ow = lo;
+    if constexpr (S != 0) {
+        const V8 vdiv = V8{} + r.div;
+        // Blocks of eight while the last tap read, p[7 * S + (kw - 1) * dw], is inside the row;
+        // the last block is moved back to end at hi (its outputs written twice, the same values).
+        // Two blocks at a time when there are two (independent sums in flight).
+        auto fits = [&](int64_t o) {
+            return o >= lo && o * S + 7 * S + off + (kw - 1) * dw < width;
+        };
+        while (ow < hi) {
+            const int64_t o = std::min(ow, hi - 8), o2 = std::min(o + 8, hi - 8);
+            if (!fits(o)) break;
+            if (o2 > o && fits(o2)) {
+                const float *p = r.r0 + o * S + off, *p2 = r.r0 + o2 * S + off;
+                V8 c = {}, c2 = {}, v, v2;
+                for (int64_t a = 0; a < r.rows; ++a)
+                    for (int64_t b = 0; b < kw; ++b) {
+                        load_strided<S>(v, p + a * rstep + b * dw);
+                        load_strided<S>(v2, p2 + a * rstep + b * dw);
+                        c = c + v, c2 = c2 + v2;
+                    }
+                c = c / vdiv, c2 = c2 / vdiv;
+                __builtin_memcpy(yr + o, &c, sizeof c);
+                __builtin_memcpy(yr + o2, &c2, sizeof c2);
+                ow = o2 + 8;
+            } else {
+                V8 c;
+                avg2d_sum8<S>(g, r.r0 + o * S + off, r.rows, c);
+                c = c / vdiv;
+                __builtin_memcpy(yr + o, &c, sizeof c);
+                ow = o + 8;
+            }
+        }
+    }
+    for (; ow < hi; ++ow) {
+        const float* p = r.r0 + ow * s + off;
+        float cur = 0.0f;
+        for (int64_t a = 0; a < r.rows; ++a)
+            for (int64_t b = 0; b < kw; ++b) cur += p[a * rstep + b * dw];
+        yr[ow] = cur / r.div;
+    }
+    return ow;
+}
+
+using Avg2dFn = int64_t (*)(const Window&, const Avg2dRows&, int64_t, int64_t, int64_t, float*);
+
+template <int S>
+int64_t avg2d_base(const Window& g, const Avg2dRows& r, int64_t off, int64_t lo, int64_t hi,
+                   float* yr) {
+    return avg2d_block<S>(g, r, off, lo, hi, yr);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+template <int S>
+__attribute__((target("avx2"))) int64_t avg2d_avx2(const Window& g, const Avg2dRows& r, int64_t off,
+                                                   int64_t lo, int64_t hi, float* yr) {
+    return avg2d_block<S>(g, r, off, lo, hi, yr);
+}
+#endif
+
+Avg2dFn avg2d_fn(int64_t stride) {
+    static const std::array<Avg2dFn, 3> fns = [] {
+#if defined(__x86_64__) && defined(__GNUC__)
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx2"))
+            return std::array<Avg2dFn, 3>{&avg2d_base<0>, &avg2d_avx2<1>, &avg2d_avx2<2>};
+#endif
+        return std::array<Avg2dFn, 3>{&avg2d_base<0>, &avg2d_base<1>, &avg2d_base<2>};
+    }();
+    return fns[stride <= 2 ? stride : 0];
+}
+
+// The output columns [lo, hi) whose taps all lie inside the input row.
+void avg2d_columns(const Window& g, int64_t* lo, int64_t* hi) {
+    const int64_t off = -g.pad_begin[2], last = off + (g.kernel[2] - 1) * g.dil[2];
+    int64_t lo2, hi2;
+    inside_columns(g, off, lo, hi);
+    inside_columns(g, last, &lo2, &hi2);
+    *lo = std::max(*lo, lo2), *hi = std::max(*lo, std::min(*hi, hi2));
+}
+
+// One output row oh of a plane with at least one window row inside the input (see is_avg2d):
+// the interior columns [lo, hi) through fn, the others through border_avg.
+void avg2d_row(const Window& g, const AxisTaps t[3], const float* xp, int64_t oh, int64_t lo,
+               int64_t hi, bool include_pad, Avg2dFn fn, float* yr) {
+    const int64_t rows = t[1].hi[oh] - t[1].lo[oh];
+    const Avg2dRows r{xp + (t[1].start[oh] + t[1].lo[oh] * g.dil[1]) * g.in[2], rows,
+                      static_cast<float>((include_pad ? t[1].padded[oh] : rows) * g.kernel[2])};
+    const int64_t done = fn(g, r, -g.pad_begin[2], lo, hi, yr);
+    for (int64_t ow = 0; ow < lo; ++ow) yr[ow] = border_avg(g, t, xp, oh, ow, include_pad);
+    for (int64_t ow = done; ow < g.out[2]; ++ow) yr[ow] = border_avg(g, t, xp, oh, ow, include_pad);
+}
+
+// float32 average pools without a depth axis, column stride 1 or 2, through a zero-padded copy
+// of each plane: every output sums its whole window in avg_pool's order with the padding's taps
+// adding +0 (a sum that starts at +0 is never -0, and s + 0 == s otherwise, so the sums are
+// avg_pool's), eight outputs at a time, then is divided by its own divisor from a map shared by
+// all planes (windows with no tap inside get avg_pool's NaN).
+struct AvgPadded {
+    int64_t rows = 0, cols = 0, ow8 = 0;
+    std::vector<float> div;      // [out rows][ow8], 1 past the last column
+    std::vector<int64_t> empty;  // outputs whose divisor is 0
+};
+
+bool avg_padded_plan(const Window& g, const AxisTaps t[3], bool include_pad, AvgPadded* a) {
+    if (!is_avg2d(g) || g.stride[2] > 2 || g.pad_begin[1] < 0 || g.pad_begin[2] < 0) return false;
+    a->ow8 = (g.out[2] + 7) / 8 * 8;
+    a->rows = (g.out[1] - 1) * g.stride[1] + (g.kernel[1] - 1) * g.dil[1] + 1;
+    a->cols = (a->ow8 - 1) * g.stride[2] + (g.kernel[2] - 1) * g.dil[2] + 1;
+    if (a->rows * a->cols > (int64_t{1} << 20)) return false;
+    a->div.assign(static_cast<size_t>(g.out[1] * a->ow8), 1.0f);
+    for (int64_t oh = 0; oh < g.out[1]; ++oh)
+        for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+            const int64_t div = include_pad
+                                    ? t[1].padded[oh] * t[2].padded[ow]
+                                    : (t[1].hi[oh] - t[1].lo[oh]) * (t[2].hi[ow] - t[2].lo[ow]);
+            a->div[static_cast<size_t>(oh * a->ow8 + ow)] = static_cast<float>(div);
+            if (div <= 0) a->empty.push_back(oh * g.out[2] + ow);
+        }
+    return true;
+}
+
+// Copies plane xp into buf (zeros around it, the input at the pads' offset).
+void fill_padded(const Window& g, const AvgPadded& a, const float* xp, float* buf) {
+    std::fill_n(buf, a.rows * a.cols, 0.0f);
+    const int64_t n = std::min(g.in[2], a.cols - g.pad_begin[2]);
+    for (int64_t r = 0; r < g.in[1] && r + g.pad_begin[1] < a.rows; ++r)
+        if (n > 0)
+            std::copy_n(xp + r * g.in[2], n, buf + (r + g.pad_begin[1]) * a.cols + g.pad_begin[2]);
+}
+
+// Output row blocks [j, j + 8 * kBlocks) of one row: kBlocks independent sums in flight.
+template <int S, int kBlocks>
+inline __attribute__((always_inline)) void avg_padded_blocks(const Window& g, const AvgPadded& a,
+                                                             const float* r0, const float* dv,
+                                                             int64_t j, float* yr) {
+    const int64_t kh = g.kernel[1], kw = g.kernel[2], rstep = g.dil[1] * a.cols, dw = g.dil[2];
+    V8 cur[kBlocks] = {}, v, d;
+    for (int64_t r = 0; r < kh; ++r)
+        for (int64_t c = 0; c < kw; ++c)
+            for (int k = 0; k < kBlocks; ++k) {
+                load_strided<S>(v, r0 + (j + 8 * k) * S + r * rstep + c * dw);
+                cur[k] = cur[k] + v;
+            }
+    for (int k = 0; k < kBlocks; ++k) {
+        const int64_t jk = j + 8 * k;
+        __builtin_memcpy(&d, dv + jk, sizeof d);
+        cur[k] = cur[k] / d;
+        __builtin_memcpy(yr + jk, &cur[k],
+                         static_cast<size_t>(std::min<int64_t>(8, g.out[2] - jk)) * sizeof(float));
+    }
+}
+
+template <int S>
+inline __attribute__((always_inline)) void avg_padded_body(const Window& g, const AvgPadded& a,
+                                                           const float* buf, float* yc) {
+    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+        const float* r0 = buf + oh * g.stride[1] * a.cols;
+        const float* dv = a.div.data() + oh * a.ow8;
+        float* yr = yc + oh * g.out[2];
+        int64_t j = 0;
+        for (; j + 16 <= a.ow8; j += 16) avg_padded_blocks<S, 2>(g, a, r0, dv, j, yr);
+        if (j < a.ow8) avg_padded_blocks<S, 1>(g, a, r0, dv, j, yr);
+    }
+}
+
+using AvgPaddedFn = void (*)(const Window&, const AvgPadded&, const float*, float*);
+
+template <int S>
+void avg_padded_base(const Window& g, const AvgPadded& a, const float* buf, float* yc) {
+    avg_padded_body<S>(g, a, buf, yc);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+template <int S>
+__attribute__((target("avx2"))) void avg_padded_avx2(const Window& g, const AvgPadded& a,
+                                                     const float* buf, float* yc) {
+    avg_padded_body<S>(g, a, buf, yc);
+}
+#endif
+
+AvgPaddedFn avg_padded_fn(int64_t stride) {
+    static const std::array<AvgPaddedFn, 2> fns = [] {
+#if defined(__x86_64__) && defined(__GNUC__)
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx2"))
+            return std::array<AvgPaddedFn, 2>{&avg_padded_avx2<1>, &avg_padded_avx2<2>};
+#endif
+        return std::array<AvgPaddedFn, 2>{&avg_padded_base<1>, &avg_padded_base<2>};
+    }();
+    return fns[stride - 1];
+}
+
+void avg_pool_padded(const Window& g, const AvgPadded& a, int64_t planes, const float* x, float* y,
+                     ThreadPool* pool) {
+    const AvgPaddedFn fn = avg_padded_fn(g.stride[2]);
+    run_parallel(pool, planes, [&](int64_t b, int64_t e) {
+        std::vector<float> buf(static_cast<size_t>(a.rows * a.cols));
+        for (int64_t p = b; p < e; ++p) {
+            fill_padded(g, a, x + p * g.in_size(), buf.data());
+            float* yc = y + p * g.out_size();
+            fn(g, a, buf.data(), yc);
+            for (int64_t o : a.empty) yc[o] = std::numeric_limits<float>::quiet_NaN();
+        }
+    });
 }
 
 }  // namespace
@@ -322,7 +592,7 @@ void max_pool_fast(const Window& g, int64_t planes, const T* x, T* y, ThreadPool
                 T* yr = y + p * g.out_size() + (od * g.out[1] + oh) * g.out[2];
                 if constexpr (std::is_same_v<T, float>)
                     if (fast3 && t[1].lo[oh] == 0 && t[1].hi[oh] == 3) {
-                        max3x3_row(g, xp, oh, fn3, yr);
+                        max3x3_row(g, t, xp, oh, fn3, yr);
                         continue;
                     }
                 // The first tap, then every greater one (a NaN first tap stays, as in max_pool).
@@ -342,11 +612,26 @@ template <typename T>
 void avg_pool_fast(const Window& g, int64_t planes, const T* x, T* y, bool include_pad,
                    ThreadPool* pool) {
     const AxisTaps t[3] = {axis_taps(g, 0), axis_taps(g, 1), axis_taps(g, 2)};
+    bool fast2d = false;
+    if constexpr (std::is_same_v<T, float>) {
+        AvgPadded a;
+        if (avg_padded_plan(g, t, include_pad, &a))
+            return avg_pool_padded(g, a, planes, x, y, pool);
+        fast2d = is_avg2d(g);
+    }
+    const Avg2dFn fn2d = fast2d ? avg2d_fn(g.stride[2]) : nullptr;
+    int64_t lo2d = 0, hi2d = 0;
+    if (fast2d) avg2d_columns(g, &lo2d, &hi2d);
     for_planes(planes, pool, [&](int64_t p) {
         const T* xp = x + p * g.in_size();
         for (int64_t od = 0; od < g.out[0]; ++od)
             for (int64_t oh = 0; oh < g.out[1]; ++oh) {
                 T* yr = y + p * g.out_size() + (od * g.out[1] + oh) * g.out[2];
+                if constexpr (std::is_same_v<T, float>)
+                    if (fast2d && t[1].lo[oh] < t[1].hi[oh]) {
+                        avg2d_row(g, t, xp, oh, lo2d, hi2d, include_pad, fn2d, yr);
+                        continue;
+                    }
                 pool_row<T>(
                     g, t, xp, od, oh, [&](int64_t ow, const T*) { yr[ow] = T(0); },
                     [&](int64_t lo, int64_t hi, const T* row, int64_t off) {

@@ -1,46 +1,87 @@
 // Recurrent layers: RNN, GRU and LSTM (forward, reverse, bidirectional; layout 0 and 1;
-// sequence_lens; clip; custom activations). Computed in float64 (the plain loops); float32 takes
-// a fast path (X W^T for all steps at once through gemm_fast, vectorizable recurrent products),
-// diffed against the float64 run in tests/unit/ops_fastpath_test.cc; float16 and bfloat16
-// through half_via_float.
+// sequence_lens; clip; custom activations). The plain kernel here computes in float64 (the
+// oracle); float32 takes the fast path of rnn_f32.cc, diffed against the float64 run in
+// tests/unit/ops_fastpath_test.cc; float16 and bfloat16 go through half_via_float to float32.
 #include <algorithm>
 #include <cmath>
-#include <functional>
 
 #include "ir/graph.h"
 #include "ops/dispatch.h"
-#include "ops/gemm_kernels.h"
 #include "ops/half.h"
 #include "ops/op_table.h"
+#include "ops/rnn_config.h"
+#include "ops/rnn_kernels.h"
 #include "ops/tensor_util.h"
 
 namespace pg::ops {
 
+namespace rnn {
+
+double Act::operator()(double x) const {
+    switch (kind) {
+        case Kind::kSigmoid:
+            return 1.0 / (1.0 + std::exp(-x));
+        case Kind::kTanh:
+            return std::tanh(x);
+        case Kind::kRelu:
+            return x > 0 ? x : 0.0;
+        case Kind::kSoftsign:
+            return x / (1.0 + std::fabs(x));
+        case Kind::kSoftplus:
+            return std::log1p(std::exp(x));
+        case Kind::kLeakyRelu:
+            return x >= 0 ? x : a * x;
+        case Kind::kThresholdedRelu:
+            return x > a ? x : 0.0;
+        case Kind::kElu:
+            return x >= 0 ? x : a * (std::exp(x) - 1.0);
+        case Kind::kAffine:
+            return a * x + b;
+        case Kind::kScaledTanh:
+            return a * std::tanh(b * x);
+        case Kind::kHardSigmoid:
+            return std::max(0.0, std::min(1.0, a * x + b));
+    }
+    return x;
+}
+
+void Act::apply(float* x, int64_t n) const {
+    if (kind == Kind::kSigmoid) return sigmoid_f32(x, n);
+    if (kind == Kind::kTanh) return tanh_f32(x, n);
+    for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>((*this)(x[i]));
+}
+
+}  // namespace rnn
+
 namespace {
 
-using Act = std::function<double(double)>;
+using rnn::Act;
+using rnn::acts_per_dir;
+using rnn::Cell;
+using rnn::num_gates;
+using rnn::RnnConfig;
 
 // Builds activation `name`, consuming its alpha/beta from the lists at *k (ONNX order).
 Act make_activation(const std::string& name, const std::vector<float>& alphas,
                     const std::vector<float>& betas, size_t* ka, size_t* kb, float def_alpha,
                     float def_beta) {
+    using K = Act::Kind;
     auto take = [](const std::vector<float>& v, size_t* k, float d) {
         return *k < v.size() ? v[(*k)++] : d;
     };
-    if (name == "Sigmoid") return [](double x) { return 1.0 / (1.0 + std::exp(-x)); };
-    if (name == "Tanh") return [](double x) { return std::tanh(x); };
-    if (name == "Relu") return [](double x) { return x > 0 ? x : 0.0; };
-    if (name == "Softsign") return [](double x) { return x / (1.0 + std::fabs(x)); };
-    if (name == "Softplus") return [](double x) { return std::log1p(std::exp(x)); };
+    if (name == "Sigmoid") return {K::kSigmoid};
+    if (name == "Tanh") return {K::kTanh};
+    if (name == "Relu") return {K::kRelu};
+    if (name == "Softsign") return {K::kSoftsign};
+    if (name == "Softplus") return {K::kSoftplus};
     const double a = take(alphas, ka, def_alpha);
-    if (name == "LeakyRelu") return [a](double x) { return x >= 0 ? x : a * x; };
-    if (name == "ThresholdedRelu") return [a](double x) { return x > a ? x : 0.0; };
-    if (name == "Elu") return [a](double x) { return x >= 0 ? x : a * (std::exp(x) - 1.0); };
+    if (name == "LeakyRelu") return {K::kLeakyRelu, a};
+    if (name == "ThresholdedRelu") return {K::kThresholdedRelu, a};
+    if (name == "Elu") return {K::kElu, a};
     const double b = take(betas, kb, def_beta);
-    if (name == "Affine") return [a, b](double x) { return a * x + b; };
-    if (name == "ScaledTanh") return [a, b](double x) { return a * std::tanh(b * x); };
-    if (name == "HardSigmoid")
-        return [a, b](double x) { return std::max(0.0, std::min(1.0, a * x + b)); };
+    if (name == "Affine") return {K::kAffine, a, b};
+    if (name == "ScaledTanh") return {K::kScaledTanh, a, b};
+    if (name == "HardSigmoid") return {K::kHardSigmoid, a, b};
     unsupported("recurrent activation '" + name + "'");
 }
 
@@ -55,27 +96,6 @@ float default_beta(const std::string& n) {
     if (n == "HardSigmoid") return 0.5f;
     if (n == "ScaledTanh") return 1.0f;
     return 0.0f;
-}
-
-enum class Cell { kRnn, kGru, kLstm };
-
-struct RnnConfig {
-    Cell cell;
-    int64_t hidden = 0;
-    int num_dirs = 1;
-    bool reverse = false;  // single direction "reverse"
-    bool layout_batch_first = false;
-    double clip = 0;  // 0 = none
-    bool input_forget = false;
-    bool linear_before_reset = false;
-    std::vector<Act> acts;  // per direction: gates.size() activations
-};
-
-int num_gates(Cell c) {
-    return c == Cell::kRnn ? 1 : c == Cell::kGru ? 3 : 4;
-}
-int acts_per_dir(Cell c) {
-    return c == Cell::kRnn ? 1 : c == Cell::kGru ? 2 : 3;
 }
 
 RnnConfig parse_config(const Attrs& a, Cell cell) {
@@ -109,6 +129,38 @@ RnnConfig parse_config(const Attrs& a, Cell cell) {
     return c;
 }
 
+}  // namespace
+
+rnn::RnnDims rnn::check_dims(const KernelContext& ctx, const RnnConfig& c) {
+    RnnDims d;
+    const Tensor& x = ctx.input(0);
+    if (x.rank() != 3) fail("X must be 3-D");
+    const int64_t d0 = x.dims()[0], d1 = x.dims()[1];
+    d.seq = c.layout_batch_first ? d1 : d0;
+    d.batch = c.layout_batch_first ? d0 : d1;
+    d.input = x.dims()[2];
+    const int64_t gh = num_gates(c.cell) * c.hidden, dirs = c.num_dirs;
+    auto numel = [&](size_t i) { return static_cast<int64_t>(ctx.input(i).numel()); };
+    if (numel(1) != dirs * gh * d.input) fail("W has the wrong shape");
+    if (numel(2) != dirs * gh * c.hidden) fail("R has the wrong shape");
+    if (ctx.has_input(3) && numel(3) != dirs * 2 * gh) fail("B has the wrong shape");
+    d.lens.assign(static_cast<size_t>(d.batch), d.seq);
+    if (ctx.has_input(4)) {
+        d.lens = to_int64_vector(ctx.input(4), "sequence_lens");
+        if (static_cast<int64_t>(d.lens.size()) != d.batch)
+            fail("sequence_lens must hold one length per batch row");
+    }
+    const int64_t state = dirs * d.batch * c.hidden;
+    if (ctx.has_input(5) && numel(5) != state) fail("initial_h has the wrong shape");
+    if (c.cell == Cell::kLstm && ctx.has_input(6) && numel(6) != state)
+        fail("initial_c has the wrong shape");
+    if (c.cell == Cell::kLstm && ctx.has_input(7) && numel(7) != dirs * 3 * c.hidden)
+        fail("P has the wrong shape");
+    return d;
+}
+
+namespace {
+
 // Inputs of one run, converted to double, indexed [dir][...].
 struct RnnInputs {
     int64_t seq = 0, batch = 0, input = 0;
@@ -118,17 +170,9 @@ struct RnnInputs {
     std::vector<double> h0, c0;  // [dir][batch][H]
     std::vector<double> p;       // [dir][3*H] LSTM peepholes
     std::vector<int64_t> lens;   // [batch]
-    // float32 fast path (empty otherwise): X W^T for every step and direction, computed up
-    // front by gemm_fast in float32, [dir][seq][batch][gates*H]; the recurrent products then
-    // use matvec_fast. float64 runs the plain loops (tests diff the two).
-    std::vector<double> xw;
 };
 
 std::vector<double> as_doubles(const Tensor& t) {
-    if (t.dtype() == DataType::kFloat32) {
-        const float* p = t.data<float>();
-        return std::vector<double>(p, p + t.numel());
-    }
     std::vector<double> v(t.numel());
     for (uint64_t i = 0; i < t.numel(); ++i) v[i] = t.element_as_double(i);
     return v;
@@ -145,26 +189,16 @@ std::vector<double> swap01(const std::vector<double>& v, int64_t d0, int64_t d1,
 }
 
 RnnInputs read_inputs(KernelContext& ctx, const RnnConfig& c) {
+    const rnn::RnnDims dims = rnn::check_dims(ctx, c);
     RnnInputs in;
+    in.seq = dims.seq, in.batch = dims.batch, in.input = dims.input, in.lens = dims.lens;
     const Tensor& x = ctx.input(0);
-    if (x.rank() != 3) fail("X must be 3-D");
-    const int64_t d0 = x.dims()[0], d1 = x.dims()[1];
-    in.seq = c.layout_batch_first ? d1 : d0;
-    in.batch = c.layout_batch_first ? d0 : d1;
-    in.input = x.dims()[2];
-    in.x = c.layout_batch_first ? swap01(as_doubles(x), d0, d1, in.input) : as_doubles(x);
+    in.x = c.layout_batch_first ? swap01(as_doubles(x), in.batch, in.seq, in.input) : as_doubles(x);
     const int64_t gh = num_gates(c.cell) * c.hidden;
     in.w = as_doubles(ctx.input(1));
     in.r = as_doubles(ctx.input(2));
-    if (static_cast<int64_t>(in.w.size()) != c.num_dirs * gh * in.input)
-        fail("W has the wrong shape");
-    if (static_cast<int64_t>(in.r.size()) != c.num_dirs * gh * c.hidden)
-        fail("R has the wrong shape");
     in.b = ctx.has_input(3) ? as_doubles(ctx.input(3))
                             : std::vector<double>(static_cast<size_t>(c.num_dirs * 2 * gh), 0.0);
-    if (static_cast<int64_t>(in.b.size()) != c.num_dirs * 2 * gh) fail("B has the wrong shape");
-    in.lens.assign(static_cast<size_t>(in.batch), in.seq);
-    if (ctx.has_input(4)) in.lens = to_int64_vector(ctx.input(4), "sequence_lens");
     auto state = [&](size_t i) {
         if (!ctx.has_input(i))
             return std::vector<double>(static_cast<size_t>(c.num_dirs * in.batch * c.hidden), 0.0);
@@ -194,41 +228,9 @@ void matvec(const double* m, const double* vec, int64_t rows, int64_t cols, doub
     }
 }
 
-// matvec with four partial sums per row (vectorizable; the fast path's recurrent product). An
-// AVX2 clone (no FMA, so the same sums) is picked at load time when the CPU has it.
-__attribute__((target_clones("avx2", "default"))) void matvec_fast(const double* m,
-                                                                   const double* vec, int64_t rows,
-                                                                   int64_t cols, double* out) {
-    for (int64_t r = 0; r < rows; ++r) {
-        const double* row = m + r * cols;
-        double s[4] = {0, 0, 0, 0};
-        int64_t k = 0;
-        for (; k + 4 <= cols; k += 4)
-            for (int u = 0; u < 4; ++u) s[u] += row[k + u] * vec[k + u];
-        for (; k < cols; ++k) s[0] += row[k] * vec[k];
-        out[r] += (s[0] + s[1]) + (s[2] + s[3]);
-    }
-}
-
-// X W^T of every (direction, step, batch row) in float32 through gemm_fast.
-std::vector<double> input_products(const RnnConfig& c, const RnnInputs& in, ThreadPool* pool) {
-    const int64_t gh = num_gates(c.cell) * c.hidden, rows = in.seq * in.batch;
-    std::vector<float> xs(in.x.begin(), in.x.end()), ws(in.w.begin(), in.w.end());
-    std::vector<float> out(static_cast<size_t>(c.num_dirs * rows * gh));
-    for (int d = 0; d < c.num_dirs; ++d) {
-        GemmArgs<float> g;
-        g.m = rows, g.n = gh, g.k = in.input, g.a = xs.data(), g.lda = in.input;
-        g.b = ws.data() + d * gh * in.input, g.ldb = in.input, g.trans_b = true;
-        g.c = out.data() + d * rows * gh, g.ldc = gh;
-        gemm_fast(g, pool);
-    }
-    return std::vector<double>(out.begin(), out.end());
-}
-
-// One time step of one batch row for direction d. h and cst are updated in place. `xw` (fast
-// path) holds this step's X W^T; otherwise it is computed from xt.
-void cell_step(const RnnConfig& c, const RnnInputs& in, int d, const double* xt, const double* xw,
-               double* h, double* cst, ThreadPool* pool) {
+// One time step of one batch row for direction d. h and cst are updated in place.
+void cell_step(const RnnConfig& c, const RnnInputs& in, int d, const double* xt, double* h,
+               double* cst) {
     const int64_t H = c.hidden, G = num_gates(c.cell);
     const double* w = in.w.data() + d * G * H * in.input;
     const double* r = in.r.data() + d * G * H * H;
@@ -236,20 +238,8 @@ void cell_step(const RnnConfig& c, const RnnInputs& in, int d, const double* xt,
     const double* rb = wb + G * H;
     const Act* act = &c.acts[static_cast<size_t>(d * acts_per_dir(c.cell))];
     std::vector<double> gx(static_cast<size_t>(G * H), 0.0), gh(static_cast<size_t>(G * H), 0.0);
-    if (xw) {
-        std::copy(xw, xw + G * H, gx.begin());
-        // Rows split over the pool when the product is large enough (each row's sum unchanged).
-        constexpr int64_t kRowsPerTask = 64;
-        run_parallel(G * H * H >= (1 << 15) ? pool : nullptr,
-                     (G * H + kRowsPerTask - 1) / kRowsPerTask, [&](int64_t b, int64_t e) {
-                         const int64_t r0 = b * kRowsPerTask,
-                                       r1 = std::min(G * H, e * kRowsPerTask);
-                         matvec_fast(r + r0 * H, h, r1 - r0, H, gh.data() + r0);
-                     });
-    } else {
-        matvec(w, xt, G * H, in.input, gx.data());
-        matvec(r, h, G * H, H, gh.data());
-    }
+    matvec(w, xt, G * H, in.input, gx.data());
+    matvec(r, h, G * H, H, gh.data());
     if (c.cell == Cell::kRnn) {
         for (int64_t j = 0; j < H; ++j)
             h[j] = act[0](clipped(gx[j] + gh[j] + wb[j] + rb[j], c.clip));
@@ -262,7 +252,7 @@ void cell_step(const RnnConfig& c, const RnnInputs& in, int d, const double* xt,
         if (!c.linear_before_reset) {  // (r * h) R_h^T
             std::vector<double> rh(H), tmp(static_cast<size_t>(H), 0.0);
             for (int64_t j = 0; j < H; ++j) rh[j] = rr[j] * h[j];
-            (xw ? matvec_fast : matvec)(r + 2 * H * H, rh.data(), H, H, tmp.data());
+            matvec(r + 2 * H * H, rh.data(), H, H, tmp.data());
             for (int64_t j = 0; j < H; ++j)
                 hh[j] =
                     act[1](clipped(gx[2 * H + j] + tmp[j] + rb[2 * H + j] + wb[2 * H + j], c.clip));
@@ -295,7 +285,7 @@ struct RnnOutputs {
     std::vector<double> y, yh, yc;  // [seq][dir][batch][H], [dir][batch][H]
 };
 
-RnnOutputs run_rnn(const RnnConfig& c, const RnnInputs& in, ThreadPool* pool) {
+RnnOutputs run_rnn(const RnnConfig& c, const RnnInputs& in) {
     const int64_t H = c.hidden, B = in.batch, S = in.seq, D = c.num_dirs;
     RnnOutputs o;
     o.y.assign(static_cast<size_t>(S * D * B * H), 0.0);
@@ -311,11 +301,7 @@ RnnOutputs run_rnn(const RnnConfig& c, const RnnInputs& in, ThreadPool* pool) {
             for (int64_t step = 0; step < len; ++step) {
                 const int64_t t = rev ? len - 1 - step : step;
                 const size_t row = static_cast<size_t>(t * B + b);
-                const double* xw =
-                    in.xw.empty()
-                        ? nullptr
-                        : &in.xw[(static_cast<size_t>(d) * S * B + row) * num_gates(c.cell) * H];
-                cell_step(c, in, d, &in.x[row * in.input], xw, h, cs, pool);
+                cell_step(c, in, d, &in.x[row * in.input], h, cs);
                 std::copy(h, h + H, &o.y[static_cast<size_t>(((t * D + d) * B + b) * H)]);
             }
         }
@@ -365,10 +351,9 @@ MakeKernel rnn_kernel(Cell cell) {
     return [cell](const Attrs& a, int64_t) {
         RnnConfig c = parse_config(a, cell);
         return half_via_float([c](KernelContext& ctx) {
-            RnnInputs in = read_inputs(ctx, c);
-            if (ctx.input(0).dtype() == DataType::kFloat32)
-                in.xw = input_products(c, in, ctx.pool());
-            write_outputs(ctx, c, in, run_rnn(c, in, in.xw.empty() ? nullptr : ctx.pool()));
+            if (rnn::f32_applies(ctx)) return rnn::run_f32(ctx, c);
+            const RnnInputs in = read_inputs(ctx, c);
+            write_outputs(ctx, c, in, run_rnn(c, in));
         });
     };
 }

@@ -1,11 +1,11 @@
-// Internal to the runtime: plan-time fusion of Conv -> BatchNormalization -> residual Add / Sum
-// -> Relu / Clip chains (any part but the Conv optional) into one step (ops/conv_fused.h), for
-// runs that no NodeHook observes. A chain is fused when each intermediate value has exactly one
-// reader (the next op of the chain, as its first input; either input of the Add / Sum) and is
-// not a graph output, and the later ops' other inputs are initializers or graph inputs, or (the
-// residual) an earlier step's output, so they can be read at the Conv's place. The result is
-// bit-identical to the plain steps. To fuse another pattern, match it here and give ops/ a
-// kernel for it.
+// Internal to the runtime: plan-time fusion for runs that no NodeHook observes, bit-identical to
+// the plain steps. Conv -> BatchNormalization -> residual Add / Sum -> Relu / Clip chains (any
+// part but the Conv optional) become one step (ops/conv_fused.h): each intermediate value has
+// exactly one reader (the next op of the chain, as its first input; either input of the Add /
+// Sum) and is not a graph output, and the later ops' other inputs are initializers or graph
+// inputs, or (the residual) an earlier step's output, so they can be read at the Conv's place.
+// Element-wise chains become one step at their last node's place (fuse_eltwise.cc). To fuse
+// another pattern, match it here and give ops/ a kernel for it.
 #pragma once
 
 #include <cstdint>
@@ -22,5 +22,13 @@ namespace pg::runtime {
 // absorbed into Conv steps.
 std::vector<NodeStep> fuse_conv_chains(const ir::Graph& g, const GraphPlan& p, int64_t opset,
                                        int* fused_nodes);
+
+// `steps` with each chain of element-wise nodes (Add, Sub, Mul, Div, Sum of two, Relu; numpy
+// broadcasting opsets), where every node's output is read only by the next and the chain spans
+// at most a few other steps, run as one step at the place of its last node (the chain's inputs
+// are released there; ops/eltwise_chain.h); bit-identical to the plain steps. Empty when
+// nothing fuses; `fused_nodes` receives the number of nodes absorbed.
+std::vector<NodeStep> fuse_eltwise_chains(const ir::Graph& g, const std::vector<NodeStep>& steps,
+                                          int64_t opset, int* fused_nodes);
 
 }  // namespace pg::runtime

@@ -186,8 +186,14 @@ void Session::Impl::plan_graph(const ir::Graph& g, const OpsetFn& opset) {
         p->output_slots.push_back(it == p->slot.end() ? -1 : it->second);
     }
     compute_releases(g, *p);
-    if (fuse && &g == model.graph.get())
-        p->fused = fuse_conv_chains(g, *p, model.opset_version(""), &p->fused_nodes);
+    if (fuse && &g == model.graph.get()) {
+        const int64_t opset = model.opset_version("");
+        p->fused = fuse_conv_chains(g, *p, opset, &p->fused_nodes);
+        int eltwise = 0;
+        auto steps =
+            fuse_eltwise_chains(g, p->fused.empty() ? p->steps : p->fused, opset, &eltwise);
+        if (eltwise > 0) p->fused = std::move(steps), p->fused_nodes += eltwise;
+    }
     plans[&g] = std::move(p);
 }
 

@@ -207,45 +207,110 @@ TEST(OpsFastPath, LrnMatchesPlainWithinFloatRounding) {
     }
 }
 
-// float32 RNN / GRU / LSTM take the fast path (X W^T through gemm_fast); float64 runs the plain
-// loops. The same random problem in both types must agree to float32 accuracy.
+// One random recurrent problem of the fast-path test: inputs X, W, R, B, sequence_lens, initial_h,
+// initial_c, P (some omitted) in float32 and the same values in float64, and its attributes.
+struct RecurrentCase {
+    std::string op;
+    std::vector<Tensor> f32s, f64s;
+    int64_t hidden = 0, dirs = 1, layout = 0;
+    std::string direction = "forward";
+    double clip = 0;
+    bool input_forget = false, linear_before_reset = false;
+    std::vector<std::string> activations;  // empty: the defaults
+    std::vector<float> alphas, betas;
+
+    std::vector<ir::Attribute> attrs() const {  // move-only: a fresh list per run
+        std::vector<ir::Attribute> v;
+        v.push_back(ir::Attribute::make_int("hidden_size", hidden));
+        v.push_back(ir::Attribute::make_string("direction", direction));
+        if (layout) v.push_back(ir::Attribute::make_int("layout", layout));
+        if (clip > 0) v.push_back(ir::Attribute::make_float("clip", float(clip)));
+        if (input_forget) v.push_back(ir::Attribute::make_int("input_forget", 1));
+        if (linear_before_reset) v.push_back(ir::Attribute::make_int("linear_before_reset", 1));
+        if (!activations.empty()) {
+            ir::Attribute a;
+            a.name = "activations", a.type = ir::AttrType::kStrings, a.strings = activations;
+            v.push_back(std::move(a));
+            v.push_back(ir::Attribute::make_floats("activation_alpha", alphas));
+            v.push_back(ir::Attribute::make_floats("activation_beta", betas));
+        }
+        return v;
+    }
+};
+
+RecurrentCase random_recurrent_case(int t, std::mt19937& rng) {
+    RecurrentCase c;
+    const char* ops[] = {"RNN", "GRU", "LSTM"};
+    c.op = ops[t % 3];
+    const int64_t gates = c.op == "RNN" ? 1 : c.op == "GRU" ? 3 : 4;
+    const bool big = t % 7 == 3;  // 4-row blocks, column tails and a row split over the pool
+    const int64_t seq = 1 + rng() % 5, batch = 1 + rng() % 3, input = 1 + rng() % (big ? 70 : 20);
+    c.hidden = big ? 60 + rng() % 80 : 1 + rng() % 24;
+    const int kind = t / 3 % 4;  // forward, reverse, bidirectional, bidirectional
+    c.direction = kind == 0 ? "forward" : kind == 1 ? "reverse" : "bidirectional";
+    c.dirs = kind >= 2 ? 2 : 1;
+    c.layout = t % 5 == 2;
+    c.clip = t % 4 == 3 ? 0.7 : 0;
+    c.input_forget = c.op == "LSTM" && t % 8 == 5;
+    c.linear_before_reset = c.op == "GRU" && t % 4 == 1;
+    if (t % 6 == 4) {  // non-default activations with alpha / beta
+        const std::vector<std::vector<std::string>> per_op = {
+            {"Relu"}, {"HardSigmoid", "ScaledTanh"}, {"HardSigmoid", "Softsign", "LeakyRelu"}};
+        const auto& names = per_op[size_t(gates == 1 ? 0 : gates == 3 ? 1 : 2)];
+        for (int64_t d = 0; d < c.dirs; ++d)
+            c.activations.insert(c.activations.end(), names.begin(), names.end());
+        c.alphas = {0.3f, 0.8f, 0.1f, 0.25f, 0.9f, 0.05f};
+        c.betas = {0.4f, 1.5f, 0.6f, 0.5f};
+    }
+    const int64_t H = c.hidden, D = c.dirs;
+    auto state = [&](int64_t n) { return c.layout ? Dims{batch, D, n} : Dims{D, batch, n}; };
+    const Dims shapes[] = {c.layout ? Dims{batch, seq, input} : Dims{seq, batch, input},
+                           {D, gates * H, input},
+                           {D, gates * H, H},
+                           {D, 2 * gates * H},
+                           {},
+                           state(H),
+                           state(H),
+                           {D, 3 * H}};
+    const size_t n_inputs = c.op == "LSTM" ? 8 : 6;
+    for (size_t i = 0; i < n_inputs; ++i) {
+        const bool omit = (i == 3 && t % 9 == 8) || (i >= 5 && t % 5 == 1) || (i == 7 && t % 2);
+        if (i == 4 || omit) {  // sequence_lens: given in some cases, some rows shorter
+            Tensor lens;
+            if (i == 4 && t % 3 == 1) {
+                std::vector<int32_t> l(static_cast<size_t>(batch));
+                for (auto& v : l) v = int32_t(rng() % (seq + 1));
+                lens = Tensor::from_values(DataType::kInt32, {batch}, l);
+            }
+            c.f32s.push_back(lens), c.f64s.push_back(lens);
+            continue;
+        }
+        const float scale = i == 1 || i == 2 ? 2.0f / std::sqrt(float(i == 1 ? input : H)) : 1.0f;
+        const auto v = random_floats(size_t(*checked_numel(shapes[i])), rng, -scale, scale);
+        c.f32s.push_back(Tensor::from_values(DataType::kFloat32, shapes[i], v));
+        c.f64s.push_back(Tensor::from_values(DataType::kFloat64, shapes[i],
+                                             std::vector<double>(v.begin(), v.end())));
+    }
+    return c;
+}
+
+// float32 RNN / GRU / LSTM take the fast path (rnn_f32.cc); float64 runs the plain loops. The
+// same random problem in both types must agree to float32 accuracy, over directions, layouts,
+// sequence lengths, clip, peepholes, input_forget, linear_before_reset and activations.
 TEST(OpsFastPath, RecurrentFloat32MatchesFloat64Plain) {
     std::mt19937 rng(27);
-    const char* ops[] = {"RNN", "GRU", "LSTM"};
-    for (int t = 0; t < 24; ++t) {
-        const std::string op = ops[t % 3];
-        const int64_t gates = op == "RNN" ? 1 : op == "GRU" ? 3 : 4;
-        const int64_t seq = 1 + rng() % 5, batch = 1 + rng() % 3, input = 1 + rng() % 20,
-                      hidden = 1 + rng() % 24, dirs = t % 2 ? 2 : 1;
-        const Dims shapes[] = {{seq, batch, input},
-                               {dirs, gates * hidden, input},
-                               {dirs, gates * hidden, hidden},
-                               {dirs, 2 * gates * hidden},
-                               {dirs, batch, hidden}};
-        std::vector<Tensor> f32s, f64s;
-        for (const Dims& d : shapes) {
-            const auto v = random_floats(size_t(*checked_numel(d)), rng, -1, 1);
-            f32s.push_back(Tensor::from_values(DataType::kFloat32, d, v));
-            f64s.push_back(Tensor::from_values(DataType::kFloat64, d,
-                                               std::vector<double>(v.begin(), v.end())));
-        }
-        for (auto* in : {&f32s, &f64s}) in->insert(in->begin() + 4, Tensor());  // sequence_lens
-        auto attrs = [&] {  // attributes are move-only: a fresh list per run
-            std::vector<ir::Attribute> v;
-            v.push_back(ir::Attribute::make_int("hidden_size", hidden));
-            if (dirs == 2) v.push_back(ir::Attribute::make_string("direction", "bidirectional"));
-            if (op == "GRU" && t % 4 == 1)
-                v.push_back(ir::Attribute::make_int("linear_before_reset", 1));
-            return v;
-        };
-        const size_t outs = op == "LSTM" ? 3 : 2;
-        const auto a = test::run_op(op, f32s, attrs(), 14, outs);
-        const auto b = test::run_op(op, f64s, attrs(), 14, outs);
+    for (int t = 0; t < 120; ++t) {
+        const RecurrentCase c = random_recurrent_case(t, rng);
+        const size_t outs = c.op == "LSTM" ? 3 : 2;
+        const auto a = test::run_op(c.op, c.f32s, c.attrs(), 14, outs);
+        const auto b = test::run_op(c.op, c.f64s, c.attrs(), 14, outs);
         for (size_t k = 0; k < outs; ++k) {
-            ASSERT_EQ(a[k].numel(), b[k].numel());
+            ASSERT_EQ(a[k].dtype(), DataType::kFloat32);
+            ASSERT_EQ(a[k].dims(), b[k].dims()) << c.op << " case " << t << " output " << k;
             for (uint64_t i = 0; i < a[k].numel(); ++i)
-                ASSERT_NEAR(a[k].data<float>()[i], b[k].data<double>()[i], 1e-5)
-                    << op << " case " << t << " output " << k;
+                ASSERT_NEAR(a[k].data<float>()[i], b[k].data<double>()[i],
+                            2e-5 * (1 + std::fabs(b[k].data<double>()[i])))
+                    << c.op << " case " << t << " output " << k << " element " << i;
         }
     }
 }
@@ -319,29 +384,32 @@ namespace {
 // The float32 recurrent product split over the pool (hidden 128: large enough to split) gives
 // the single-threaded values bit for bit.
 TEST(OpsFastPath, RecurrentRowsSplitOverThePoolMatchOneThread) {
-    auto m = zoo::lstm_model();
-    runtime::Feeds feeds;
-    std::mt19937 rng(4);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    for (const ir::Value* v : m->graph->inputs()) {
-        if (v->is_initializer()) continue;
-        std::vector<int64_t> dims;
-        for (const auto& d : *v->type().shape) dims.push_back(*d.value);
-        Tensor t = Tensor::zeros(DataType::kFloat32, dims);
-        for (uint64_t i = 0; i < t.numel(); ++i)
-            reinterpret_cast<float*>(t.mutable_bytes())[i] = u(rng);
-        feeds[v->name()] = ops::RtValue::of(std::move(t));
-    }
-    runtime::SessionOptions one, two;
-    one.threads = 1, two.threads = 2;
-    const runtime::Results a = runtime::Session(*m, one).run(feeds);
-    const runtime::Results b = runtime::Session(*m, two).run(feeds);
-    ASSERT_EQ(a.size(), b.size());
-    for (size_t i = 0; i < a.size(); ++i) {
-        const Tensor& x = a[i].second.tensor();
-        const Tensor& y = b[i].second.tensor();
-        ASSERT_EQ(x.nbytes(), y.nbytes());
-        EXPECT_EQ(std::memcmp(x.bytes(), y.bytes(), x.nbytes()), 0) << a[i].first;
+    // batch 1: one chain, its rows split; batch 3: the chains run in parallel.
+    for (const int64_t batch : {1, 3}) {
+        auto m = zoo::lstm_model({.batch = batch});
+        runtime::Feeds feeds;
+        std::mt19937 rng(4);
+        std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+        for (const ir::Value* v : m->graph->inputs()) {
+            if (v->is_initializer()) continue;
+            std::vector<int64_t> dims;
+            for (const auto& d : *v->type().shape) dims.push_back(*d.value);
+            Tensor t = Tensor::zeros(DataType::kFloat32, dims);
+            for (uint64_t i = 0; i < t.numel(); ++i)
+                reinterpret_cast<float*>(t.mutable_bytes())[i] = u(rng);
+            feeds[v->name()] = ops::RtValue::of(std::move(t));
+        }
+        runtime::SessionOptions one, two;
+        one.threads = 1, two.threads = 2;
+        const runtime::Results a = runtime::Session(*m, one).run(feeds);
+        const runtime::Results b = runtime::Session(*m, two).run(feeds);
+        ASSERT_EQ(a.size(), b.size());
+        for (size_t i = 0; i < a.size(); ++i) {
+            const Tensor& x = a[i].second.tensor();
+            const Tensor& y = b[i].second.tensor();
+            ASSERT_EQ(x.nbytes(), y.nbytes());
+            EXPECT_EQ(std::memcmp(x.bytes(), y.bytes(), x.nbytes()), 0) << a[i].first;
+        }
     }
 }
 

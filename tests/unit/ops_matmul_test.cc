@@ -64,7 +64,8 @@ TEST(OpsMatMul, FastGemmMatchesReferenceAcrossBlocks) {
     test::for_each_gemm_isa([&] {
         std::mt19937 rng(11);
         ThreadPool pool(2);
-        diff_gemm(197, 1041, 600, false, false, 1.0f, 0.0f, &pool, rng);  // several m, n and k blocks
+        diff_gemm(197, 1041, 600, false, false, 1.0f, 0.0f, &pool,
+                  rng);  // several m, n and k blocks
         diff_gemm(101, 530, 257, true, true, 2.0f, 1.0f, &pool, rng);
         diff_gemm(1, 700, 300, false, true, 1.0f, 0.0f, nullptr, rng);  // matrix-vector
     });
@@ -115,6 +116,35 @@ TEST(OpsMatMul, BatchDimsBroadcast) {
                         acc += av[(i * 3 + r) * 4 + p] * bv[(j * 4 + p) * 5 + c];
                     EXPECT_NEAR(y[((i * 3 + j) * 3 + r) * 5 + c], acc, 1e-5);
                 }
+}
+
+// A batch of A matrices times one B (2-D, or with batch dims of 1) runs as one taller GEMM; on
+// random shapes around the fast-GEMM threshold it must give the float64 products of every matrix.
+TEST(OpsMatMul, BatchOfAWithOneBMatchesFloat64) {
+    std::mt19937 rng(17);
+    for (int t = 0; t < 60; ++t) {
+        std::vector<int64_t> ad;
+        for (int i = 0, rank = t % 4; i < rank; ++i) ad.push_back(1 + int64_t(rng() % 4));
+        int64_t items = 1;
+        for (int64_t d : ad) items *= d;
+        const int64_t m = 1 + rng() % (t % 3 ? 5 : 40), k = 1 + rng() % 70, n = 1 + rng() % 40;
+        std::vector<int64_t> bd = t % 5 == 1 ? std::vector<int64_t>{1, 1} : std::vector<int64_t>{};
+        ad.push_back(m), ad.push_back(k), bd.push_back(k), bd.push_back(n);
+        const auto av = random_values(size_t(items * m * k), rng);
+        const auto bv = random_values(size_t(k * n), rng);
+        const auto out = run_op("MatMul", {f32(ad, av), f32(bd, bv)});
+        ASSERT_EQ(out[0].numel(),
+                  uint64_t(std::max<size_t>(ad.size(), bd.size()) > 0 ? items * m * n : m * n));
+        const auto y = values_f32(out[0]);
+        for (int64_t i = 0; i < items * m; ++i)
+            for (int64_t c = 0; c < n; ++c) {
+                double acc = 0;
+                for (int64_t p = 0; p < k; ++p)
+                    acc += double(av[size_t(i * k + p)]) * bv[size_t(p * n + c)];
+                ASSERT_NEAR(y[size_t(i * n + c)], acc, 1e-5 * std::sqrt(double(k)))
+                    << "case " << t << " row " << i << " col " << c;
+            }
+    }
 }
 
 TEST(OpsMatMul, MismatchedInnerDimsAreInvalid) {

@@ -1,6 +1,7 @@
 // Pooling: window geometry (pads, ceil_mode, dilations), indices, divisors, unpooling.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 
 #include <limits>
@@ -85,7 +86,7 @@ TEST(OpsPool, FastPoolsMatchReferenceOnWideRowsWithNaN) {
 }
 
 // 2-D 3x3 max pools (the nine-taps-at-once rows): random sizes, strides 1-2 per axis, pads 0-2,
-// ceil mode, NaNs among the inputs, bit for bit against the reference.
+// ceil mode, NaNs or signed zeros among the inputs, bit for bit against the reference.
 TEST(OpsPool, FastMax3x3MatchesReferenceOnRandomShapes) {
     std::mt19937 rng(13);
     auto pick = [&](int64_t lo, int64_t hi) {
@@ -102,13 +103,73 @@ TEST(OpsPool, FastMax3x3MatchesReferenceOnRandomShapes) {
         const int64_t planes = pick(1, 5);
         std::vector<float> x(size_t(planes * g.in_size()));
         for (size_t i = 0; i < x.size(); ++i)
-            x[i] = t % 3 == 0 && i % 29 == 3 ? std::numeric_limits<float>::quiet_NaN() : val(rng);
+            x[i] = t % 3 == 0 && i % 29 == 3 ? std::numeric_limits<float>::quiet_NaN()
+                   : t % 3 == 1              ? (rng() % 2 ? 0.0f : -0.0f)  // ties of signed zeros
+                                             : val(rng);
         const size_t ny = size_t(planes * g.out_size());
         std::vector<float> fast(ny, 7.0f), ref(ny, 8.0f);
         ops::max_pool_fast(g, planes, x.data(), fast.data(), t % 2 ? &pool : nullptr);
         ops::max_pool(g, planes, x.data(), ref.data(), nullptr, false, nullptr);
         ASSERT_EQ(std::memcmp(fast.data(), ref.data(), ny * sizeof(float)), 0) << "case " << t;
     }
+}
+
+// 2-D average pools (the all-taps-at-once interior rows): random kernels up to 7x7, strides 1-3,
+// dilations, pads, ceil mode and both divisors, with NaNs and negative zeros among the inputs,
+// bit for bit against the reference (the kernel-sized input is ShuffleNet's 7x7 global pool).
+TEST(OpsPool, FastAvg2dMatchesReferenceOnRandomShapes) {
+    std::mt19937 rng(14);
+    auto pick = [&](int64_t lo, int64_t hi) {
+        return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+    };
+    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+    ThreadPool pool(2);
+    for (int t = 0; t < 150; ++t) {
+        ops::WindowAttrs wa;
+        const int64_t kh = pick(1, t % 4 ? 4 : 7), kw = pick(1, t % 4 ? 4 : 7);
+        wa.kernel_shape = {kh, kw}, wa.strides = {pick(1, 3), pick(1, 3)};
+        wa.dilations = {t % 5 == 0 ? pick(1, 2) : 1, t % 7 == 0 ? pick(1, 2) : 1};
+        wa.pads = {pick(0, kh - 1), pick(0, kw - 1), pick(0, kh - 1), pick(0, kw - 1)};
+        wa.ceil_mode = t % 2 == 1;
+        std::vector<int64_t> in = {pick((kh - 1) * wa.dilations[0] + 1, 20),
+                                   pick((kw - 1) * wa.dilations[1] + 1, 70)};
+        if (t % 10 == 9) in = {kh, kw}, wa.pads = {0, 0, 0, 0}, wa.dilations = {1, 1};
+        const ops::Window g = ops::make_window(wa, in, wa.kernel_shape, "AveragePool");
+        const int64_t planes = pick(1, 5);
+        std::vector<float> x(size_t(planes * g.in_size()));
+        for (size_t i = 0; i < x.size(); ++i)
+            x[i] = t % 3 == 0 && i % 31 == 3 ? std::numeric_limits<float>::quiet_NaN()
+                   : t % 3 == 1              ? -0.0f
+                                             : val(rng);
+        const size_t ny = size_t(planes * g.out_size());
+        const bool include_pad = t % 4 < 2;
+        std::vector<float> fast(ny, 7.0f), ref(ny, 8.0f);
+        ops::avg_pool_fast(g, planes, x.data(), fast.data(), include_pad, t % 2 ? &pool : nullptr);
+        ops::avg_pool(g, planes, x.data(), ref.data(), include_pad, nullptr);
+        ASSERT_EQ(std::memcmp(fast.data(), ref.data(), ny * sizeof(float)), 0) << "case " << t;
+    }
+}
+
+// Windows with no tap inside the input (1x1 kernels over pads of 1): NaN without
+// count_include_pad, 0 with it, as the reference gives.
+TEST(OpsPool, FastAvgPoolWindowsInsideThePadding) {
+    std::mt19937 rng(15);
+    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+    for (const bool include_pad : {false, true})
+        for (const int64_t stride : {1, 2}) {
+            ops::WindowAttrs wa;
+            wa.kernel_shape = {1, 1}, wa.strides = {stride, stride}, wa.pads = {1, 1, 1, 1};
+            const ops::Window g = ops::make_window(wa, {5, 11}, wa.kernel_shape, "AveragePool");
+            std::vector<float> x(size_t(2 * g.in_size()));
+            for (float& e : x) e = val(rng);
+            const size_t ny = size_t(2 * g.out_size());
+            std::vector<float> fast(ny, 7.0f), ref(ny, 8.0f);
+            ops::avg_pool_fast(g, 2, x.data(), fast.data(), include_pad, nullptr);
+            ops::avg_pool(g, 2, x.data(), ref.data(), include_pad, nullptr);
+            EXPECT_EQ(std::isnan(ref[0]), !include_pad);
+            EXPECT_EQ(std::memcmp(fast.data(), ref.data(), ny * sizeof(float)), 0)
+                << include_pad << " " << stride;
+        }
 }
 
 TEST(OpsPool, MaxPoolWithIndicesRowAndColumnMajor) {

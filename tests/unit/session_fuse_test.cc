@@ -173,5 +173,73 @@ TEST(SessionFuse, OtherTypesRunThePlainKernelsInsideTheFusedStep) {
               2);
 }
 
+// x -> Conv -> BN -> Sub(scale, .) -> Sub(bias, .) -> Relu -> Sum(., Conv2(x)) -> Relu, with the
+// per-channel scale and bias from Unsqueeze nodes ([8] -> [8, 1, 1]), in `dt` (the chain value
+// second in both Subs: the operand order matters); `mid_out` also marks the second Sub's output
+// as a graph output (the chain then stops there).
+std::unique_ptr<ir::Model> eltwise_chain(DataType dt, bool mid_out) {
+    auto m = ir::new_model(13);
+    ir::GraphBuilder b(*m->graph);
+    std::mt19937 rng(2);
+    std::uniform_real_distribution<double> u(-1.0, 1.0), pos(0.5, 2.0);
+    auto tensor = [&](std::vector<int64_t> dims, bool positive) {
+        Tensor t = Tensor::zeros(dt, dims);
+        for (uint64_t i = 0; i < t.numel(); ++i) {
+            const double v = positive ? pos(rng) : u(rng);
+            if (dt == DataType::kFloat32)
+                reinterpret_cast<float*>(t.mutable_bytes())[i] = static_cast<float>(v);
+            else
+                reinterpret_cast<double*>(t.mutable_bytes())[i] = v;
+        }
+        return t;
+    };
+    auto conv = [&](ir::Value* x, const std::string& name) {
+        return b.op("Conv", {x, b.constant(name + "_w", tensor({8, 6, 3, 3}, false))},
+                    ir::attrs(ir::Attribute::make_ints("pads", {1, 1, 1, 1})), name);
+    };
+    ir::Value* axes =
+        b.constant("axes", Tensor::from_values<int64_t>(DataType::kInt64, {2}, {1, 2}));
+    ir::Value* x = b.input("x", dt, {1, 6, 9, 9});
+    ir::Value* z = b.op(
+        "BatchNormalization",
+        {conv(x, "conv"), b.constant("s", tensor({8}, false)), b.constant("bb", tensor({8}, false)),
+         b.constant("mu", tensor({8}, false)), b.constant("var", tensor({8}, true))},
+        {}, "bn");
+    ir::Value* scale = b.op("Unsqueeze", {b.constant("sc", tensor({8}, false)), axes}, {}, "usc");
+    z = b.op("Sub", {scale, z}, {}, "sub1");  // the broadcast operand first
+    ir::Value* bias = b.op("Unsqueeze", {b.constant("bi", tensor({8}, false)), axes}, {}, "ubi");
+    ir::Value* mid = b.op("Sub", {bias, z}, {}, "sub2");
+    z = b.op("Relu", {mid}, {}, "relu1");
+    z = b.op("Sum", {z, conv(x, "conv2")}, {}, "sum");
+    z = b.op("Relu", {z}, {}, "relu2");
+    b.output(z, dt, {1, 8, 9, 9});
+    if (mid_out) b.output(mid, dt, {1, 8, 9, 9});
+    return m;
+}
+
+TEST(SessionFuse, ElementwiseChainsFuseIntoOneStep) {
+    // BN into the Conv; Sub, Sub, Relu, Sum, Relu into one step (4 absorbed).
+    EXPECT_EQ(check_fused_matches_plain(*eltwise_chain(DataType::kFloat32, false)), 5);
+    // The second Sub's output is read outside: Sub -> Sub and Relu -> Sum -> Relu fuse apart.
+    EXPECT_EQ(check_fused_matches_plain(*eltwise_chain(DataType::kFloat32, true)), 4);
+    EXPECT_EQ(
+        check_fused_matches_plain(*eltwise_chain(DataType::kFloat64, false), DataType::kFloat64),
+        5);
+}
+
+// y = Mul(Mul(c, x), Sum(d, x)): the chain Sum -> Mul takes the last Mul; the first Mul, whose
+// only reader is that Mul too, is left alone (a node belongs to one chain).
+TEST(SessionFuse, ANodeJoinsOneElementwiseChain) {
+    auto m = ir::new_model(13);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, {2, 3, 8, 8});
+    ir::Value* c = b.constant("c", Tensor::from_values<float>(DataType::kFloat32, {}, {0.5f}));
+    ir::Value* d = b.constant("d", Tensor::from_values<float>(DataType::kFloat32, {1}, {1.5f}));
+    ir::Value* p = b.op("Sum", {d, x}, {}, "sum");
+    ir::Value* q = b.op("Mul", {c, x}, {}, "mul1");
+    b.output(b.op("Mul", {q, p}, {}, "mul2"), DataType::kFloat32, {2, 3, 8, 8});
+    EXPECT_EQ(check_fused_matches_plain(*m), 1);
+}
+
 }  // namespace
 }  // namespace pg

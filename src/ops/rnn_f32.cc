@@ -1,0 +1,252 @@
+// The float32 fast path of RNN, GRU and LSTM (see rnn_config.h). X W^T plus the biases of every
+// step comes from one gemm_fast per direction up front; then each chain (direction, batch row)
+// runs its steps: the recurrent product R h through matvec_add_f32 and the gate arithmetic of
+// rnn.cc's cell_step in float32 with vector activations (rnn_kernels.h). Inputs are read in
+// place and outputs written in place in either layout (no float64 copies, no transposes).
+// Several chains run in parallel on the pool; a lone chain splits its recurrent product by rows
+// when it is large (a row's sum does not depend on the split). tests/unit/ops_fastpath_test.cc
+// diffs this path against the float64 plain kernel.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "base/thread_pool.h"
+#include "ops/gemm_kernels.h"
+#include "ops/rnn_config.h"
+#include "ops/rnn_kernels.h"
+
+namespace pg::ops::rnn {
+
+namespace {
+
+// Float32 views of one run's inputs and where each (step, direction, batch row) lives.
+struct Problem {
+    const RnnConfig& c;
+    RnnDims dims;
+    int64_t S = 0, B = 0, I = 0, H = 0, G = 0, D = 0;
+    const float* x = nullptr;
+    const float* w = nullptr;   // [D][G*H][I]
+    const float* r = nullptr;   // [D][G*H][H]
+    const float* b = nullptr;   // [D][2*G*H] or nullptr
+    const float* p = nullptr;   // [D][3*H] or nullptr (LSTM peepholes i, o, f)
+    const float* h0 = nullptr;  // initial_h as laid out (the layout of Y_h) or nullptr
+    const float* c0 = nullptr;  // initial_c likewise
+
+    // Row of X (and of the input products) for step t of batch row bb.
+    int64_t x_row(int64_t t, int64_t bb) const {
+        return c.layout_batch_first ? bb * S + t : t * B + bb;
+    }
+    // Offset of chain (d, bb) in Y_h, Y_c and the initial states.
+    int64_t state_at(int64_t d, int64_t bb) const {
+        return (c.layout_batch_first ? bb * D + d : d * B + bb) * H;
+    }
+    // Offset of step t of chain (d, bb) in Y.
+    int64_t y_at(int64_t t, int64_t d, int64_t bb) const {
+        return (c.layout_batch_first ? (bb * S + t) * D + d : (t * D + d) * B + bb) * H;
+    }
+};
+
+const float* data_or_null(const KernelContext& ctx, size_t i) {
+    return ctx.has_input(i) ? ctx.input(i).data<float>() : nullptr;
+}
+
+// X W^T + Wb + Rb for every direction and row of X: [D][S * B][G * H]. GRU with
+// linear_before_reset leaves the h gate's Rb out (it is scaled by the reset gate).
+std::vector<float> input_products(const Problem& q, ThreadPool* pool) {
+    const int64_t gh = q.G * q.H, rows = q.S * q.B;
+    std::vector<float> out(static_cast<size_t>(q.D * rows * gh), 0.0f);
+    const bool keep_rbh = !(q.c.cell == Cell::kGru && q.c.linear_before_reset);
+    std::vector<float> bias(static_cast<size_t>(gh));
+    for (int64_t d = 0; d < q.D; ++d) {
+        float* o = out.data() + d * rows * gh;
+        if (rows > 0 && q.I > 0) {
+            GemmArgs<float> g;
+            g.m = rows, g.n = gh, g.k = q.I, g.a = q.x, g.lda = q.I;
+            g.b = q.w + d * gh * q.I, g.ldb = q.I, g.trans_b = true;
+            g.c = o, g.ldc = gh;
+            gemm_fast(g, pool);
+        }
+        if (!q.b) continue;
+        const float* wb = q.b + d * 2 * gh;
+        const float* rb = wb + gh;
+        for (int64_t k = 0; k < gh; ++k)
+            bias[static_cast<size_t>(k)] = keep_rbh || k < 2 * q.H ? wb[k] + rb[k] : wb[k];
+        for (int64_t i = 0; i < rows; ++i)
+            for (int64_t k = 0; k < gh; ++k) o[i * gh + k] += bias[static_cast<size_t>(k)];
+    }
+    return out;
+}
+
+void clip_f32(float* v, int64_t n, double clip) {
+    if (clip <= 0) return;
+    const float c = static_cast<float>(clip);
+    for (int64_t i = 0; i < n; ++i) v[i] = std::max(-c, std::min(c, v[i]));
+}
+
+// out += m h for `rows` rows of m (H columns). When large, the rows are split into one block per
+// thread (multiples of 4 rows), so each thread reads the same part of m at every step.
+void recurrent(const float* m, const float* h, int64_t rows, int64_t H, float* out,
+               ThreadPool* pool) {
+    const int64_t parts = pool ? pool->num_threads() : 1;
+    if (parts < 2 || rows * H < (1 << 15)) return matvec_add_f32(m, h, rows, H, out);
+    const int64_t per = ((rows + parts - 1) / parts + 3) & ~int64_t{3};
+    run_parallel(pool, parts, [&](int64_t b, int64_t e) {
+        const int64_t r0 = std::min(rows, b * per), r1 = std::min(rows, e * per);
+        matvec_add_f32(m + r0 * H, h, r1 - r0, H, out + r0);
+    });
+}
+
+// Scratch and parameters of one chain's steps.
+struct Chain {
+    const Problem& q;
+    int64_t d;
+    const float* r;  // R of direction d
+    const Act* act;  // its activations
+    std::vector<float> g, tmp;
+    ThreadPool* pool;
+};
+
+void lstm_step(Chain& ch, const float* xw, float* h, float* cs) {
+    const Problem& q = ch.q;
+    const int64_t H = q.H;
+    float *g = ch.g.data(), *tmp = ch.tmp.data();
+    float *gi = g, *go = g + H, *gf = g + 2 * H, *gc = g + 3 * H;
+    std::copy(xw, xw + 4 * H, g);
+    recurrent(ch.r, h, 4 * H, H, g, ch.pool);
+    const float* p = q.p ? q.p + ch.d * 3 * H : nullptr;  // peepholes i, o, f
+    if (p)
+        for (int64_t j = 0; j < H; ++j) gi[j] += p[j] * cs[j], gf[j] += p[2 * H + j] * cs[j];
+    clip_f32(gi, H, q.c.clip);
+    clip_f32(gf, 2 * H, q.c.clip);  // f and c
+    ch.act[0].apply(gi, H);
+    ch.act[0].apply(gf, H);
+    ch.act[1].apply(gc, H);
+    if (q.c.input_forget)
+        for (int64_t j = 0; j < H; ++j) gf[j] = 1 - gi[j];
+    for (int64_t j = 0; j < H; ++j) cs[j] = gf[j] * cs[j] + gi[j] * gc[j];
+    if (p)
+        for (int64_t j = 0; j < H; ++j) go[j] += p[H + j] * cs[j];
+    clip_f32(go, H, q.c.clip);
+    ch.act[0].apply(go, H);
+    std::copy(cs, cs + H, tmp);
+    ch.act[2].apply(tmp, H);
+    for (int64_t j = 0; j < H; ++j) h[j] = go[j] * tmp[j];
+}
+
+void gru_step(Chain& ch, const float* xw, float* h) {
+    const Problem& q = ch.q;
+    const int64_t H = q.H;
+    float *g = ch.g.data(), *tmp = ch.tmp.data();
+    float *gz = g, *gr = g + H, *gh = g + 2 * H;
+    std::copy(xw, xw + 3 * H, g);
+    recurrent(ch.r, h, 2 * H, H, g, ch.pool);
+    clip_f32(g, 2 * H, q.c.clip);
+    ch.act[0].apply(g, 2 * H);  // z and r
+    const float* rh = ch.r + 2 * H * H;
+    if (!q.c.linear_before_reset) {  // x W_h^T + (r * h) R_h^T + Wbh + Rbh
+        for (int64_t j = 0; j < H; ++j) tmp[j] = gr[j] * h[j];
+        recurrent(rh, tmp, H, H, gh, ch.pool);
+    } else {  // x W_h^T + r * (h R_h^T + Rbh) + Wbh
+        const float* rbh = q.b ? q.b + ch.d * 6 * H + 5 * H : nullptr;
+        for (int64_t j = 0; j < H; ++j) tmp[j] = rbh ? rbh[j] : 0.0f;
+        recurrent(rh, h, H, H, tmp, ch.pool);
+        for (int64_t j = 0; j < H; ++j) gh[j] += gr[j] * tmp[j];
+    }
+    clip_f32(gh, H, q.c.clip);
+    ch.act[1].apply(gh, H);
+    for (int64_t j = 0; j < H; ++j) h[j] = (1 - gz[j]) * gh[j] + gz[j] * h[j];
+}
+
+void rnn_step(Chain& ch, const float* xw, float* h) {
+    const int64_t H = ch.q.H;
+    float* g = ch.g.data();
+    std::copy(xw, xw + H, g);
+    recurrent(ch.r, h, H, H, g, ch.pool);
+    clip_f32(g, H, ch.q.c.clip);
+    ch.act[0].apply(g, H);
+    std::copy(g, g + H, h);
+}
+
+// Runs the steps of chain (d, bb) on its state h / cs (LSTM), writing Y.
+void run_chain(const Problem& q, const std::vector<float>& xw, int64_t d, int64_t bb, float* h,
+               float* cs, float* y, ThreadPool* pool) {
+    Chain ch{q,
+             d,
+             q.r + d * q.G * q.H * q.H,
+             &q.c.acts[static_cast<size_t>(d * acts_per_dir(q.c.cell))],
+             std::vector<float>(static_cast<size_t>(q.G * q.H)),
+             std::vector<float>(static_cast<size_t>(q.H)),
+             pool};
+    const bool rev = q.c.reverse || d == 1;
+    const int64_t len = std::min(q.dims.lens[static_cast<size_t>(bb)], q.S);
+    for (int64_t step = 0; step < len; ++step) {
+        const int64_t t = rev ? len - 1 - step : step;
+        const float* row = xw.data() + (d * q.S * q.B + q.x_row(t, bb)) * q.G * q.H;
+        if (q.c.cell == Cell::kLstm)
+            lstm_step(ch, row, h, cs);
+        else if (q.c.cell == Cell::kGru)
+            gru_step(ch, row, h);
+        else
+            rnn_step(ch, row, h);
+        std::copy(h, h + q.H, y + q.y_at(t, d, bb));
+    }
+}
+
+// A state output filled from the initial state (same layout) or zeros.
+Tensor initial_state(const float* init, std::vector<int64_t> dims) {
+    Tensor t = Tensor::uninitialized(DataType::kFloat32, std::move(dims));
+    float* p = reinterpret_cast<float*>(t.mutable_bytes());
+    if (init)
+        std::copy(init, init + t.numel(), p);
+    else
+        std::fill(p, p + t.numel(), 0.0f);
+    return t;
+}
+
+}  // namespace
+
+bool f32_applies(const KernelContext& ctx) {
+    for (size_t i : {0, 1, 2, 3, 5, 6, 7})
+        if (ctx.has_input(i) && ctx.input(i).dtype() != DataType::kFloat32) return false;
+    return true;
+}
+
+void run_f32(KernelContext& ctx, const RnnConfig& c) {
+    Problem q{c, check_dims(ctx, c)};
+    q.S = q.dims.seq, q.B = q.dims.batch, q.I = q.dims.input;
+    q.H = c.hidden, q.G = num_gates(c.cell), q.D = c.num_dirs;
+    q.x = ctx.input(0).data<float>(), q.w = ctx.input(1).data<float>();
+    q.r = ctx.input(2).data<float>(), q.b = data_or_null(ctx, 3);
+    q.h0 = data_or_null(ctx, 5);
+    const bool lstm = c.cell == Cell::kLstm;
+    if (lstm) q.c0 = data_or_null(ctx, 6), q.p = data_or_null(ctx, 7);
+    const std::vector<float> xw = input_products(q, ctx.pool());
+    const bool bf = c.layout_batch_first;
+    Tensor y = Tensor::zeros(DataType::kFloat32, bf ? std::vector<int64_t>{q.B, q.S, q.D, q.H}
+                                                    : std::vector<int64_t>{q.S, q.D, q.B, q.H});
+    const std::vector<int64_t> state_dims =
+        bf ? std::vector<int64_t>{q.B, q.D, q.H} : std::vector<int64_t>{q.D, q.B, q.H};
+    Tensor yh = initial_state(q.h0, state_dims);
+    Tensor yc = lstm ? initial_state(q.c0, state_dims) : Tensor();
+    float* py = reinterpret_cast<float*>(y.mutable_bytes());
+    float* ph = reinterpret_cast<float*>(yh.mutable_bytes());
+    float* pc = lstm ? reinterpret_cast<float*>(yc.mutable_bytes()) : nullptr;
+    const int64_t chains = q.D * q.B;
+    auto chain = [&](int64_t i, ThreadPool* pool) {
+        const int64_t d = i / q.B, bb = i % q.B, at = q.state_at(d, bb);
+        run_chain(q, xw, d, bb, ph + at, pc ? pc + at : nullptr, py, pool);
+    };
+    if (chains == 1) {
+        chain(0, ctx.pool());
+    } else {  // chains in parallel when their work outweighs waking the pool
+        const bool big = q.G * q.H * q.H * q.S >= (1 << 16);
+        run_parallel(big ? ctx.pool() : nullptr, chains, [&](int64_t b, int64_t e) {
+            for (int64_t i = b; i < e; ++i) chain(i, nullptr);
+        });
+    }
+    ctx.set_output(0, std::move(y));
+    ctx.set_output(1, std::move(yh));
+    if (lstm) ctx.set_output(2, std::move(yc));
+}
+
+}  // namespace pg::ops::rnn

@@ -1,0 +1,28 @@
+// float32 building blocks of the recurrent ops' fast path (ops/rnn.cc): the per-step recurrent
+// product (a row-major matrix times a vector, added into the gate sums) and the Sigmoid / Tanh
+// gate activations over a vector, in place. Each has an AVX2+FMA version, chosen at run time when
+// the CPU has it, and a portable one. tests/unit/ops_rnn_kernels_test.cc diffs both against the
+// float64 definitions on random shapes and values; rnn_force_portable lets it reach the portable
+// one on any CPU. To add an activation, add a function here and diff it the same way.
+#pragma once
+
+#include <cstdint>
+
+namespace pg::ops {
+
+// out[r] += sum_k m[r * cols + k] * v[k] for r < rows, accumulated in float32. A row's value does
+// not depend on `rows` or on where the row range starts, so splitting rows between threads gives
+// the same results.
+void matvec_add_f32(const float* m, const float* v, int64_t rows, int64_t cols, float* out);
+
+// x[i] = 1 / (1 + exp(-x[i])), within a few float32 ulp (NaN stays NaN).
+void sigmoid_f32(float* x, int64_t n);
+
+// x[i] = tanh(x[i]), within a few float32 ulp (NaN stays NaN).
+void tanh_f32(float* x, int64_t n);
+
+// Tests: makes the functions above use their portable versions (on) or the best the CPU has
+// (off), process-wide.
+void rnn_force_portable(bool on);
+
+}  // namespace pg::ops
