@@ -64,8 +64,9 @@ void expect_valid(const ir::Graph& g, const passes::fp16::DtypeMap& dt) {
                 (t == kF16 || t == kF32))
                 follow.insert(t);
             if (passes::fp16::input_slot_kind(*n, i) == passes::fp16::SlotKind::kFixed32 &&
-                t == kF16)
+                t == kF16) {
                 EXPECT_EQ(t, kF32) << n->describe() << " slot " << i;
+            }
         }
         EXPECT_LE(follow.size(), 1u) << n->describe() << " mixes float16 and float32 inputs";
         for (ir::Value* o : n->outputs()) ready.insert(o);
