@@ -46,15 +46,6 @@ bool single_output(const ir::Node& n) {
     return true;
 }
 
-bool fusable_batch_norm(const ir::Graph& g, const ir::Node& n, int64_t opset) {
-    const ops::Attrs a(n);
-    if (opset >= 14 && a.get_int("training_mode", 0) != 0) return false;
-    if (opset < 9 && a.get_int("spatial", 1) == 0) return false;
-    if (n.inputs().size() != 5) return false;
-    for (size_t i = 1; i < 5; ++i)
-        if (!n.inputs()[i]) return false;
-    return single_output(n) && inputs_ready(g, n, 1);
-}
 
 struct Chain {
     size_t conv = 0;  // step indices
@@ -183,6 +174,16 @@ NodeStep fused_step(const GraphPlan& p, const Chain& c,
 }
 
 }  // namespace
+
+bool fusable_batch_norm(const ir::Graph& g, const ir::Node& n, int64_t opset) {
+    const ops::Attrs a(n);
+    if (opset >= 14 && a.get_int("training_mode", 0) != 0) return false;
+    if (opset < 9 && a.get_int("spatial", 1) == 0) return false;
+    if (n.inputs().size() != 5) return false;
+    for (size_t i = 1; i < 5; ++i)
+        if (!n.inputs()[i]) return false;
+    return single_output(n) && inputs_ready(g, n, 1);
+}
 
 std::vector<NodeStep> fuse_conv_chains(const ir::Graph& g, const GraphPlan& p, int64_t opset,
                                        int* fused_nodes) {

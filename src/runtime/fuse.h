@@ -23,6 +23,17 @@ namespace pg::runtime {
 std::vector<NodeStep> fuse_conv_chains(const ir::Graph& g, const GraphPlan& p, int64_t opset,
                                        int* fused_nodes);
 
+// `steps` with each BatchNormalization whose only reader is Relu (first input, not a graph
+// output) run as one step at the BatchNormalization's place (ops/norm_fused.h), the Relu step
+// kept only to release slots; bit-identical. Empty when nothing fuses; `fused_nodes` receives
+// the number of Relu nodes absorbed (fuse_bn.cc).
+std::vector<NodeStep> fuse_bn_relu(const ir::Graph& g, const std::vector<NodeStep>& steps,
+                                   int64_t opset, int* fused_nodes);
+
+// BatchNormalization n runs in inference mode with all five inputs, initializers or graph inputs
+// after X, and one output (what the fused kernels need).
+bool fusable_batch_norm(const ir::Graph& g, const ir::Node& n, int64_t opset);
+
 // `steps` with each chain of element-wise nodes (Add, Sub, Mul, Div, Sum of two, Relu; numpy
 // broadcasting opsets), where every node's output is read only by the next and the chain spans
 // at most a few other steps, run as one step at the place of its last node (the chain's inputs

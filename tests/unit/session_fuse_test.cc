@@ -164,7 +164,43 @@ TEST(SessionFuse, ResidualAddFusesWhenTheOtherAddendIsReady) {
 }
 
 TEST(SessionFuse, GraphOutputIntermediateIsNotFused) {
-    EXPECT_EQ(check_fused_matches_plain(*conv_chain(DataType::kFloat32, "Relu", true)), 0);
+    // The Conv's output is a graph output: only BatchNormalization -> Relu fuses.
+    EXPECT_EQ(check_fused_matches_plain(*conv_chain(DataType::kFloat32, "Relu", true)), 1);
+}
+
+// x -> BatchNormalization -> Relu (pre-activation, DenseNet style), in `dt`; `bn_out` also
+// marks the BatchNormalization's output as a graph output.
+std::unique_ptr<ir::Model> bn_relu(DataType dt, bool bn_out) {
+    auto m = ir::new_model(13);
+    ir::GraphBuilder b(*m->graph);
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> u(-1.0, 1.0), pos(0.5, 2.0);
+    auto tensor = [&](int64_t n, bool positive) {
+        Tensor t = Tensor::zeros(dt, {n});
+        for (int64_t i = 0; i < n; ++i) {
+            const double v = positive ? pos(rng) : u(rng);
+            if (dt == DataType::kFloat32)
+                reinterpret_cast<float*>(t.mutable_bytes())[i] = static_cast<float>(v);
+            else
+                reinterpret_cast<double*>(t.mutable_bytes())[i] = v;
+        }
+        return t;
+    };
+    ir::Value* x = b.input("x", dt, {2, 6, 7, 9});
+    ir::Value* y = b.op("BatchNormalization",
+                        {x, b.constant("s", tensor(6, false)), b.constant("bb", tensor(6, false)),
+                         b.constant("mu", tensor(6, false)), b.constant("var", tensor(6, true))},
+                        {}, "bn");
+    b.output(b.op("Relu", {y}, {}, "relu"), dt, {2, 6, 7, 9});
+    if (bn_out) b.output(y, dt, {2, 6, 7, 9});
+    return m;
+}
+
+TEST(SessionFuse, BatchNormThenReluFuses) {
+    EXPECT_EQ(check_fused_matches_plain(*bn_relu(DataType::kFloat32, false)), 1);
+    EXPECT_EQ(check_fused_matches_plain(*bn_relu(DataType::kFloat32, true)), 0);
+    EXPECT_EQ(check_fused_matches_plain(*bn_relu(DataType::kFloat64, false), DataType::kFloat64),
+              1);  // fused, the plain kernels inside
 }
 
 TEST(SessionFuse, OtherTypesRunThePlainKernelsInsideTheFusedStep) {
