@@ -166,7 +166,9 @@ TEST(PolygraphyJson, WrongKindsAreInvalidInput) {
         }
     }
     const std::string in = polygraphy_file("inputs.json");
-    if (!in.empty()) EXPECT_THROW(data::load_outputs(in), Error);
+    if (!in.empty()) {
+        EXPECT_THROW(data::load_outputs(in), Error);
+    }
 }
 
 }  // namespace

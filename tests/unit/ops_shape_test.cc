@@ -256,7 +256,9 @@ TEST(OpsShape, DepthToSpaceModesRoundTripThroughSpaceToDepth) {
         EXPECT_EQ(d[0].dims(), (std::vector<int64_t>{1, 1, 4, 4}));
         auto s = run_op("SpaceToDepth", {d[0]}, ir::attrs(Attribute::make_int("blocksize", 2)));
         // SpaceToDepth inverts DepthToSpace in DCR mode only.
-        if (std::string(mode) == "DCR") EXPECT_EQ(test::values_f32(s[0]), v);
+        if (std::string(mode) == "DCR") {
+            EXPECT_EQ(test::values_f32(s[0]), v);
+        }
     }
     auto crd = run_op(
         "DepthToSpace", {x},
