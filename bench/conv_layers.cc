@@ -1,8 +1,8 @@
 // Benchmark: single float32 Conv layers (the shapes ResNet-50, VGG, DenseNet, Inception and the
 // MobileNet-style zoo model spend their time in) on the reference interpreter and on ONNX
-// Runtime, 2 threads each: the best of three alternating rounds' medians of --reps runs. Prints per layer both
-// times, the reference's GFLOP/s and the time ratio, then the geometric mean of the ratios:
-// where the interpreter's convolution loses time to ONNX Runtime, layer by layer.
+// Runtime, 2 threads each: the best of three alternating rounds' medians of --reps runs. Prints per
+// layer both times, the reference's GFLOP/s and the time ratio, then the geometric mean of the
+// ratios: where the interpreter's convolution loses time to ONNX Runtime, layer by layer.
 //
 // Usage: bench_conv_layers [--reps N] [--only SUBSTRING]
 #include <unistd.h>
@@ -116,8 +116,8 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
-    const auto dir = std::filesystem::temp_directory_path() /
-                     ("pg_conv_layers_" + std::to_string(::getpid()));
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("pg_conv_layers_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     std::printf("| layer                        |  ref ms |  ORT ms | ref GFLOP/s | ratio |\n");
     double log_sum = 0;
@@ -151,8 +151,7 @@ int main(int argc, char** argv) {
             return 1;
         }
         const int64_t out = (l.hw + 2 * (l.kernel / 2) - l.kernel) / l.stride + 1;
-        const double flop =
-            2.0 * l.cout * out * out * (l.cin / l.group) * l.kernel * l.kernel;
+        const double flop = 2.0 * l.cout * out * out * (l.cin / l.group) * l.kernel * l.kernel;
         std::printf("| %-28s | %7.3f | %7.3f | %11.1f | %5.2f |\n", l.name, ref_ms, ort_ms,
                     flop / ref_ms / 1e6, ref_ms / ort_ms);
         std::fflush(stdout);

@@ -1,10 +1,11 @@
 // A Conv whose only reader is BatchNormalization and/or a residual Add / Sum and/or Relu / Clip,
 // run as one kernel: the float32 Conv fast path with the normalization, the residual and the
-// activation applied to each output tile while it is in cache (GemmEpilogue). The arithmetic is the plain kernels', so the result is
-// bit-identical to running Conv, BatchNormalization and the activation one after another; tests
-// diff the two (tests/unit/ops_conv_fused_test.cc, tests/unit/session_fuse_test.cc). The runtime
-// decides what to fuse (runtime/fuse.cc). To fuse another activation, add it to ConvChain::Act,
-// to the epilogue (ops/gemm_kernels.h) and to the runtime's matcher.
+// activation applied to each output tile while it is in cache (GemmEpilogue). The arithmetic is the
+// plain kernels', so the result is bit-identical to running Conv, BatchNormalization and the
+// activation one after another; tests diff the two (tests/unit/ops_conv_fused_test.cc,
+// tests/unit/session_fuse_test.cc). The runtime decides what to fuse (runtime/fuse.cc). To fuse
+// another activation, add it to ConvChain::Act, to the epilogue (ops/gemm_kernels.h) and to the
+// runtime's matcher.
 #pragma once
 
 #include <cstdint>

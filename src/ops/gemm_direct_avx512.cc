@@ -43,8 +43,8 @@ int tile_segments(const DirectGemm& g, int64_t j0, int nt, Seg* s) {
     for (int64_t r = j0 / g.row_pitch; r * g.row_pitch < j0 + nt && n < kMaxSegs; ++r) {
         const int64_t lo = std::max(r * g.row_pitch, j0) - j0;
         const int64_t hi = std::min(r * g.row_pitch + g.row_len, j0 + nt) - j0;
-        if (hi > lo) s[n++] = {static_cast<int>(lo), static_cast<int>(hi),
-                               r * (g.out_pitch - g.row_pitch)};
+        if (hi > lo)
+            s[n++] = {static_cast<int>(lo), static_cast<int>(hi), r * (g.out_pitch - g.row_pitch)};
     }
     return n;
 }
@@ -104,12 +104,13 @@ PG_AVX512 inline __attribute__((always_inline)) void finish_panel(__m512 v, floa
 // The accumulators as named variables, one pair per row (GCC keeps an array of them in
 // memory across the loop, storing every update).
 #define PG_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
-#define PG_DECL(i) __m512 c##i##a = _mm512_setzero_ps(), c##i##b = _mm512_setzero_ps(); \
+#define PG_DECL(i)                                                       \
+    __m512 c##i##a = _mm512_setzero_ps(), c##i##b = _mm512_setzero_ps(); \
     const float* r##i = a + std::min(i, mr - 1) * lda;
-#define PG_STEP(i)                                                   \
-    if constexpr (MR > i) {                                          \
-        const __m512 av = _mm512_set1_ps(r##i[p]);                   \
-        c##i##a = _mm512_fmadd_ps(av, b0, c##i##a);                  \
+#define PG_STEP(i)                                                         \
+    if constexpr (MR > i) {                                                \
+        const __m512 av = _mm512_set1_ps(r##i[p]);                         \
+        c##i##a = _mm512_fmadd_ps(av, b0, c##i##a);                        \
         if constexpr (NP == 2) c##i##b = _mm512_fmadd_ps(av, b1, c##i##b); \
     }
 #define PG_SAVE(i)                                                   \

@@ -17,10 +17,10 @@ class ThreadPool;
 namespace pg::ops {
 
 // Per-row post-processing of the finished C (gemm_fast / gemm_fast_packed only): row i gets
-// bias[i] added when bias is set, then becomes (c - sub[i]) * mul[i] + add[i] when sub is set (BatchNormalization's float32 arithmetic), then
-// gets the residual added when res is set (Add), then is clamped to [lo, hi] when clamp is set
-// (Relu, Clip: v < lo ? lo : v, then v > hi ? hi : v).
-// Applied to each tile of C right after its last k-slice, while it is in cache; the results are
+// bias[i] added when bias is set, then becomes (c - sub[i]) * mul[i] + add[i] when sub is set
+// (BatchNormalization's float32 arithmetic), then gets the residual added when res is set (Add),
+// then is clamped to [lo, hi] when clamp is set (Relu, Clip: v < lo ? lo : v, then v > hi ? hi :
+// v). Applied to each tile of C right after its last k-slice, while it is in cache; the results are
 // bit-identical to running the plain kernels afterwards.
 struct GemmEpilogue {
     const float* bias = nullptr;  // first: row i gets bias[i] added (Conv's B)

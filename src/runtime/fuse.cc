@@ -46,7 +46,6 @@ bool single_output(const ir::Node& n) {
     return true;
 }
 
-
 struct Chain {
     size_t conv = 0;  // step indices
     const ir::Node* bn = nullptr;

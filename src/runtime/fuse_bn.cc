@@ -16,7 +16,8 @@ bool is_default(const ir::Node& n, const char* op) {
 }
 
 // The Relu step reading BatchNormalization step b's output, if it is the value's only use.
-const NodeStep* relu_after(const ir::Graph& g, const NodeStep& b, const std::vector<NodeStep>& steps,
+const NodeStep* relu_after(const ir::Graph& g, const NodeStep& b,
+                           const std::vector<NodeStep>& steps,
                            const std::unordered_map<const ir::Node*, size_t>& step_of) {
     const ir::Value* v = b.node->outputs()[0];
     if (v->uses().size() != 1 || v->uses()[0].index != 0) return nullptr;
@@ -64,8 +65,8 @@ std::vector<NodeStep> fuse_bn_relu(const ir::Graph& g, const std::vector<NodeSte
         NodeStep fused = b;
         fused.outputs = r->outputs;
         fused.context += ", fused with '" + r->node->name + "' (Relu)";
-        fused.kernel = ops::make_batch_norm_relu(
-            ops::Attrs(*b.node).get_float("epsilon", 1e-5f), plain_pair(b, *r));
+        fused.kernel = ops::make_batch_norm_relu(ops::Attrs(*b.node).get_float("epsilon", 1e-5f),
+                                                 plain_pair(b, *r));
         out[i] = std::move(fused);
         NodeStep& later = out[step_of.at(r->node)];  // keeps only its releases
         later.kernel = nullptr, later.inputs.clear(), later.outer.clear(), later.outputs.clear();

@@ -24,13 +24,18 @@ struct Geometry {
 
 TEST(OpsConvFused, EpilogueMatchesPlainKernelsBitForBit) {
     test::for_each_gemm_isa([&] {
-        const Geometry cases[] = {
-            {1, 16, 24, 1, 12, 13, 3, 1, 1},  {2, 8, 40, 1, 7, 7, 3, 1, 1},      // GEMM, rows split
-            {1, 32, 20, 1, 30, 30, 3, 2, 1},  {1, 48, 64, 1, 9, 9, 1, 1, 0},     // columns; pointwise
-            {2, 12, 12, 12, 17, 19, 3, 1, 1}, {1, 8, 8, 8, 20, 20, 3, 2, 1},     // depthwise
-            {1, 12, 18, 3, 11, 10, 3, 1, 1},  {1, 300, 8, 1, 5, 5, 2, 1, 1},     // groups; k slices
-            {2, 16, 24, 1, 20, 20, 3, 1, 1},  {1, 40, 32, 2, 16, 18, 3, 1, 0},   // padded width
-        {1, 3, 20, 1, 30, 33, 7, 2, 3},   {1, 24, 100, 1, 11, 9, 3, 1, 1}};  // direct: phases, rows
+        const Geometry cases[] = {{1, 16, 24, 1, 12, 13, 3, 1, 1},
+                                  {2, 8, 40, 1, 7, 7, 3, 1, 1},  // GEMM, rows split
+                                  {1, 32, 20, 1, 30, 30, 3, 2, 1},
+                                  {1, 48, 64, 1, 9, 9, 1, 1, 0},  // columns; pointwise
+                                  {2, 12, 12, 12, 17, 19, 3, 1, 1},
+                                  {1, 8, 8, 8, 20, 20, 3, 2, 1},  // depthwise
+                                  {1, 12, 18, 3, 11, 10, 3, 1, 1},
+                                  {1, 300, 8, 1, 5, 5, 2, 1, 1},  // groups; k slices
+                                  {2, 16, 24, 1, 20, 20, 3, 1, 1},
+                                  {1, 40, 32, 2, 16, 18, 3, 1, 0},  // padded width
+                                  {1, 3, 20, 1, 30, 33, 7, 2, 3},
+                                  {1, 24, 100, 1, 11, 9, 3, 1, 1}};  // direct: phases, rows
         std::mt19937 rng(5);
         std::uniform_real_distribution<float> val(-1.0f, 1.0f), pos(0.1f, 2.0f);
         ThreadPool pool(2);
@@ -72,8 +77,8 @@ TEST(OpsConvFused, EpilogueMatchesPlainKernelsBitForBit) {
                 if (act < 2 || act == 3) {  // the plain BatchNormalization kernel
                     Tensor ct = Tensor::zeros(DataType::kFloat32, ops::conv_output_dims(s));
                     std::memcpy(ct.mutable_bytes(), conv.data(), conv.size() * sizeof(float));
-                    ops::batch_norm_fast(ct, scale.data(), shift.data(), mean.data(), var.data(), eps,
-                                         plain.data(), nullptr);
+                    ops::batch_norm_fast(ct, scale.data(), shift.data(), mean.data(), var.data(),
+                                         eps, plain.data(), nullptr);
                 }
                 if (act >= 3)  // the plain Add
                     for (size_t i = 0; i < plain.size(); ++i) plain[i] = plain[i] + res[i];

@@ -33,9 +33,14 @@ struct Problem {
 };
 
 Problem make_problem(int64_t m, int64_t n, int64_t k, int64_t ldb, std::mt19937& rng) {
-    Problem p{m, n, k, ldb, random_values(size_t(m * k), rng),
+    Problem p{m,
+              n,
+              k,
+              ldb,
+              random_values(size_t(m * k), rng),
               random_values(size_t(std::max<int64_t>(k, 1) * ldb), rng),
-              random_values(size_t(m * n), rng), {}};
+              random_values(size_t(m * n), rng),
+              {}};
     for (int64_t r = 0; r < k; ++r) p.off.push_back(r * ldb);
     return p;
 }
@@ -113,9 +118,9 @@ TEST_F(OpsGemmDirect, ColumnMapWritesOnlyKeptColumns) {
     struct Case {
         int64_t m, rows, pitch, len, out_pitch, k;
     };
-    for (const Case& q : {Case{13, 5, 9, 7, 7, 20}, Case{30, 3, 40, 33, 35, 50},
-                          Case{4, 9, 8, 8, 8, 3}, Case{25, 1, 60, 17, 17, 70},
-                          Case{12, 7, 10, 1, 4, 5}}) {
+    for (const Case& q :
+         {Case{13, 5, 9, 7, 7, 20}, Case{30, 3, 40, 33, 35, 50}, Case{4, 9, 8, 8, 8, 3},
+          Case{25, 1, 60, 17, 17, 70}, Case{12, 7, 10, 1, 4, 5}}) {
         const int64_t n = (q.rows - 1) * q.pitch + q.len;
         Problem p = make_problem(q.m, n, q.k, n, rng);
         std::vector<float> dense(size_t(q.m * n));
@@ -125,7 +130,8 @@ TEST_F(OpsGemmDirect, ColumnMapWritesOnlyKeptColumns) {
         std::vector<float> mapped(size_t(q.m * ldc), -7.0f), bias = random_values(size_t(q.m), rng);
         for (int64_t i = 0; i < q.m; ++i)
             for (int64_t r = 0; r < q.rows; ++r)
-                for (int64_t w = 0; w < q.len; ++w) mapped[size_t(i * ldc + r * q.out_pitch + w)] = bias[i];
+                for (int64_t w = 0; w < q.len; ++w)
+                    mapped[size_t(i * ldc + r * q.out_pitch + w)] = bias[i];
         d.c = mapped.data(), d.ldc = ldc, d.beta = 1.0f;
         d.row_pitch = q.pitch, d.row_len = q.len, d.out_pitch = q.out_pitch;
         ops::gemm_direct(d, &pool);

@@ -78,23 +78,28 @@ TEST(SessionFuse, ZooModelsFuseAndMatchThePlainSteps) {
     EXPECT_GT(check_fused_matches_plain(*mobilenet), 0);  // Conv + BN + Clip
 }
 
+// A `dt` tensor of `dims` with seeded values uniform in [-1, 1), or [0.5, 2) when `positive`.
+Tensor random_tensor(DataType dt, std::vector<int64_t> dims, bool positive, std::mt19937& rng) {
+    std::uniform_real_distribution<double> u(-1.0, 1.0), pos(0.5, 2.0);
+    Tensor t = Tensor::zeros(dt, std::move(dims));
+    for (uint64_t i = 0; i < t.numel(); ++i) {
+        const double v = positive ? pos(rng) : u(rng);
+        if (dt == DataType::kFloat32)
+            reinterpret_cast<float*>(t.mutable_bytes())[i] = static_cast<float>(v);
+        else
+            reinterpret_cast<double*>(t.mutable_bytes())[i] = v;
+    }
+    return t;
+}
+
 // x -> Conv -> BatchNormalization -> act, in `dt`; `conv_out` also marks the Conv's output as a
 // graph output.
 std::unique_ptr<ir::Model> conv_chain(DataType dt, const std::string& act, bool conv_out) {
     auto m = ir::new_model(13);
     ir::GraphBuilder b(*m->graph);
     std::mt19937 rng(1);
-    std::uniform_real_distribution<double> u(-1.0, 1.0), pos(0.5, 2.0);
     auto tensor = [&](std::vector<int64_t> dims, bool positive) {
-        Tensor t = Tensor::zeros(dt, dims);
-        for (uint64_t i = 0; i < t.numel(); ++i) {
-            const double v = positive ? pos(rng) : u(rng);
-            if (dt == DataType::kFloat32)
-                reinterpret_cast<float*>(t.mutable_bytes())[i] = static_cast<float>(v);
-            else
-                reinterpret_cast<double*>(t.mutable_bytes())[i] = v;
-        }
-        return t;
+        return random_tensor(dt, std::move(dims), positive, rng);
     };
     ir::Value* x = b.input("x", dt, {1, 6, 9, 9});
     ir::Value* y = b.op("Conv", {x, b.constant("w", tensor({8, 6, 3, 3}, false))},
@@ -131,17 +136,14 @@ std::unique_ptr<ir::Model> residual_chain(const std::string& add, const std::str
     auto m = ir::new_model(13);
     ir::GraphBuilder b(*m->graph);
     std::mt19937 rng(2);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f), pos(0.5f, 2.0f);
     auto tensor = [&](std::vector<int64_t> dims, bool positive) {
-        Tensor t = Tensor::zeros(DataType::kFloat32, dims);
-        for (uint64_t i = 0; i < t.numel(); ++i)
-            reinterpret_cast<float*>(t.mutable_bytes())[i] = positive ? pos(rng) : u(rng);
-        return t;
+        return random_tensor(DataType::kFloat32, std::move(dims), positive, rng);
     };
     auto pads = [] { return ir::attrs(ir::Attribute::make_ints("pads", {1, 1, 1, 1})); };
     ir::Value* x = b.input("x", DataType::kFloat32, {1, 6, 9, 9});
     ir::Value* r = nullptr;
-    if (other == "early") r = b.op("Conv", {x, b.constant("w0", tensor({8, 6, 3, 3}, false))}, pads());
+    if (other == "early")
+        r = b.op("Conv", {x, b.constant("w0", tensor({8, 6, 3, 3}, false))}, pads());
     if (other == "input") r = b.input("r", DataType::kFloat32, {1, 8, 9, 9});
     if (other == "bcast") r = b.constant("r", tensor({1, 8, 1, 1}, false));
     ir::Value* y = b.op("Conv", {x, b.constant("w", tensor({8, 6, 3, 3}, false))}, pads(), "conv");
@@ -174,18 +176,7 @@ std::unique_ptr<ir::Model> bn_relu(DataType dt, bool bn_out) {
     auto m = ir::new_model(13);
     ir::GraphBuilder b(*m->graph);
     std::mt19937 rng(5);
-    std::uniform_real_distribution<double> u(-1.0, 1.0), pos(0.5, 2.0);
-    auto tensor = [&](int64_t n, bool positive) {
-        Tensor t = Tensor::zeros(dt, {n});
-        for (int64_t i = 0; i < n; ++i) {
-            const double v = positive ? pos(rng) : u(rng);
-            if (dt == DataType::kFloat32)
-                reinterpret_cast<float*>(t.mutable_bytes())[i] = static_cast<float>(v);
-            else
-                reinterpret_cast<double*>(t.mutable_bytes())[i] = v;
-        }
-        return t;
-    };
+    auto tensor = [&](int64_t n, bool positive) { return random_tensor(dt, {n}, positive, rng); };
     ir::Value* x = b.input("x", dt, {2, 6, 7, 9});
     ir::Value* y = b.op("BatchNormalization",
                         {x, b.constant("s", tensor(6, false)), b.constant("bb", tensor(6, false)),
