@@ -53,13 +53,14 @@ int64_t normalize_axis(int64_t axis, int64_t rank, const char* what) {
 
 std::vector<int64_t> to_int64_vector(const Tensor& t, const char* what) {
     std::vector<int64_t> out(t.numel());
-    if (t.dtype() == DataType::kInt64)
-        std::memcpy(out.data(), t.bytes(), t.numel() * 8);
-    else if (t.dtype() == DataType::kInt32)
+    if (t.dtype() == DataType::kInt64) {
+        if (!out.empty()) std::memcpy(out.data(), t.bytes(), t.numel() * 8);  // not with null
+    } else if (t.dtype() == DataType::kInt32) {
         for (uint64_t i = 0; i < t.numel(); ++i) out[i] = t.data<int32_t>()[i];
-    else
+    } else {
         fail(std::string(what) + ": expected an int32 or int64 tensor, got " +
              dtype_name(t.dtype()));
+    }
     return out;
 }
 
