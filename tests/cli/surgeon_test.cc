@@ -232,7 +232,8 @@ void expect_prune_matches(const std::string& dense, const std::string& sparse) {
     const Tensor& a = mine->graph->initializers()[0]->initializer()->tensor;
     const Tensor& b = theirs->graph->initializers()[0]->initializer()->tensor;
     EXPECT_TRUE(a.same_contents(b));
-    const Tensor& orig = onnx::load_model(dense)->graph->initializers()[0]->initializer()->tensor;
+    auto original = onnx::load_model(dense);  // kept alive: orig refers into it
+    const Tensor& orig = original->graph->initializers()[0]->initializer()->tensor;
     EXPECT_FALSE(a.same_contents(orig));
 }
 
