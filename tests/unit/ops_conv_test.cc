@@ -19,13 +19,33 @@ using test::f32;
 using test::run_op;
 using test::values_f32;
 
+// conv_fast against conv_reference on random x, w and (with_bias) b for `s`: every output within
+// tol * (1 + |ref|), tol defaulting to 1e-5 * sqrt(reduction length + 1).
+void expect_fast_conv_matches(const ops::ConvShape& s, bool with_bias, ThreadPool* pool,
+                              std::mt19937& rng, size_t label, double tol = 0) {
+    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+    const int64_t cg = s.c / s.group;
+    std::vector<float> x(size_t(s.n * s.c * s.w.in_size())),
+        w(size_t(s.m * cg * s.w.kernel_size())), b(size_t(s.m));
+    for (auto* v : {&x, &w, &b})
+        for (float& e : *v) e = val(rng);
+    const size_t ny = size_t(s.n * s.m * s.w.out_size());
+    std::vector<float> fast(ny, std::numeric_limits<float>::quiet_NaN()), ref = fast;
+    const float* bias = with_bias ? b.data() : nullptr;
+    ops::conv_fast(s, x.data(), w.data(), bias, fast.data(), pool);
+    ops::conv_reference(s, x.data(), w.data(), bias, ref.data());
+    if (tol == 0) tol = 1e-5 * std::sqrt(double(cg * s.w.kernel_size()) + 1);
+    for (size_t i = 0; i < ny; ++i)
+        ASSERT_LE(std::fabs(fast[i] - ref[i]), tol * (1 + std::fabs(ref[i])))
+            << "case " << label << " at " << i;
+}
+
 TEST(OpsConv, FastConvMatchesReferenceOnRandomGeometries) {
     test::for_each_gemm_isa([&] {
         std::mt19937 rng(5);
         auto pick = [&](int64_t lo, int64_t hi) {
             return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
         };
-        std::uniform_real_distribution<float> val(-1.0f, 1.0f);
         ThreadPool pool(2);
         for (int t = 0; t < 120; ++t) {
             const int nd = 1 + t % 3;
@@ -44,21 +64,7 @@ TEST(OpsConv, FastConvMatchesReferenceOnRandomGeometries) {
             s.n = pick(1, 2), s.c = s.group * pick(1, 5), s.m = s.group * pick(1, 6);
             if (t % 9 == 0) s.group = s.c = s.m = pick(2, 8);  // depthwise
             s.w = ops::make_window(wa, in, kernel, "Conv");
-            const int64_t cg = s.c / s.group;
-            std::vector<float> x(size_t(s.n * s.c * s.w.in_size())),
-                w(size_t(s.m * cg * s.w.kernel_size())), b(size_t(s.m));
-            for (auto* v : {&x, &w, &b})
-                for (float& e : *v) e = val(rng);
-            const size_t ny = size_t(s.n * s.m * s.w.out_size());
-            std::vector<float> fast(ny, std::numeric_limits<float>::quiet_NaN()),
-                ref(ny, std::numeric_limits<float>::quiet_NaN());
-            ops::conv_fast(s, x.data(), w.data(), t % 2 ? b.data() : nullptr, fast.data(),
-                           t % 3 ? &pool : nullptr);
-            ops::conv_reference(s, x.data(), w.data(), t % 2 ? b.data() : nullptr, ref.data());
-            const double tol = 1e-5 * std::sqrt(double(cg * s.w.kernel_size()) + 1);
-            for (size_t i = 0; i < ny; ++i)
-                ASSERT_LE(std::fabs(fast[i] - ref[i]), tol * (1 + std::fabs(ref[i])))
-                    << "case " << t << " at " << i;
+            expect_fast_conv_matches(s, t % 2, t % 3 ? &pool : nullptr, rng, size_t(t));
         }
     });
 }
@@ -85,7 +91,6 @@ TEST(OpsConv, FastConvMatchesReferenceOnLargeGeometries) {
                               {16, 200, 1, 9, 40, 3, 3, 1, 1},  {5, 20, 1, 60, 10, 5, 1, 1, 2},
                               {12, 30, 1, 6, 6, 3, 1, 1, 1}};
         std::mt19937 rng(9);
-        std::uniform_real_distribution<float> val(-1.0f, 1.0f);
         ThreadPool pool(2);
         for (size_t t = 0; t < std::size(cases); ++t) {
             const Case& k = cases[t];
@@ -95,20 +100,7 @@ TEST(OpsConv, FastConvMatchesReferenceOnLargeGeometries) {
             ops::ConvShape s;
             s.n = 1 + int64_t(t % 2), s.c = k.c, s.m = k.m, s.group = k.group;
             s.w = ops::make_window(wa, {k.h, k.w}, {k.k, k.k}, "Conv");
-            const int64_t cg = s.c / s.group;
-            std::vector<float> x(size_t(s.n * s.c * s.w.in_size())),
-                w(size_t(s.m * cg * s.w.kernel_size())), b(size_t(s.m));
-            for (auto* v : {&x, &w, &b})
-                for (float& e : *v) e = val(rng);
-            const size_t ny = size_t(s.n * s.m * s.w.out_size());
-            std::vector<float> fast(ny, std::numeric_limits<float>::quiet_NaN()), ref = fast;
-            ops::conv_fast(s, x.data(), w.data(), t % 3 ? b.data() : nullptr, fast.data(),
-                           t % 4 ? &pool : nullptr);
-            ops::conv_reference(s, x.data(), w.data(), t % 3 ? b.data() : nullptr, ref.data());
-            const double tol = 1e-5 * std::sqrt(double(cg * s.w.kernel_size()) + 1);
-            for (size_t i = 0; i < ny; ++i)
-                ASSERT_LE(std::fabs(fast[i] - ref[i]), tol * (1 + std::fabs(ref[i])))
-                    << "case " << t << " at " << i;
+            expect_fast_conv_matches(s, t % 3, t % 4 ? &pool : nullptr, rng, t);
         }
     });
 }
@@ -120,7 +112,6 @@ TEST(OpsConv, Depthwise3x3MatchesReferenceOnRandomShapes) {
     auto pick = [&](int64_t lo, int64_t hi) {
         return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
     };
-    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
     ThreadPool pool(2);
     for (int t = 0; t < 60; ++t) {
         ops::WindowAttrs wa;
@@ -129,17 +120,7 @@ TEST(OpsConv, Depthwise3x3MatchesReferenceOnRandomShapes) {
         ops::ConvShape s;
         s.n = pick(1, 2), s.group = s.c = s.m = pick(1, 40);
         s.w = ops::make_window(wa, {pick(3, 30), pick(3, 40)}, {3, 3}, "Conv");
-        std::vector<float> x(size_t(s.n * s.c * s.w.in_size())), w(size_t(s.m * 9)), b(size_t(s.m));
-        for (auto* v : {&x, &w, &b})
-            for (float& e : *v) e = val(rng);
-        const size_t ny = size_t(s.n * s.m * s.w.out_size());
-        std::vector<float> fast(ny, std::numeric_limits<float>::quiet_NaN()), ref = fast;
-        const float* bias = t % 2 ? b.data() : nullptr;
-        ops::conv_fast(s, x.data(), w.data(), bias, fast.data(), t % 3 ? &pool : nullptr);
-        ops::conv_reference(s, x.data(), w.data(), bias, ref.data());
-        for (size_t i = 0; i < ny; ++i)
-            ASSERT_LE(std::fabs(fast[i] - ref[i]), 1e-5 * 4 * (1 + std::fabs(ref[i])))
-                << "case " << t << " at " << i;
+        expect_fast_conv_matches(s, t % 2, t % 3 ? &pool : nullptr, rng, size_t(t), 4e-5);
     }
 }
 
