@@ -208,17 +208,8 @@ std::unique_ptr<ir::Model> eltwise_chain(DataType dt, bool mid_out) {
     auto m = ir::new_model(13);
     ir::GraphBuilder b(*m->graph);
     std::mt19937 rng(2);
-    std::uniform_real_distribution<double> u(-1.0, 1.0), pos(0.5, 2.0);
     auto tensor = [&](std::vector<int64_t> dims, bool positive) {
-        Tensor t = Tensor::zeros(dt, dims);
-        for (uint64_t i = 0; i < t.numel(); ++i) {
-            const double v = positive ? pos(rng) : u(rng);
-            if (dt == DataType::kFloat32)
-                reinterpret_cast<float*>(t.mutable_bytes())[i] = static_cast<float>(v);
-            else
-                reinterpret_cast<double*>(t.mutable_bytes())[i] = v;
-        }
-        return t;
+        return random_tensor(dt, std::move(dims), positive, rng);
     };
     auto conv = [&](ir::Value* x, const std::string& name) {
         return b.op("Conv", {x, b.constant(name + "_w", tensor({8, 6, 3, 3}, false))},
