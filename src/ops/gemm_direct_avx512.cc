@@ -188,7 +188,7 @@ PG_AVX512 void run_task(const DirectGemm& g, int64_t jt, int64_t t0, int64_t t1)
 }  // namespace
 
 bool gemm_direct_available() {
-    return gemm_isa_available(GemmIsa::kAvx512) && gemm_current_isa() == GemmIsa::kAvx512;
+    return gemm_current_isa() == GemmIsa::kAvx512;  // only ever AVX-512 where the CPU has it
 }
 
 void gemm_direct(const DirectGemm& g, ThreadPool* pool) {

@@ -13,20 +13,8 @@ namespace pg::runtime {
 
 namespace {
 
-bool is_op(const ir::Node* n, const char* op) {
-    return n && ir::is_default_domain(n->domain) && n->op_type == op;
-}
-
 bool contains(const std::vector<ir::Value*>& vs, const ir::Value* v) {
     return std::find(vs.begin(), vs.end(), v) != vs.end();
-}
-
-// The single top-level node reading v as its first input, or nullptr.
-const ir::Node* sole_reader(const ir::Graph& g, const ir::Value* v,
-                            const std::unordered_map<const ir::Node*, size_t>& step_of) {
-    if (!v || v->uses().size() != 1 || contains(g.outputs(), v)) return nullptr;
-    const ir::Use& u = v->uses()[0];
-    return u.index == 0 && step_of.count(u.node) ? u.node : nullptr;
 }
 
 // Inputs [first, end) of n are omitted, initializers or graph inputs (ready before any step).
@@ -39,12 +27,6 @@ bool inputs_ready(const ir::Graph& g, const ir::Node& n, size_t first) {
 }
 
 // n has one output (later ones omitted).
-bool single_output(const ir::Node& n) {
-    if (n.outputs().empty() || !n.outputs()[0]) return false;
-    for (size_t i = 1; i < n.outputs().size(); ++i)
-        if (n.outputs()[i]) return false;
-    return true;
-}
 
 struct Chain {
     size_t conv = 0;  // step indices
@@ -174,6 +156,31 @@ NodeStep fused_step(const GraphPlan& p, const Chain& c,
 
 }  // namespace
 
+bool is_op(const ir::Node* n, const char* op) {
+    return n && ir::is_default_domain(n->domain) && n->op_type == op;
+}
+
+const ir::Node* sole_reader(const ir::Graph& g, const ir::Value* v,
+                            const std::unordered_map<const ir::Node*, size_t>& step_of) {
+    if (!v || v->uses().size() != 1 || contains(g.outputs(), v)) return nullptr;
+    const ir::Use& u = v->uses()[0];
+    return u.index == 0 && step_of.count(u.node) ? u.node : nullptr;
+}
+
+bool single_output(const ir::Node& n) {
+    if (n.outputs().empty() || !n.outputs()[0]) return false;
+    for (size_t i = 1; i < n.outputs().size(); ++i)
+        if (n.outputs()[i]) return false;
+    return true;
+}
+
+std::unordered_map<const ir::Node*, size_t> step_index(const std::vector<NodeStep>& steps) {
+    std::unordered_map<const ir::Node*, size_t> step_of;
+    for (size_t i = 0; i < steps.size(); ++i)
+        if (steps[i].node) step_of[steps[i].node] = i;
+    return step_of;
+}
+
 bool fusable_batch_norm(const ir::Graph& g, const ir::Node& n, int64_t opset) {
     const ops::Attrs a(n);
     if (opset >= 14 && a.get_int("training_mode", 0) != 0) return false;
@@ -187,8 +194,7 @@ bool fusable_batch_norm(const ir::Graph& g, const ir::Node& n, int64_t opset) {
 std::vector<NodeStep> fuse_conv_chains(const ir::Graph& g, const GraphPlan& p, int64_t opset,
                                        int* fused_nodes) {
     *fused_nodes = 0;
-    std::unordered_map<const ir::Node*, size_t> step_of;
-    for (size_t i = 0; i < p.steps.size(); ++i) step_of[p.steps[i].node] = i;
+    const auto step_of = step_index(p.steps);
     std::vector<NodeStep> out = p.steps;
     for (size_t i = 0; i < p.steps.size(); ++i) {
         Chain c;

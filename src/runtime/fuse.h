@@ -4,11 +4,13 @@
 // exactly one reader (the next op of the chain, as its first input; either input of the Add /
 // Sum) and is not a graph output, and the later ops' other inputs are initializers or graph
 // inputs, or (the residual) an earlier step's output, so they can be read at the Conv's place.
-// Element-wise chains become one step at their last node's place (fuse_eltwise.cc). To fuse
+// BatchNormalization -> Relu pairs become one step at the BatchNormalization (fuse_bn.cc);
+// element-wise chains one step at their last node's place (fuse_eltwise.cc). To fuse
 // another pattern, match it here and give ops/ a kernel for it.
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/graph.h"
@@ -29,6 +31,18 @@ std::vector<NodeStep> fuse_conv_chains(const ir::Graph& g, const GraphPlan& p, i
 // the number of Relu nodes absorbed (fuse_bn.cc).
 std::vector<NodeStep> fuse_bn_relu(const ir::Graph& g, const std::vector<NodeStep>& steps,
                                    int64_t opset, int* fused_nodes);
+
+// Helpers shared by the fusion passes (fuse.cc).
+// n is the default-domain op `op` (n may be nullptr).
+bool is_op(const ir::Node* n, const char* op);
+// The single top-level node (a key of step_of) reading v as its first input, v not being a graph
+// output; nullptr otherwise.
+const ir::Node* sole_reader(const ir::Graph& g, const ir::Value* v,
+                            const std::unordered_map<const ir::Node*, size_t>& step_of);
+// n has one output (later ones omitted).
+bool single_output(const ir::Node& n);
+// Each step's node -> its index.
+std::unordered_map<const ir::Node*, size_t> step_index(const std::vector<NodeStep>& steps);
 
 // BatchNormalization n runs in inference mode with all five inputs, initializers or graph inputs
 // after X, and one output (what the fused kernels need).

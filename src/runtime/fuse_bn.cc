@@ -1,5 +1,4 @@
 // BatchNormalization -> Relu fusion (see fuse.h).
-#include <algorithm>
 #include <unordered_map>
 
 #include "ir/model.h"
@@ -11,23 +10,13 @@ namespace pg::runtime {
 
 namespace {
 
-bool is_default(const ir::Node& n, const char* op) {
-    return ir::is_default_domain(n.domain) && n.op_type == op;
-}
-
 // The Relu step reading BatchNormalization step b's output, if it is the value's only use.
 const NodeStep* relu_after(const ir::Graph& g, const NodeStep& b,
                            const std::vector<NodeStep>& steps,
                            const std::unordered_map<const ir::Node*, size_t>& step_of) {
-    const ir::Value* v = b.node->outputs()[0];
-    if (v->uses().size() != 1 || v->uses()[0].index != 0) return nullptr;
-    if (std::find(g.outputs().begin(), g.outputs().end(), v) != g.outputs().end()) return nullptr;
-    const ir::Node* r = v->uses()[0].node;
-    auto it = step_of.find(r);
-    if (it == step_of.end() || !is_default(*r, "Relu") || r->outputs().size() != 1 ||
-        !r->outputs()[0])
-        return nullptr;
-    const NodeStep& s = steps[it->second];
+    const ir::Node* r = sole_reader(g, b.node->outputs()[0], step_of);
+    if (!is_op(r, "Relu") || !single_output(*r)) return nullptr;
+    const NodeStep& s = steps[step_of.at(r)];
     return s.kernel ? &s : nullptr;
 }
 
@@ -51,13 +40,11 @@ ops::KernelFn plain_pair(const NodeStep& bn, const NodeStep& relu) {
 std::vector<NodeStep> fuse_bn_relu(const ir::Graph& g, const std::vector<NodeStep>& steps,
                                    int64_t opset, int* fused_nodes) {
     *fused_nodes = 0;
-    std::unordered_map<const ir::Node*, size_t> step_of;
-    for (size_t i = 0; i < steps.size(); ++i)
-        if (steps[i].node) step_of[steps[i].node] = i;
+    const auto step_of = step_index(steps);
     std::vector<NodeStep> out = steps;
     for (size_t i = 0; i < steps.size(); ++i) {
         const NodeStep& b = steps[i];
-        if (!b.kernel || !b.node || !is_default(*b.node, "BatchNormalization") ||
+        if (!b.kernel || !is_op(b.node, "BatchNormalization") ||
             !fusable_batch_norm(g, *b.node, opset))
             continue;
         const NodeStep* r = relu_after(g, b, steps, step_of);

@@ -20,9 +20,10 @@ namespace pg::runtime {
 struct SessionOptions {
     int threads = 0;              // 0 = every core
     bool poison_outputs = false;  // tests: fill graph outputs left unwritten with NaN checks
-    // Runs without a NodeHook execute Conv -> BatchNormalization -> Relu / Clip chains as one
-    // fused kernel (bit-identical to the plain kernels; runtime/fuse.h). Off with a
-    // kernel_wrapper, and runs with a hook always take the plain steps.
+    // Runs without a NodeHook execute Conv -> BatchNormalization -> residual Add -> Relu / Clip
+    // chains, BatchNormalization -> Relu pairs and element-wise chains as one fused kernel each
+    // (bit-identical to the plain kernels; runtime/fuse.h). Off with a kernel_wrapper, and runs
+    // with a hook always take the plain steps.
     bool fuse = true;
     // Called once per main-graph node at plan time with the node's kernel; the returned kernel
     // runs instead (precision emulation rounds around the real kernel). Subgraph and function
@@ -53,7 +54,7 @@ class Session {
     // Runs the main graph. Every graph input without an initializer must be fed.
     Results run(const Feeds& feeds, NodeHook* hook = nullptr);
     const ir::Model& model() const { return model_; }
-    // Main-graph nodes that runs without a hook execute fused into a Conv step (0: none).
+    // Main-graph nodes that runs without a hook execute fused into an earlier step (0: none).
     int fused_nodes() const;
 
     struct Impl;  // the plans and the executor (session.cc)
