@@ -1,12 +1,12 @@
 // The float32 fast GEMM: op(A) is read in place when row-major, else packed once into row
-// panels of kMr; op(B) is packed block by block (kKc x nc) into column panels of kNr; a
-// micro-kernel keeps a kMr x kNr tile of C in registers (a panel's last eight-or-fewer columns
-// take a half-width variant). The compiler vectorizes its simple loops; it stores C on the first
-// k-slice when beta is 0, so C is never cleared first. The micro-kernel is compiled twice, for
-// the x86-64 baseline and for AVX2+FMA, and chosen at run time. Work is split over column blocks
-// (each task packs its own B) or, when there are too few columns to share, over row panels
-// reading one op(B) that all threads packed together first. m == 1 is a plain matrix-vector
-// loop (op(B) streamed once, unpacked).
+// panels of kMr (12); op(B) is packed block by block (kKc x nc) into column panels of kNr (16).
+// A micro-kernel keeps a tile of C in registers: 12 x 32 over two panels with AVX-512F
+// (gemm_micro_avx512.cc), or two 6 x 16 halves compiled for the x86-64 baseline and for
+// AVX2+FMA (a panel's last eight-or-fewer columns take a half-width variant), chosen at run time
+// (gemm_force_isa for tests). C is stored on the first k-slice when beta is 0, so it is never
+// cleared first. Work is split over column blocks (each task packs its own B) or, when there are
+// too few columns to share, over row panels reading one op(B) that all threads packed together
+// first. m == 1 is a plain matrix-vector loop (op(B) streamed once, unpacked).
 #include "ops/gemm_kernels.h"
 
 #include <algorithm>
