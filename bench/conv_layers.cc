@@ -1,10 +1,13 @@
 // Benchmark: single float32 Conv layers (the shapes ResNet-50, VGG, DenseNet, Inception and the
 // MobileNet-style zoo model spend their time in) on the reference interpreter and on ONNX
-// Runtime, 2 threads each: the best of three alternating rounds' medians of --reps runs. Prints per
-// layer both times, the reference's GFLOP/s and the time ratio, then the geometric mean of the
-// ratios: where the interpreter's convolution loses time to ONNX Runtime, layer by layer.
+// Runtime, 2 threads each (--threads N): the best of three alternating rounds' medians of --reps
+// runs. Prints per layer both times, the reference's GFLOP/s and the time ratio, then the geometric
+// mean of the ratios: where the interpreter's convolution loses time to ONNX Runtime, layer by
+// layer. --chain N runs N copies of each layer that keeps its shape (cin == cout, stride 1), each
+// with its own weights, and reports the time per layer: the weights then come from memory, as
+// inside a whole model, instead of staying in the caches.
 //
-// Usage: bench_conv_layers [--reps N] [--only SUBSTRING]
+// Usage: bench_conv_layers [--reps N] [--threads N] [--chain N] [--only SUBSTRING]
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,8 +33,6 @@ using pg::Tensor;
 using Feeds = std::map<std::string, Tensor>;
 using Clock = std::chrono::steady_clock;
 
-constexpr int kThreads = 2;
-
 struct Layer {
     const char* name;
     int64_t cin, cout, kernel, stride, hw, group;
@@ -49,12 +50,17 @@ const Layer kLayers[] = {
     {"resnet 1x1 1024->256 @14", 1024, 256, 1, 1, 14, 1},
     {"resnet 3x3 512 @7", 512, 512, 3, 1, 7, 1},
     {"resnet 1x1 512->2048 @7", 512, 2048, 1, 1, 7, 1},
+    {"resnet 1x1 2048->512 @7", 2048, 512, 1, 1, 7, 1},
     {"resnet 3x3/2 128 @56", 128, 128, 3, 2, 56, 1},
+    {"resnet 3x3/2 512 @14", 512, 512, 3, 2, 14, 1},
     {"vgg 3x3 64 @224", 64, 64, 3, 1, 224, 1},
     {"vgg 3x3 256 @56", 256, 256, 3, 1, 56, 1},
     {"densenet 3x3 128->32 @28", 128, 32, 3, 1, 28, 1},
     {"densenet 1x1 512->128 @14", 512, 128, 1, 1, 14, 1},
     {"inception 5x5 16->32 @28", 16, 32, 5, 1, 28, 1},
+    {"squeezenet stem 3x3/2", 3, 64, 3, 2, 224, 1},
+    {"squeezenet 1x1 16->64 @55", 16, 64, 1, 1, 55, 1},
+    {"squeezenet 3x3 48->192 @13", 48, 192, 3, 1, 13, 1},
     {"mobilenet dw 3x3 128 @56", 128, 128, 3, 1, 56, 128},
     {"mobilenet dw 3x3/2 256 @56", 256, 256, 3, 2, 56, 256},
 };
@@ -68,21 +74,27 @@ Tensor uniform(std::vector<int64_t> dims, float bound, std::mt19937& rng) {
     return Tensor::from_values(pg::DataType::kFloat32, std::move(dims), v);
 }
 
-std::unique_ptr<pg::ir::Model> conv_model(const Layer& l, std::mt19937& rng) {
+// `chain` copies of the layer in sequence, each with its own weights (chain > 1 needs cin ==
+// cout and an unchanged map size): with enough copies the weights no longer fit the caches and
+// come from memory on every run, as they do inside a whole model.
+std::unique_ptr<pg::ir::Model> conv_model(const Layer& l, int chain, std::mt19937& rng) {
     using pg::ir::Attribute;
     auto model = pg::ir::new_model(17, "conv");
     pg::ir::GraphBuilder b(*model->graph);
-    auto* x = b.input("x", pg::DataType::kFloat32, {1, l.cin, l.hw, l.hw});
+    auto* y = b.input("x", pg::DataType::kFloat32, {1, l.cin, l.hw, l.hw});
     const int64_t fan_in = l.cin / l.group * l.kernel * l.kernel;
-    auto* w = b.constant("w", uniform({l.cout, l.cin / l.group, l.kernel, l.kernel},
-                                      std::sqrt(3.0f / static_cast<float>(fan_in)), rng));
-    auto* bias = b.constant("b", uniform({l.cout}, 0.1f, rng));
     const int64_t p = l.kernel / 2;
-    auto* y = b.op("Conv", {x, w, bias},
-                   pg::ir::attrs(Attribute::make_ints("kernel_shape", {l.kernel, l.kernel}),
-                                 Attribute::make_ints("strides", {l.stride, l.stride}),
-                                 Attribute::make_ints("pads", {p, p, p, p}),
-                                 Attribute::make_int("group", l.group)));
+    for (int i = 0; i < chain; ++i) {
+        const std::string n = std::to_string(i);
+        auto* w = b.constant("w" + n, uniform({l.cout, l.cin / l.group, l.kernel, l.kernel},
+                                              std::sqrt(3.0f / static_cast<float>(fan_in)), rng));
+        auto* bias = b.constant("b" + n, uniform({l.cout}, 0.1f, rng));
+        y = b.op("Conv", {y, w, bias},
+                 pg::ir::attrs(Attribute::make_ints("kernel_shape", {l.kernel, l.kernel}),
+                               Attribute::make_ints("strides", {l.stride, l.stride}),
+                               Attribute::make_ints("pads", {p, p, p, p}),
+                               Attribute::make_int("group", l.group)));
+    }
     const int64_t out = (l.hw + 2 * p - l.kernel) / l.stride + 1;
     b.output(y, pg::DataType::kFloat32, {1, l.cout, out, out});
     return model;
@@ -103,16 +115,22 @@ double median_ms(pg::runners::Runner& r, const Feeds& feeds, int reps) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    int reps = 15;
+    int reps = 15, threads = 2, chain = 1;
     std::string only;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--reps" && i + 1 < argc)
             reps = std::max(1, std::atoi(argv[++i]));
+        else if (a == "--threads" && i + 1 < argc)
+            threads = std::max(1, std::atoi(argv[++i]));
+        else if (a == "--chain" && i + 1 < argc)
+            chain = std::max(1, std::atoi(argv[++i]));
         else if (a == "--only" && i + 1 < argc)
             only = argv[++i];
         else {
-            std::fprintf(stderr, "usage: %s [--reps N] [--only SUBSTRING]\n", argv[0]);
+            std::fprintf(stderr,
+                         "usage: %s [--reps N] [--threads N] [--chain N] [--only SUBSTRING]\n",
+                         argv[0]);
             return 2;
         }
     }
@@ -125,15 +143,17 @@ int main(int argc, char** argv) {
     std::mt19937 rng(7);
     for (const Layer& l : kLayers) {
         if (!only.empty() && std::string(l.name).find(only) == std::string::npos) continue;
-        auto model = conv_model(l, rng);
+        const int64_t out_hw = (l.hw + 2 * (l.kernel / 2) - l.kernel) / l.stride + 1;
+        if (chain > 1 && (l.cin != l.cout || out_hw != l.hw)) continue;  // not chainable
+        auto model = conv_model(l, chain, rng);
         const std::string path = (dir / "conv.onnx").string();
         pg::onnx::save_model(*model, path);
         Feeds feeds{{"x", uniform({1, l.cin, l.hw, l.hw}, 1.0f, rng)}};
         pg::runners::RefRunnerOptions ref_opts;
-        ref_opts.session.threads = kThreads;
+        ref_opts.session.threads = threads;
         pg::runners::RefRunner ref(*model, ref_opts);
         pg::runners::OnnxRtOptions ort_opts;
-        ort_opts.intra_op_threads = kThreads;
+        ort_opts.intra_op_threads = threads;
         double ref_ms = 0, ort_ms = 0;
         try {
             pg::runners::OnnxRtRunner ort(path, ort_opts);
@@ -150,8 +170,9 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "%s: %s\n", l.name, e.what());
             return 1;
         }
-        const int64_t out = (l.hw + 2 * (l.kernel / 2) - l.kernel) / l.stride + 1;
-        const double flop = 2.0 * l.cout * out * out * (l.cin / l.group) * l.kernel * l.kernel;
+        ref_ms /= chain, ort_ms /= chain;  // per layer
+        const double flop =
+            2.0 * l.cout * out_hw * out_hw * (l.cin / l.group) * l.kernel * l.kernel;
         std::printf("| %-28s | %7.3f | %7.3f | %11.1f | %5.2f |\n", l.name, ref_ms, ort_ms,
                     flop / ref_ms / 1e6, ref_ms / ort_ms);
         std::fflush(stdout);

@@ -36,7 +36,15 @@ struct DirectGemm {
 };
 
 bool gemm_direct_available();
-// C = alpha * A * op(B) + beta * C, then the epilogue; requires gemm_direct_available().
+// C = alpha * A * op(B) + beta * C, then the epilogue; requires gemm_direct_available(). Runs
+// gemm_dot when gemm_dot_pays.
 void gemm_direct(const DirectGemm& g, ThreadPool* pool);
+
+// gemm_direct's product with the vector lanes over k (gemm_dot_avx512.cc): the useful columns
+// of op(B) copied transposed, then dot products, so a 49-column plane fills every lane; sums in
+// a different order (numeric contract, not bit for bit). gemm_dot_pays: AVX-512, k >= 256 and
+// at most 256 useful columns filling under 7/8 of gemm_direct's lanes.
+bool gemm_dot_pays(const DirectGemm& g);
+void gemm_dot(const DirectGemm& g, ThreadPool* pool);
 
 }  // namespace pg::ops

@@ -8,6 +8,7 @@
 // are separate multiplies and adds, as in the plain kernels.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 
 #include "base/thread_pool.h"
 #include "ops/gemm_direct.h"
@@ -59,8 +60,21 @@ struct RowEnd {  // what happens to a finished row of the tile
     const Seg* segs;
     int nseg;
     float alpha, beta;
-    const GemmEpilogue* ep;  // nullptr: none
+    const GemmEpilogue* ep;            // nullptr: none
+    __mmask16 mask[kMaxSegs][2] = {};  // segment s's lanes in panel q (computed once per tile)
 };
+
+// Loads / stores of one segment: unmasked when it covers the whole panel (a masked store costs
+// more on some CPUs, and whole panels are the common case).
+PG_AVX512 inline __m512 seg_load(__m512 old, __mmask16 m, const float* p) {
+    return m == 0xFFFF ? _mm512_loadu_ps(p) : _mm512_mask_loadu_ps(old, m, p);
+}
+PG_AVX512 inline void seg_store(float* p, __mmask16 m, __m512 v) {
+    if (m == 0xFFFF)
+        _mm512_storeu_ps(p, v);
+    else if (m)
+        _mm512_mask_storeu_ps(p, m, v);
+}
 
 // alpha * acc (+ beta * C), the epilogue, and the masked stores of one row panel.
 PG_AVX512 inline __attribute__((always_inline)) void finish_panel(__m512 v, float* row, int q,
@@ -69,8 +83,7 @@ PG_AVX512 inline __attribute__((always_inline)) void finish_panel(__m512 v, floa
     if (e.beta != 0.0f) {
         __m512 old = _mm512_setzero_ps();
         for (int s = 0; s < e.nseg; ++s)
-            old = _mm512_mask_loadu_ps(old, panel_mask(e.segs[s].l0, e.segs[s].l1, q),
-                                       row + e.segs[s].shift + 16 * q);
+            old = seg_load(old, e.mask[s][q], row + e.segs[s].shift + 16 * q);
         v = e.beta == 1.0f ? _mm512_add_ps(old, v)
                            : _mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(e.beta), old), v);
     }
@@ -85,8 +98,7 @@ PG_AVX512 inline __attribute__((always_inline)) void finish_panel(__m512 v, floa
             const float* r = ep.res + (row - ep.res_origin);
             __m512 add = _mm512_setzero_ps();
             for (int s = 0; s < e.nseg; ++s)
-                add = _mm512_mask_loadu_ps(add, panel_mask(e.segs[s].l0, e.segs[s].l1, q),
-                                           r + e.segs[s].shift + 16 * q);
+                add = seg_load(add, e.mask[s][q], r + e.segs[s].shift + 16 * q);
             v = _mm512_add_ps(v, add);
         }
         if (ep.clamp) {  // v < lo ? lo : v, then v > hi ? hi : v (NaN kept)
@@ -95,10 +107,7 @@ PG_AVX512 inline __attribute__((always_inline)) void finish_panel(__m512 v, floa
             v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ), v, hi);
         }
     }
-    for (int s = 0; s < e.nseg; ++s) {
-        const __mmask16 m = panel_mask(e.segs[s].l0, e.segs[s].l1, q);
-        if (m) _mm512_mask_storeu_ps(row + e.segs[s].shift + 16 * q, m, v);
-    }
+    for (int s = 0; s < e.nseg; ++s) seg_store(row + e.segs[s].shift + 16 * q, e.mask[s][q], v);
 }
 
 // The accumulators as named variables, one pair per row (GCC keeps an array of them in
@@ -113,10 +122,12 @@ PG_AVX512 inline __attribute__((always_inline)) void finish_panel(__m512 v, floa
         c##i##a = _mm512_fmadd_ps(av, b0, c##i##a);                        \
         if constexpr (NP == 2) c##i##b = _mm512_fmadd_ps(av, b1, c##i##b); \
     }
-#define PG_SAVE(i)                                                   \
-    if constexpr (MR > i) {                                          \
-        _mm512_store_ps(done[i][0], c##i##a);                        \
-        if constexpr (NP == 2) _mm512_store_ps(done[i][1], c##i##b); \
+#define PG_FINISH(i)                                                                 \
+    if constexpr (MR > i) {                                                          \
+        if (i < mr) {                                                                \
+            finish_panel(c##i##a, c + i * ldc, 0, e, i0 + i);                        \
+            if constexpr (NP == 2) finish_panel(c##i##b, c + i * ldc, 1, e, i0 + i); \
+        }                                                                            \
     }
 
 // C rows [0, mr) of the tile (c: row 0 at the tile's first column).
@@ -138,17 +149,13 @@ PG_AVX512 __attribute__((noinline)) void tile(int64_t kc, const float* a, int64_
                                   : _mm512_maskz_loadu_ps(mb1, bp + 16);
         PG_ROWS(PG_STEP)
     }
-    alignas(64) float done[MR][NP][16];
-    PG_ROWS(PG_SAVE)
-    for (int i = 0; i < mr && i < MR; ++i)
-        for (int q = 0; q < NP; ++q)
-            finish_panel(_mm512_load_ps(done[i][q]), c + i * ldc, q, e, i0 + i);
+    PG_ROWS(PG_FINISH)
 }
 
 #undef PG_ROWS
 #undef PG_DECL
 #undef PG_STEP
-#undef PG_SAVE
+#undef PG_FINISH
 
 template <int NP, bool kFull>
 PG_AVX512 void tile_rows(int64_t kc, const float* a, int64_t lda, const float* b,
@@ -166,7 +173,9 @@ PG_AVX512 void run_task(const DirectGemm& g, int64_t jt, int64_t t0, int64_t t1)
     Seg segs[kMaxSegs];
     const int nseg = tile_segments(g, j0, nt, segs);
     const __mmask16 mb0 = panel_mask(0, nt, 0), mb1 = panel_mask(0, nt, 1);
-    const RowEnd e{segs, nseg, g.alpha, g.beta, g.epilogue};
+    RowEnd e{segs, nseg, g.alpha, g.beta, g.epilogue};
+    for (int s = 0; s < nseg; ++s)
+        for (int q = 0; q < 2; ++q) e.mask[s][q] = panel_mask(segs[s].l0, segs[s].l1, q);
     const int64_t kc = std::max<int64_t>(0, g.k);
     for (int64_t t = t0; t < t1; ++t) {
         const int64_t ip = t * kTileM;
@@ -191,8 +200,23 @@ bool gemm_direct_available() {
     return gemm_current_isa() == GemmIsa::kAvx512;  // only ever AVX-512 where the CPU has it
 }
 
-void gemm_direct(const DirectGemm& g, ThreadPool* pool) {
-    if (g.m <= 0 || g.n <= 0) return;
+void gemm_direct(const DirectGemm& g0, ThreadPool* pool) {
+    if (g0.m <= 0 || g0.n <= 0) return;
+    if (gemm_dot_pays(g0)) return gemm_dot(g0, pool);
+    DirectGemm g = g0;
+    // Rows of A 4 KiB apart share the L1 cache sets, and 12 of them (one tile) evict each other:
+    // such an A is copied with a padded stride first (measured -8 % on a 1x1 1024 -> 256 Conv at
+    // 14x14 with the copy included).
+    std::unique_ptr<float[]> apad;
+    if (g.lda % 1024 == 0 && g.m > 8 && g.k >= 256 && g.n >= 64) {
+        const int64_t lda = g.k + 16;
+        apad.reset(new float[static_cast<size_t>(g.m * lda)]);
+        run_parallel(pool, g.m, [&](int64_t b, int64_t e) {
+            for (int64_t i = b; i < e; ++i)
+                std::copy(g0.a + i * g0.lda, g0.a + i * g0.lda + g.k, apad.get() + i * lda);
+        });
+        g.a = apad.get(), g.lda = lda;
+    }
     if (g.row_pitch && (g.row_pitch < 8 || g.row_len > g.row_pitch || g.row_len > g.out_pitch))
         fail("gemm_direct: the column map needs 8 <= row_pitch and row_len <= both pitches");
     const int64_t col_tiles = (g.n + kTileN - 1) / kTileN, row_tiles = (g.m + kTileM - 1) / kTileM;
