@@ -29,7 +29,9 @@
 //   --reps N: N timed runs per runner (default 5). --settle MS: idle gap before each block
 //   of runs (default 100). --ort-no-spin: ONNX Runtime with intra-op spinning off (slower
 //   ONNX Runtime on small models; default: its own default, spinning).
-//   --only NAME: bench one model. --profile N: N reference runs only (for perf record).
+//   --only NAME: bench one model. --profile N: N reference runs (for perf record), the
+//   reference's time per op type and slowest nodes (hooked, unfused runs), then ONNX Runtime's
+//   profiler: its kernel time per op type and slowest nodes beside the reference's.
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -51,6 +53,7 @@
 #include "ir/topo.h"
 #include "onnx/model_io.h"
 #include "runners/onnxrt_runner.h"
+#include "runners/ort_profile.h"
 #include "runners/ref_runner.h"
 #include "zoo/zoo.h"
 
@@ -368,12 +371,16 @@ class OpTimer : public pg::runtime::NodeHook {
         std::string shape;  // op, name, input and output dims
     };
     std::map<const pg::ir::Node*, NodeRow> nodes;  // every other node
+    std::map<std::string, double> by_name;         // every node, by name
+    std::map<std::string, double> by_output;       // every node, by its first output's name
     Clock::time_point last = Clock::now();
     void on_node(const pg::ir::Node& node, const std::vector<const pg::ops::RtValue*>& in,
                  const std::vector<pg::ops::RtValue>& out) override {
         const auto now = Clock::now();
         const double t = std::chrono::duration<double, std::milli>(now - last).count();
         ms[node.op_type] += t;
+        by_name[node.name] += t;
+        if (node.output(0)) by_output[node.output(0)->name()] += t;
         last = now;
         const bool conv = node.op_type == "Conv", mm = node.op_type == "MatMul";
         if (!conv && !mm) {
@@ -400,11 +407,83 @@ class OpTimer : public pg::runtime::NodeHook {
         r.shape = conv ? "Conv w" : "MatMul a";
         for (int64_t d : (conv ? w : a).dims()) r.shape += " " + std::to_string(d);
         if (mm) r.shape += " b";
-        if (mm) for (int64_t d : w.dims()) r.shape += " " + std::to_string(d);
+        if (mm)
+            for (int64_t d : w.dims()) r.shape += " " + std::to_string(d);
         r.shape += " -> y";
         for (int64_t d : y.dims()) r.shape += " " + std::to_string(d);
     }
 };
+
+// The hooked reference time of what an ONNX Runtime node computes: the node of that name, or
+// the node making output `stem` plus the BatchNormalization / Relu / Clip chain down to the
+// Conv it follows (ONNX Runtime fuses them and names the result after the last output); -1 when
+// nothing matches.
+double ref_chain_ms(const pg::ir::Graph& g, const OpTimer& timer, const std::string& name,
+                    const std::string& stem) {
+    if (auto it = timer.by_name.find(name); it != timer.by_name.end()) return it->second;
+    const pg::ir::Value* v = g.find_value(stem);
+    const pg::ir::Node* n = v ? v->producer() : nullptr;
+    if (!n) return -1;
+    double ms = 0;
+    while (n) {
+        const auto it = timer.by_name.find(n->name);
+        if (it != timer.by_name.end()) ms += it->second;
+        const bool chain =
+            n->op_type == "Relu" || n->op_type == "Clip" || n->op_type == "BatchNormalization";
+        if (!chain || !n->input(0)) break;
+        n = n->input(0)->producer();
+    }
+    return ms;
+}
+
+// --profile, ONNX Runtime's side: `reps` runs with its profiler on, then the kernel time per
+// op type (after its fusions) and its slowest nodes beside the hooked reference time of the same
+// computation (ref_chain_ms; the reference's runs are unfused, one node at a time).
+void profile_ort(const Case& c, int reps, const Feeds& feeds, const OpTimer& timer) {
+    pg::runners::OnnxRtOptions opts;
+    opts.intra_op_threads = kThreads;
+    opts.profile_prefix = std::filesystem::path(c.path).replace_extension("").string() + "_ort";
+    std::vector<pg::runners::OrtNodeTime> events;
+    try {
+        pg::runners::OnnxRtRunner ort(c.path, opts);
+        ort.infer(feeds);  // warm-up, in the trace too: subtracted below by taking reps + 1 runs
+        for (int i = 0; i < reps; ++i) ort.infer(feeds);
+        events = pg::runners::read_ort_profile(ort.end_profiling());
+    } catch (const pg::Error& e) {
+        std::printf("  ONNX Runtime profile failed: %s\n", e.what());
+        return;
+    }
+    std::map<std::string, double> by_op;
+    std::map<std::string, std::pair<std::string, double>> by_node;  // name -> (op, us)
+    double total = 0;
+    for (const auto& e : events) {
+        by_op[e.op] += e.us, by_node[e.node].first = e.op, by_node[e.node].second += e.us;
+        total += e.us;
+    }
+    const double runs = reps + 1.0, to_ms = 1e-3 / runs;
+    std::printf("  ONNX Runtime kernels (profiler, %d runs): %.2f ms per run\n", reps + 1,
+                total * to_ms);
+    std::vector<std::pair<double, std::string>> ops;
+    for (const auto& [op, us] : by_op) ops.emplace_back(us, op);
+    std::sort(ops.rbegin(), ops.rend());
+    for (const auto& [us, op] : ops) std::printf("  ORT %-18s %8.3f ms\n", op.c_str(), us * to_ms);
+    std::vector<std::pair<double, std::string>> nodes;
+    for (const auto& [name, v] : by_node) nodes.emplace_back(v.second, name);
+    std::sort(nodes.rbegin(), nodes.rend());
+    std::printf("  %-14s %-40s %9s %9s\n", "ORT op", "node", "ORT ms", "ref ms");
+    for (size_t i = 0; i < nodes.size() && i < 25; ++i) {
+        const std::string& name = nodes[i].second;
+        // ONNX Runtime keeps a node's name, or names a layout-converted node after its output
+        // ("<output>_nchwc").
+        const std::string stem = name.size() > 6 && name.compare(name.size() - 6, 6, "_nchwc") == 0
+                                     ? name.substr(0, name.size() - 6)
+                                     : name;
+        const double ref = ref_chain_ms(*c.model->graph, timer, name, stem);
+        const std::string ref_ms = ref >= 0 ? std::to_string(ref / reps).substr(0, 6) : "-";
+        std::printf("  %-14s %-40s %9.3f %9s\n", by_node[name].first.c_str(),
+                    name.substr(0, 40).c_str(), nodes[i].first * to_ms, ref_ms.c_str());
+    }
+}
 
 // --profile: `reps` reference runs (for perf record), printing the median, then the time per
 // op type over `reps` hooked runs.
@@ -438,14 +517,15 @@ void profile_case(const Case& c, int reps) {
     for (const auto& [node, row] : timer.convs) convs.push_back(row);
     std::sort(convs.begin(), convs.end(), [](const auto& a, const auto& b) { return a.ms > b.ms; });
     for (size_t i = 0; i < convs.size() && i < 20; ++i)
-        std::printf("  %-45s %7.3f ms %6.1f GFLOP/s\n", convs[i].shape.c_str(),
-                    convs[i].ms / reps, convs[i].flops * reps / (convs[i].ms * 1e6));
+        std::printf("  %-45s %7.3f ms %6.1f GFLOP/s\n", convs[i].shape.c_str(), convs[i].ms / reps,
+                    convs[i].flops * reps / (convs[i].ms * 1e6));
     std::vector<OpTimer::NodeRow> others;
     for (const auto& [node, row] : timer.nodes) others.push_back(row);
     std::sort(others.begin(), others.end(),
               [](const auto& a, const auto& b) { return a.ms > b.ms; });
     for (size_t i = 0; i < others.size() && i < 20; ++i)
         std::printf("  %-70s %7.3f ms\n", others[i].shape.c_str(), others[i].ms / reps);
+    profile_ort(c, reps, feeds, timer);
 }
 
 void add_case(std::vector<Case>& cases, const std::string& tmp, std::string name,

@@ -287,6 +287,7 @@ OrtPtr<ort::SessionOptions> make_session_options(const ort::Api* api, const Onnx
     if (o.intra_op_spinning)
         check(api, api->AddSessionConfigEntry(raw, "session.intra_op.allow_spinning",
                                               *o.intra_op_spinning ? "1" : "0"));
+    if (!o.profile_prefix.empty()) check(api, api->EnableProfiling(raw, o.profile_prefix.c_str()));
     return options;
 }
 
@@ -328,8 +329,9 @@ OnnxRtRunner::Impl::Impl(const std::string& model_path, const OnnxRtOptions& opt
     if (options.model_bytes.empty())
         check(api, api->CreateSession(env.get(), model_path.c_str(), session_options.get(), &raw));
     else
-        check(api, api->CreateSessionFromArray(env.get(), options.model_bytes.data(), options.model_bytes.size(),
-                                               session_options.get(), &raw));
+        check(api,
+              api->CreateSessionFromArray(env.get(), options.model_bytes.data(),
+                                          options.model_bytes.size(), session_options.get(), &raw));
     session = OrtPtr<ort::Session>(raw, api->ReleaseSession);
     ort::MemoryInfo* mem = nullptr;
     check(api, api->CreateCpuMemoryInfo(ort::AllocatorType::kDevice, ort::MemType::kDefault, &mem));
@@ -482,6 +484,19 @@ OnnxRtRunner::OnnxRtRunner(const std::string& model_path, const OnnxRtOptions& o
 }
 
 OnnxRtRunner::~OnnxRtRunner() = default;
+
+std::string OnnxRtRunner::end_profiling() {
+    if (options_.profile_prefix.empty())
+        throw Error(ErrorKind::kUsage, "end_profiling: the runner was created without profiling");
+    const ort::Api* api = impl_->api;
+    ort::Allocator* allocator = nullptr;
+    check(api, api->GetAllocatorWithDefaultOptions(&allocator));
+    char* path = nullptr;
+    check(api, api->SessionEndProfiling(impl_->session.get(), allocator, &path));
+    std::string out = path ? path : "";
+    if (path) check(api, api->AllocatorFree(allocator, path));
+    return out;
+}
 
 std::unique_ptr<Runner> OnnxRtRunner::with_outputs(const std::vector<std::string>& names) const {
     if (!options_.model) return nullptr;

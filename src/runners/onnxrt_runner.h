@@ -33,6 +33,9 @@ struct OnnxRtOptions {
     std::string model_bytes;
     // The loaded model (optional): lets with_outputs() mark intermediate tensors as outputs.
     const ir::Model* model = nullptr;
+    // Non-empty: ONNX Runtime's profiler records every node of every run into
+    // "<profile_prefix>_<date>.json" (end_profiling() writes it and returns its path).
+    std::string profile_prefix;
 };
 
 // Where the library was found and which ONNX Runtime version it is.
@@ -63,6 +66,9 @@ class OnnxRtRunner : public Runner {
     double last_inference_time() const override { return last_time_; }
     // The library this runner uses.
     const OnnxRtLibraryInfo& library() const;
+    // Ends ONNX Runtime's profiling (OnnxRtOptions::profile_prefix) and returns the JSON file it
+    // wrote; kUsage when the runner was not created with profiling.
+    std::string end_profiling();
     // A session on the same model whose outputs are `names` (needs OnnxRtOptions::model).
     std::unique_ptr<Runner> with_outputs(const std::vector<std::string>& names) const override;
     std::unique_ptr<Runner> for_model(const ir::Model& model) const override;

@@ -118,7 +118,10 @@ struct Api {
                    const Value* const* inputs, size_t input_count, const char* const* output_names,
                    size_t output_count, Value** outputs) noexcept;   // 9
     Status* (*CreateSessionOptions)(SessionOptions** out) noexcept;  // 10
-    void* unused_11_22[12];
+    void* unused_11_13[3];
+    // Per-node timings written as JSON to "<prefix>_<date>.json" when profiling ends.
+    Status* (*EnableProfiling)(SessionOptions* options, const char* prefix) noexcept;  // 14
+    void* unused_15_22[8];
     Status* (*SetSessionGraphOptimizationLevel)(SessionOptions* options,
                                                 GraphOptimizationLevel level) noexcept;  // 23
     Status* (*SetIntraOpNumThreads)(SessionOptions* options, int threads) noexcept;      // 24
@@ -189,7 +192,11 @@ struct Api {
     void (*ReleaseTypeInfo)(TypeInfo* p) noexcept;                              // 98
     void (*ReleaseTensorTypeAndShapeInfo)(TensorTypeAndShapeInfo* p) noexcept;  // 99
     void (*ReleaseSessionOptions)(SessionOptions* p) noexcept;                  // 100
-    void* unused_101_129[29];
+    void* unused_101_109[9];
+    // Ends profiling; *out (allocated with `allocator`) is the JSON file written.
+    Status* (*SessionEndProfiling)(Session* session, Allocator* allocator,
+                                   char** out) noexcept;  // 110
+    void* unused_111_129[19];
     // Keys and values as in onnxruntime_session_options_config_keys.h (API version 5).
     Status* (*AddSessionConfigEntry)(SessionOptions* options, const char* key,
                                      const char* value) noexcept;  // 130
@@ -217,6 +224,7 @@ static_assert(index_of(offsetof(Api, CreateEnv)) == 3);
 static_assert(index_of(offsetof(Api, CreateSession)) == 7);
 static_assert(index_of(offsetof(Api, Run)) == 9);
 static_assert(index_of(offsetof(Api, CreateSessionOptions)) == 10);
+static_assert(index_of(offsetof(Api, EnableProfiling)) == 14);
 static_assert(index_of(offsetof(Api, SetSessionGraphOptimizationLevel)) == 23);
 static_assert(index_of(offsetof(Api, SessionGetInputCount)) == 30);
 static_assert(index_of(offsetof(Api, SessionGetInputTypeInfo)) == 33);
@@ -231,6 +239,7 @@ static_assert(index_of(offsetof(Api, AllocatorFree)) == 76);
 static_assert(index_of(offsetof(Api, GetAllocatorWithDefaultOptions)) == 78);
 static_assert(index_of(offsetof(Api, ReleaseEnv)) == 92);
 static_assert(index_of(offsetof(Api, ReleaseSessionOptions)) == 100);
+static_assert(index_of(offsetof(Api, SessionEndProfiling)) == 110);
 static_assert(index_of(offsetof(Api, AddSessionConfigEntry)) == 130);
 static_assert(sizeof(Api) == 131 * sizeof(void*));
 

@@ -10,6 +10,7 @@
 #include "ir/builder.h"
 #include "onnx/model_io.h"
 #include "runners/onnxrt_runner.h"
+#include "runners/ort_profile.h"
 #include "runners/ref_runner.h"
 #include "support/test_paths.h"
 
@@ -334,6 +335,34 @@ TEST(OnnxRtLibrary, ParsesOptimizationLevels) {
     EXPECT_EQ(runners::parse_ort_opt_level("basic"), runners::OrtOptLevel::kBasic);
     EXPECT_EQ(runners::parse_ort_opt_level("all"), runners::OrtOptLevel::kAll);
     EXPECT_THROW(runners::parse_ort_opt_level("max"), Error);
+}
+
+// Profiling goes through EnableProfiling (index 14) and SessionEndProfiling (110): the trace
+// names each node of each run with its op type.
+TEST_F(OnnxRtRunnerTest, ProfileRecordsEveryNodeOfEveryRun) {
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, {2, 2});
+    b.output(b.op("Mul", {b.op("Neg", {x}), x}));
+    const std::string dir = test::make_temp_dir();
+    onnx::save_model(*m, dir + "/prof.onnx");
+    OnnxRtOptions o = test_options();
+    o.optimization = runners::OrtOptLevel::kDisable;
+    o.profile_prefix = dir + "/trace";
+    OnnxRtRunner ort(dir + "/prof.onnx", o);
+    for (int i = 0; i < 3; ++i) ort.infer({{"x", f32({2, 2}, {1, 2, 3, 4})}});
+    const std::string path = ort.end_profiling();
+    EXPECT_EQ(path.rfind(dir + "/trace", 0), 0u) << path;
+    int neg = 0, mul = 0;
+    for (const runners::OrtNodeTime& t : runners::read_ort_profile(path)) {
+        neg += t.op == "Neg", mul += t.op == "Mul";
+        EXPECT_FALSE(t.node.empty());
+        EXPECT_GE(t.us, 0.0);
+    }
+    EXPECT_EQ(neg, 3);
+    EXPECT_EQ(mul, 3);
+    EXPECT_THROW(OnnxRtRunner(dir + "/prof.onnx", test_options()).end_profiling(), Error);
+    EXPECT_THROW(runners::read_ort_profile(dir + "/prof.onnx"), Error);  // not a trace
 }
 
 }  // namespace
