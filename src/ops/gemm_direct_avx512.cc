@@ -178,8 +178,12 @@ PG_AVX512 void run_task(const DirectGemm& g, int64_t jt, int64_t t0, int64_t t1)
         for (int q = 0; q < 2; ++q) e.mask[s][q] = panel_mask(segs[s].l0, segs[s].l1, q);
     const int64_t kc = std::max<int64_t>(0, g.k);
     for (int64_t t = t0; t < t1; ++t) {
-        const int64_t ip = t * kTileM;
-        const int mr = static_cast<int>(std::min<int64_t>(kTileM, g.m - ip));
+        int64_t ip = t * kTileM;
+        int mr = static_cast<int>(std::min<int64_t>(kTileM, g.m - ip));
+        // m = 12 q + 4 ends with two tiles of 8 rows, not 12 + 4 (a 4-row tile pays for its
+        // loads with a third of the multiply-adds).
+        if (g.m % kTileM == 4 && g.m > kTileM && t >= (g.m - 16) / kTileM)
+            ip = t == (g.m - 16) / kTileM ? g.m - 16 : g.m - 8, mr = 8;
         const float* a = g.a + ip * g.lda;
         float* c = g.c + ip * g.ldc + j0;
         const float* b = g.b + j0;
