@@ -29,6 +29,13 @@ bool fast_path_fits(const ConvChain& c, KernelContext& ctx) {
                 return false;
         next = 7;
     }
+    for (const bool on : {c.scale, c.shift}) {
+        if (!on) continue;
+        if (!ctx.has_input(next) || !is_f32(ctx.input(next)) ||
+            ctx.input(next).numel() != static_cast<uint64_t>(w.dims()[0]))
+            return false;
+        ++next;
+    }
     if (c.residual) {
         if (!ctx.has_input(next) || !is_f32(ctx.input(next))) return false;
         const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
@@ -57,6 +64,8 @@ GemmEpilogue epilogue(const ConvChain& c, KernelContext& ctx, std::vector<float>
         ep.sub = ctx.input(5).data<float>(), ep.mul = k.data(), ep.add = ctx.input(4).data<float>();
         next = 7;
     }
+    if (c.scale) ep.scale = ctx.input(next++).data<float>();
+    if (c.shift) ep.shift = ctx.input(next++).data<float>();
     if (c.residual) ep.res = ctx.input(next++).data<float>();  // res_origin: set with the output
     if (c.act == ConvChain::Act::kRelu) {
         ep.clamp = true, ep.lo = 0.0f, ep.hi = std::numeric_limits<float>::infinity();

@@ -1,4 +1,5 @@
-// A Conv whose only reader is BatchNormalization and/or a residual Add / Sum and/or Relu / Clip,
+// A Conv whose only reader is BatchNormalization and/or a per-channel Mul / Add and/or a residual
+// Add / Sum and/or Relu / Clip,
 // run as one kernel: the float32 Conv fast path with the normalization, the residual and the
 // activation applied to each output tile while it is in cache (GemmEpilogue). The arithmetic is the
 // plain kernels', so the result is bit-identical to running Conv, BatchNormalization and the
@@ -20,6 +21,8 @@ struct ConvChain {
     ConvAttrs conv;
     bool batch_norm = false;
     double epsilon = 1e-5;
+    bool scale = false;     // a Mul by one value per output channel (after the normalization)
+    bool shift = false;     // then an Add of one value per output channel
     bool residual = false;  // an Add / Sum of the chain's value and one other tensor
     Act act = Act::kNone;
     // Clip's bounds from attributes (opset < 11); otherwise from inputs when given.
@@ -28,11 +31,12 @@ struct ConvChain {
 };
 
 // The fused kernel. Its inputs: X, W, B (may be omitted), then scale, B, mean, var when
-// batch_norm, then the other addend when residual, then Clip's min, max (may be omitted) when
-// act is kClip and not from attributes. One output: the last op's. Anything the float32 fast
-// path does not cover (other types, BatchNormalization parameters of the wrong size, a residual
-// that is not exactly the Conv output's shape, non-scalar Clip bounds) runs `plain`, which must
-// run the unfused kernels on the same inputs.
+// batch_norm, then the Mul's per-channel factors when scale, the Add's when shift (any shape
+// with one value per output channel), then the other addend when residual, then Clip's min, max
+// (may be omitted) when act is kClip and not from attributes. One output: the last op's. Anything
+// the float32 fast path does not cover (other types, BatchNormalization parameters of the wrong
+// size, a residual that is not exactly the Conv output's shape, non-scalar Clip bounds, per-channel
+// factors of the wrong count) runs `plain`, which must run the unfused kernels on the same inputs.
 KernelFn make_conv_chain(const ConvChain& chain, KernelFn plain);
 
 }  // namespace pg::ops

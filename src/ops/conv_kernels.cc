@@ -343,6 +343,8 @@ void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const 
     GemmEpilogue eg;  // the group's rows are channels grp * mg ...; the bias is its first step
     if (ep) eg = *ep;
     if (eg.sub) eg.sub += grp * mg, eg.mul += grp * mg, eg.add += grp * mg;
+    if (eg.scale) eg.scale += grp * mg;
+    if (eg.shift) eg.shift += grp * mg;
     if (bias) eg.bias = bias + grp * mg;
     if (ep || bias) a.epilogue = &eg;
     if (conv_direct(g, xg, cg, a, pool)) return;

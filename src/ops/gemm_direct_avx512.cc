@@ -94,6 +94,8 @@ PG_AVX512 inline __attribute__((always_inline)) void finish_panel(__m512 v, floa
             v = _mm512_add_ps(_mm512_mul_ps(_mm512_sub_ps(v, _mm512_set1_ps(ep.sub[i])),
                                             _mm512_set1_ps(ep.mul[i])),
                               _mm512_set1_ps(ep.add[i]));
+        if (ep.scale) v = _mm512_mul_ps(v, _mm512_set1_ps(ep.scale[i]));
+        if (ep.shift) v = _mm512_add_ps(v, _mm512_set1_ps(ep.shift[i]));
         if (ep.res) {
             const float* r = ep.res + (row - ep.res_origin);
             __m512 add = _mm512_setzero_ps();

@@ -38,6 +38,14 @@ inline __attribute__((always_inline)) void apply_row(const GemmEpilogue& e, int6
         const float m = e.sub[i], k = e.mul[i], b = e.add[i];
         for (int64_t j = 0; j < n; ++j) row[j] = (row[j] - m) * k + b;
     }
+    if (e.scale) {
+        const float k = e.scale[i];
+        for (int64_t j = 0; j < n; ++j) row[j] = row[j] * k;
+    }
+    if (e.shift) {
+        const float b = e.shift[i];
+        for (int64_t j = 0; j < n; ++j) row[j] = row[j] + b;
+    }
     if (e.res) {
         const float* r = e.res + (row - e.res_origin);
         for (int64_t j = 0; j < n; ++j) row[j] = row[j] + r[j];
@@ -98,7 +106,7 @@ void run_parallel(ThreadPool* pool, int64_t n, const std::function<void(int64_t,
 namespace {
 
 constexpr int kMr = kGemmMr, kNr = kGemmNr;
-constexpr int kHalfMr = kMr / 2;  // rows of the baseline / AVX2 register tile
+constexpr int kHalfMr = kMr / 2;                   // rows of the baseline / AVX2 register tile
 constexpr int64_t kKc = 256, kMc = 96, kNc = 512;  // kMc % kMr == 0, kNc % (2 * kNr) == 0
 
 // Eight floats; GCC lowers it to one AVX register or two SSE registers.
@@ -335,8 +343,7 @@ void run_block(const GemmArgs<float>& g, const GemmMicro& micro, const PackedA& 
             const float* bp = bpack + jp * kc;
             const int nr = static_cast<int>(std::min<int64_t>(step, nc - jp));
             float* c = g.c + ip * g.ldc + j0 + jp;
-            micro.fn(kc, a.panel(p0, kc, ip), a.lda, bp, kNr * kc, c, g.ldc, mr, nr, g.alpha,
-                     beta);
+            micro.fn(kc, a.panel(p0, kc, ip), a.lda, bp, kNr * kc, c, g.ldc, mr, nr, g.alpha, beta);
             if (ep) tile_epilogue(*ep, ip, c, g.ldc, mr, nr);
         }
     }

@@ -18,15 +18,18 @@ namespace pg::ops {
 
 // Per-row post-processing of the finished C (gemm_fast / gemm_fast_packed only): row i gets
 // bias[i] added when bias is set, then becomes (c - sub[i]) * mul[i] + add[i] when sub is set
-// (BatchNormalization's float32 arithmetic), then gets the residual added when res is set (Add),
+// (BatchNormalization's float32 arithmetic), then c * scale[i] and c + shift[i] when set (a
+// per-channel Mul and Add), then gets the residual added when res is set (Add),
 // then is clamped to [lo, hi] when clamp is set (Relu, Clip: v < lo ? lo : v, then v > hi ? hi :
 // v). Applied to each tile of C right after its last k-slice, while it is in cache; the results are
 // bit-identical to running the plain kernels afterwards.
 struct GemmEpilogue {
     const float* bias = nullptr;  // first: row i gets bias[i] added (Conv's B)
-    const float* sub = nullptr;
+    const float* sub = nullptr;   // then (v - sub[i]) * mul[i] + add[i] (BatchNormalization)
     const float* mul = nullptr;
     const float* add = nullptr;
+    const float* scale = nullptr;  // then v * scale[i] (a per-channel Mul)
+    const float* shift = nullptr;  // then v + shift[i] (a per-channel Add)
     // A residual laid out like the output C belongs to (a fused Add / Sum), added after the
     // normalization and before the clamp: the value at C address q gets res[q - res_origin].
     const float* res = nullptr;

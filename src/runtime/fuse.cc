@@ -28,9 +28,21 @@ bool inputs_ready(const ir::Graph& g, const ir::Node& n, size_t first) {
 
 // n has one output (later ones omitted).
 
+// A per-channel factor of a fused Mul / Add: the initializer holding it, the shape the graph
+// gives it (the initializer's, or the Unsqueeze's output), and the Unsqueeze producing that shape
+// when its only reader is the fused node (its step is then skipped).
+struct ChannelOperand {
+    const ir::Node* node = nullptr;  // the Mul / Add
+    const ir::Value* data = nullptr;
+    std::vector<int64_t> dims;
+    const ir::Node* unsqueeze = nullptr;  // the Unsqueeze making the operand, if any
+    bool drop_unsqueeze = false;          // its only reader is the fused node
+};
+
 struct Chain {
     size_t conv = 0;  // step indices
     const ir::Node* bn = nullptr;
+    ChannelOperand mul, add_c;      // per-channel Mul, then Add (node == nullptr: none)
     const ir::Node* add = nullptr;  // residual Add / Sum
     size_t add_other = 0;           // the input of `add` that is not the chain's value
     const ir::Node* act = nullptr;
@@ -61,6 +73,88 @@ bool fusable_residual(const ir::Graph& g, const ir::Node* n, size_t v_index, siz
     return it != step_of.end() && it->second < conv;
 }
 
+// The dims Unsqueeze n gives its initializer input (axes from the attribute before opset 13,
+// else from an initializer input); false when n is not such an Unsqueeze.
+bool unsqueezed_dims(const ir::Node& n, int64_t opset, std::vector<int64_t>& dims) {
+    const ir::Value* x = n.input(0);
+    if (!is_op(&n, "Unsqueeze") || !single_output(n) || !x || !x->is_initializer()) return false;
+    std::vector<int64_t> axes;
+    if (opset >= 13) {
+        const ir::Value* a = n.input(1);
+        if (!a || !a->is_initializer()) return false;
+        const Tensor& t = a->initializer()->tensor;
+        if (t.dtype() != DataType::kInt64 || t.rank() > 1) return false;
+        for (uint64_t i = 0; i < t.numel(); ++i) axes.push_back(t.data<int64_t>()[i]);
+    } else {
+        axes = ops::Attrs(n).get_ints("axes", {});
+    }
+    const std::vector<int64_t>& in = x->initializer()->tensor.dims();
+    const int64_t rank = static_cast<int64_t>(in.size() + axes.size());
+    std::vector<bool> inserted(static_cast<size_t>(rank), false);
+    for (int64_t a : axes) {
+        if (a < 0) a += rank;
+        if (a < 0 || a >= rank || inserted[static_cast<size_t>(a)]) return false;
+        inserted[static_cast<size_t>(a)] = true;
+    }
+    dims.clear();
+    size_t next = 0;
+    for (int64_t i = 0; i < rank; ++i)
+        dims.push_back(inserted[static_cast<size_t>(i)] ? 1 : in[next++]);
+    return true;
+}
+
+// Mul / Add n reads the chain's value at v_index and, at the other input, one value per output
+// channel of a rank-`rank` result with `channels` channels: an initializer or an Unsqueeze of
+// one whose shape, aligned to the right, is 1 everywhere but axis 1.
+bool channel_operand(const ir::Graph& g, const ir::Node* n, size_t v_index, int64_t opset,
+                     size_t rank, int64_t channels, ChannelOperand& out) {
+    if (!n || n->inputs().size() != 2 || !single_output(*n)) return false;
+    const ir::Value* other = n->inputs()[1 - v_index];
+    if (!other || other == n->inputs()[v_index]) return false;
+    ChannelOperand c;
+    c.node = n;
+    if (other->is_initializer()) {
+        c.data = other, c.dims = other->initializer()->tensor.dims();
+    } else if (const ir::Node* u = other->producer(); u && unsqueezed_dims(*u, opset, c.dims)) {
+        c.data = u->input(0), c.unsqueeze = u;
+        c.drop_unsqueeze = other->uses().size() == 1 && !contains(g.outputs(), other);
+    } else {
+        return false;
+    }
+    if (c.dims.size() > rank) return false;
+    const size_t lead = rank - c.dims.size();  // axes the broadcast adds in front
+    for (size_t i = 0; i < c.dims.size(); ++i) {
+        const int64_t want = lead + i == 1 ? channels : 1;
+        if (c.dims[i] != want) return false;
+    }
+    if (lead > 1) return false;  // the channel axis must be in the operand
+    out = std::move(c);
+    return true;
+}
+
+// After BatchNormalization (or the Conv): a Mul, then an Add, by per-channel constants (Conv
+// weights known, so the channel count is). `v` is the chain's value so far; it moves on.
+void match_channel_ops(const ir::Graph& g, const ir::Node& conv, int64_t opset,
+                       const std::unordered_map<const ir::Node*, size_t>& step_of,
+                       const ir::Value*& v, Chain& c) {
+    const ir::Value* w = conv.input(1);
+    if (!w || !w->is_initializer() || w->initializer()->tensor.rank() < 3) return;
+    const Tensor& wt = w->initializer()->tensor;
+    const size_t rank = static_cast<size_t>(wt.rank());
+    const int64_t channels = wt.dims()[0];
+    size_t index = 0;
+    const ir::Node* user = sole_user(g, v, step_of, &index);
+    if (is_op(user, "Mul") && channel_operand(g, user, index, opset, rank, channels, c.mul)) {
+        c.spec.scale = true;
+        v = user->outputs()[0];
+        user = sole_user(g, v, step_of, &index);
+    }
+    if (is_op(user, "Add") && channel_operand(g, user, index, opset, rank, channels, c.add_c)) {
+        c.spec.shift = true;
+        v = user->outputs()[0];
+    }
+}
+
 // The chain starting at Conv step i, if BatchNormalization or an activation follows it.
 bool match_chain(const ir::Graph& g, const GraphPlan& p, size_t i, int64_t opset,
                  const std::unordered_map<const ir::Node*, size_t>& step_of, Chain& c) {
@@ -73,10 +167,12 @@ bool match_chain(const ir::Graph& g, const GraphPlan& p, size_t i, int64_t opset
         c.bn = next;
         c.spec.batch_norm = true;
         c.spec.epsilon = ops::Attrs(*next).get_float("epsilon", 1e-5f);
-        next = sole_reader(g, next->outputs()[0], step_of);
     }
+    const ir::Value* v = (c.bn ? c.bn : &conv)->outputs()[0];
+    match_channel_ops(g, conv, opset, step_of, v, c);
+    next = sole_reader(g, v, step_of);
     size_t index = 0;
-    const ir::Node* user = sole_user(g, (c.bn ? c.bn : &conv)->outputs()[0], step_of, &index);
+    const ir::Node* user = sole_user(g, v, step_of, &index);
     if (fusable_residual(g, user, index, i, step_of)) {
         c.add = user, c.add_other = 1 - index;
         c.spec.residual = true;
@@ -92,7 +188,7 @@ bool match_chain(const ir::Graph& g, const GraphPlan& p, size_t i, int64_t opset
         c.spec.clip_min = a.get_float("min", std::numeric_limits<float>::lowest());
         c.spec.clip_max = a.get_float("max", std::numeric_limits<float>::max());
     }
-    return c.bn || c.add || c.act;
+    return c.bn || c.mul.node || c.add_c.node || c.add || c.act;
 }
 
 // Slot of input i of step s (-1 when omitted or absent).
@@ -100,26 +196,35 @@ int slot_or_none(const NodeStep& s, size_t i) {
     return i < s.inputs.size() ? s.inputs[i] : -1;
 }
 
-// Runs the chain's plain kernels one after another on the fused step's inputs.
-ops::KernelFn plain_chain(const NodeStep& conv, const NodeStep* bn, const NodeStep* add,
+// Runs the chain's plain kernels one after another on the fused step's inputs (a per-channel
+// factor, read from its initializer, viewed with the shape the graph gave it).
+ops::KernelFn plain_chain(const NodeStep& conv, const NodeStep* bn, const NodeStep* mul,
+                          const NodeStep* add_c, const Chain& c, const NodeStep* add,
                           const NodeStep* act) {
     struct Part {
         const ir::Node* node;
         ops::KernelFn kernel;
-        size_t first, count;  // the part's inputs after the chained one, in the fused inputs
+        size_t first, count;        // the part's inputs after the chained one, in the fused inputs
+        std::vector<int64_t> view;  // non-empty: the (single) input's dims
     };
-    std::vector<Part> parts{{conv.node, conv.kernel, 0, conv.node->inputs().size()}};
+    std::vector<Part> parts{{conv.node, conv.kernel, 0, conv.node->inputs().size(), {}}};
     size_t next = 3;
-    if (bn) parts.push_back({bn->node, bn->kernel, next, 4}), next += 4;
-    if (add) parts.push_back({add->node, add->kernel, next, 1}), next += 1;  // (value, other)
-    if (act) parts.push_back({act->node, act->kernel, next, act->node->inputs().size() - 1});
+    if (bn) parts.push_back({bn->node, bn->kernel, next, 4, {}}), next += 4;
+    if (mul) parts.push_back({mul->node, mul->kernel, next, 1, c.mul.dims}), next += 1;
+    if (add_c) parts.push_back({add_c->node, add_c->kernel, next, 1, c.add_c.dims}), next += 1;
+    if (add) parts.push_back({add->node, add->kernel, next, 1, {}}), next += 1;  // (value, other)
+    if (act) parts.push_back({act->node, act->kernel, next, act->node->inputs().size() - 1, {}});
     return [parts](ops::KernelContext& ctx) {
-        ops::RtValue y;
+        ops::RtValue y, view;
         for (size_t k = 0; k < parts.size(); ++k) {
             const Part& part = parts[k];
             std::vector<const ops::RtValue*> in;
             if (k > 0) in.push_back(&y);
             for (size_t i = 0; i < part.count; ++i) in.push_back(ctx.value(part.first + i));
+            if (!part.view.empty()) {
+                view = ops::RtValue::of(ctx.input(part.first).reshaped(part.view));
+                in.back() = &view;
+            }
             ops::KernelContext sub(*part.node, in, 1, ctx.pool(), nullptr);
             part.kernel(sub);
             y = std::move(sub.outputs()[0]);
@@ -133,6 +238,8 @@ NodeStep fused_step(const GraphPlan& p, const Chain& c,
                     const std::unordered_map<const ir::Node*, size_t>& step_of) {
     const NodeStep& conv = p.steps[c.conv];
     const NodeStep* bn = c.bn ? &p.steps[step_of.at(c.bn)] : nullptr;
+    const NodeStep* mul = c.mul.node ? &p.steps[step_of.at(c.mul.node)] : nullptr;
+    const NodeStep* add_c = c.add_c.node ? &p.steps[step_of.at(c.add_c.node)] : nullptr;
     const NodeStep* add = c.add ? &p.steps[step_of.at(c.add)] : nullptr;
     const NodeStep* act = c.act ? &p.steps[step_of.at(c.act)] : nullptr;
     NodeStep s;
@@ -140,18 +247,44 @@ NodeStep fused_step(const GraphPlan& p, const Chain& c,
     for (size_t i = 0; i < 3; ++i) s.inputs.push_back(slot_or_none(conv, i));
     if (bn)
         for (size_t i = 1; i < 5; ++i) s.inputs.push_back(slot_or_none(*bn, i));
+    for (const ChannelOperand* o : {&c.mul, &c.add_c})
+        if (o->node) s.inputs.push_back(p.slot.at(o->data));
     if (add) s.inputs.push_back(slot_or_none(*add, c.add_other));
     if (act)
         for (size_t i = 1; i < act->node->inputs().size(); ++i)
             s.inputs.push_back(slot_or_none(*act, i));
     s.outer.assign(s.inputs.size(), nullptr);
-    s.outputs = (act ? act : add ? add : bn)->outputs;
+    s.outputs = (act ? act : add ? add : add_c ? add_c : mul ? mul : bn)->outputs;
     s.release = conv.release;
     s.context = conv.context;
-    for (const NodeStep* t : {bn, add, act})
+    for (const NodeStep* t : {bn, mul, add_c, add, act})
         if (t) s.context += ", fused with '" + t->node->name + "' (" + t->node->op_type + ")";
-    s.kernel = ops::make_conv_chain(c.spec, plain_chain(conv, bn, add, act));
+    s.kernel = ops::make_conv_chain(c.spec, plain_chain(conv, bn, mul, add_c, c, add, act));
     return s;
+}
+
+// Every per-channel factor of c has a slot in the plan.
+bool channel_slots_known(const GraphPlan& p, const Chain& c) {
+    for (const ChannelOperand* o : {&c.mul, &c.add_c})
+        if (o->node && !p.slot.count(o->data)) return false;
+    return true;
+}
+
+// A factor's initializer released by a step before the fused one (the Unsqueeze it fed was its
+// last reader) is released by the fused step instead, which now reads it.
+void keep_channel_data(const GraphPlan& p, std::vector<NodeStep>& steps, size_t fused,
+                       const Chain& c) {
+    for (const ChannelOperand* o : {&c.mul, &c.add_c}) {
+        if (!o->node) continue;
+        const int slot = p.slot.at(o->data);
+        for (size_t j = 0; j < fused; ++j) {
+            auto& r = steps[j].release;
+            const auto it = std::find(r.begin(), r.end(), slot);
+            if (it == r.end()) continue;
+            r.erase(it);
+            steps[fused].release.push_back(slot);
+        }
+    }
 }
 
 }  // namespace
@@ -199,14 +332,23 @@ std::vector<NodeStep> fuse_conv_chains(const ir::Graph& g, const GraphPlan& p, i
     for (size_t i = 0; i < p.steps.size(); ++i) {
         Chain c;
         if (!p.steps[i].kernel || !match_chain(g, p, i, opset, step_of, c)) continue;
+        if (!channel_slots_known(p, c)) continue;
         out[i] = fused_step(p, c, step_of);
-        for (const ir::Node* n : {c.bn, c.add, c.act}) {
+        const ir::Node* dropped[] = {c.bn,
+                                     c.mul.node,
+                                     c.add_c.node,
+                                     c.add,
+                                     c.act,
+                                     c.mul.drop_unsqueeze ? c.mul.unsqueeze : nullptr,
+                                     c.add_c.drop_unsqueeze ? c.add_c.unsqueeze : nullptr};
+        for (const ir::Node* n : dropped) {
             if (!n) continue;
             NodeStep& later = out[step_of.at(n)];  // keeps only its releases
             later.kernel = nullptr, later.inputs.clear(), later.outer.clear();
             later.outputs.clear();
             ++*fused_nodes;
         }
+        keep_channel_data(p, out, i, c);
     }
     if (*fused_nodes == 0) out.clear();
     return out;

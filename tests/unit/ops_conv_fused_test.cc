@@ -62,28 +62,39 @@ TEST(OpsConvFused, EpilogueMatchesPlainKernelsBitForBit) {
             ThreadPool* p = t % 4 == 3 ? nullptr : &pool;
             std::vector<float> res(static_cast<size_t>(ny));
             for (float& e : res) e = val(rng);
-            for (int act = 0; act < 5; ++act) {  // BN, BN + Relu, Clip, BN + res + Relu, res
+            std::vector<float> mulc(size_t(s.m)), addc(size_t(s.m));
+            for (auto* v : {&mulc, &addc})
+                for (float& e : *v) e = val(rng);
+            // BN, BN + Relu, Clip, BN + res + Relu, res, BN + per-channel Mul and Add + Relu
+            for (int act = 0; act < 6; ++act) {
                 ops::GemmEpilogue ep;
-                if (act < 2 || act == 3)
+                if (act < 2 || act == 3 || act == 5)
                     ep.sub = mean.data(), ep.mul = k.data(), ep.add = shift.data();
-                if (act == 1 || act == 3)
+                if (act == 5) ep.scale = mulc.data(), ep.shift = addc.data();
+                if (act == 1 || act == 3 || act == 5)
                     ep.clamp = true, ep.lo = 0, ep.hi = std::numeric_limits<float>::infinity();
                 if (act == 2) ep.clamp = true, ep.lo = -0.25f, ep.hi = 0.5f;
                 std::vector<float> fused(size_t(ny), NAN), conv(size_t(ny), NAN);
-                if (act >= 3) ep.res = res.data(), ep.res_origin = fused.data();
+                if (act == 3 || act == 4) ep.res = res.data(), ep.res_origin = fused.data();
                 ops::conv_fast(s, x.data(), w.data(), bias, fused.data(), p, &ep);
                 ops::conv_fast(s, x.data(), w.data(), bias, conv.data(), p);
                 std::vector<float> plain = conv;
-                if (act < 2 || act == 3) {  // the plain BatchNormalization kernel
+                if (act < 2 || act == 3 || act == 5) {  // the plain BatchNormalization kernel
                     Tensor ct = Tensor::zeros(DataType::kFloat32, ops::conv_output_dims(s));
                     std::memcpy(ct.mutable_bytes(), conv.data(), conv.size() * sizeof(float));
                     ops::batch_norm_fast(ct, scale.data(), shift.data(), mean.data(), var.data(),
                                          eps, plain.data(), nullptr);
                 }
-                if (act >= 3)  // the plain Add
+                if (act == 5)  // the plain Mul and Add by [m, 1, 1]
+                    for (size_t i = 0; i < plain.size(); ++i) {
+                        const size_t c = (i / size_t(s.w.out_size())) % size_t(s.m);
+                        plain[i] = plain[i] * mulc[c];
+                        plain[i] = plain[i] + addc[c];
+                    }
+                if (act == 3 || act == 4)  // the plain Add
                     for (size_t i = 0; i < plain.size(); ++i) plain[i] = plain[i] + res[i];
                 for (float& v : plain) {  // Relu / Clip as the activation kernels compute them
-                    if (act == 1 || act == 3) v = v < 0.0f ? 0.0f : v;
+                    if (act == 1 || act == 3 || act == 5) v = v < 0.0f ? 0.0f : v;
                     if (act == 2) {
                         const float r = v < -0.25f ? -0.25f : v;
                         v = r > 0.5f ? 0.5f : r;

@@ -259,5 +259,64 @@ TEST(SessionFuse, ANodeJoinsOneElementwiseChain) {
     EXPECT_EQ(check_fused_matches_plain(*m), 1);
 }
 
+// x -> Conv -> BN -> Mul(scale) -> Add(shift) -> Relu, GoogLeNet-BN style, in `dt` at `opset`.
+// `form`: "unsqueeze" (both factors Unsqueezes of [8] initializers, built before the Conv, so an
+// Unsqueeze is its initializer's last reader before the fused step; the factor first in the Mul),
+// "init" ([8, 1, 1] and [1, 8, 1, 1] initializers), "column" (a [1, 1, 9] factor: not per
+// channel, so the Mul and Add stay out of the Conv step).
+std::unique_ptr<ir::Model> channel_affine_chain(DataType dt, const std::string& form,
+                                                int64_t opset = 13) {
+    auto m = ir::new_model(opset);
+    ir::GraphBuilder b(*m->graph);
+    std::mt19937 rng(4);
+    auto tensor = [&](std::vector<int64_t> dims, bool positive) {
+        return random_tensor(dt, std::move(dims), positive, rng);
+    };
+    auto unsqueeze = [&](const std::string& name) {
+        ir::Value* data = b.constant(name, tensor({8}, false));
+        if (opset >= 13)
+            return b.op("Unsqueeze",
+                        {data, b.constant(name + "_axes", Tensor::from_values<int64_t>(
+                                                              DataType::kInt64, {2}, {1, 2}))},
+                        {}, "u_" + name);
+        return b.op("Unsqueeze", {data}, ir::attrs(ir::Attribute::make_ints("axes", {1, 2})),
+                    "u_" + name);
+    };
+    ir::Value* x = b.input("x", dt, {1, 6, 9, 9});
+    ir::Value *scale = nullptr, *shift = nullptr;
+    if (form == "unsqueeze") scale = unsqueeze("sc"), shift = unsqueeze("sh");
+    if (form == "init")
+        scale = b.constant("sc", tensor({8, 1, 1}, false)),
+        shift = b.constant("sh", tensor({1, 8, 1, 1}, false));
+    if (form == "column")
+        scale = b.constant("sc", tensor({1, 1, 9}, false)),
+        shift = b.constant("sh", tensor({1, 1, 9}, false));
+    ir::Value* y = b.op("Conv", {x, b.constant("w", tensor({8, 6, 3, 3}, false))},
+                        ir::attrs(ir::Attribute::make_ints("pads", {1, 1, 1, 1})), "conv");
+    ir::Value* z =
+        b.op("BatchNormalization",
+             {y, b.constant("s", tensor({8}, false)), b.constant("bb", tensor({8}, false)),
+              b.constant("mu", tensor({8}, false)), b.constant("var", tensor({8}, true))},
+             {}, "bn");
+    z = b.op("Mul", {scale, z}, {}, "mul");
+    z = b.op("Add", {z, shift}, {}, "add");
+    b.output(b.op("Relu", {z}, {}, "relu"), dt, {1, 8, 9, 9});
+    return m;
+}
+
+TEST(SessionFuse, PerChannelMulAndAddFuseIntoTheConv) {
+    // BN, Mul, Add, Relu and both Unsqueezes absorbed.
+    EXPECT_EQ(check_fused_matches_plain(*channel_affine_chain(DataType::kFloat32, "unsqueeze")), 6);
+    EXPECT_EQ(check_fused_matches_plain(*channel_affine_chain(DataType::kFloat32, "unsqueeze", 11)),
+              6);  // Unsqueeze's axes as an attribute
+    EXPECT_EQ(check_fused_matches_plain(*channel_affine_chain(DataType::kFloat32, "init")), 4);
+    // float64: fused, the plain kernels inside the step on the factors viewed as [8, 1, 1].
+    EXPECT_EQ(check_fused_matches_plain(*channel_affine_chain(DataType::kFloat64, "unsqueeze"),
+                                        DataType::kFloat64),
+              6);
+    // Per column, not per channel: only BN joins the Conv (Mul -> Add -> Relu fuse apart).
+    EXPECT_EQ(check_fused_matches_plain(*channel_affine_chain(DataType::kFloat32, "column")), 3);
+}
+
 }  // namespace
 }  // namespace pg
