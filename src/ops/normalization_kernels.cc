@@ -51,7 +51,8 @@ void batch_norm(const Tensor& x, const T* scale, const T* bias, const T* mean, c
 }
 
 void batch_norm_fast(const Tensor& x, const float* scale, const float* bias, const float* mean,
-                     const float* var, double eps, float* y, ThreadPool* pool, bool relu) {
+                     const float* var, double eps, float* y, ThreadPool* pool, bool relu,
+                     const float* post_mul, const float* post_add) {
     const int64_t c = x.dims()[1], s = spatial_size(x, 2);
     const float* px = x.data<float>();
     const int64_t planes = x.dims()[0] * c;
@@ -64,7 +65,16 @@ void batch_norm_fast(const Tensor& x, const float* scale, const float* bias, con
                 const float m = mean[ch], bb = bias[ch];
                 const float* xp = px + p * s;
                 float* yp = y + p * s;
-                if (relu)
+                if (post_mul || post_add) {
+                    const float pm = post_mul ? post_mul[ch] : 1.0f;
+                    const float pa = post_add ? post_add[ch] : 0.0f;
+                    for (int64_t i = 0; i < s; ++i) {
+                        float v = (xp[i] - m) * k + bb;
+                        if (post_mul) v = v * pm;
+                        if (post_add) v = v + pa;
+                        yp[i] = relu && v < 0.0f ? 0.0f : v;
+                    }
+                } else if (relu)
                     for (int64_t i = 0; i < s; ++i) {
                         const float v = (xp[i] - m) * k + bb;
                         yp[i] = v < 0.0f ? 0.0f : v;

@@ -46,10 +46,12 @@ void lrn(const Tensor& x, const LrnParams& p, T* y);
 // batch_norm_fast gives batch_norm's values (same arithmetic, planes split over the pool);
 // lrn_fast sums the channel window in float32 over whole planes (beta = 0.75 through square
 // roots), within a few float32 ulps of lrn.
-// `relu`: each value then goes through Relu's arithmetic (v < 0 ? 0 : v), as a BatchNormalization
-// -> Relu pair fused at plan time.
+// `post_mul` / `post_add` (one per channel): each value is then multiplied by / added to its
+// channel's, and with `relu` goes through Relu's arithmetic (v < 0 ? 0 : v), as a
+// BatchNormalization -> Mul -> Add -> Relu chain fused at plan time.
 void batch_norm_fast(const Tensor& x, const float* scale, const float* bias, const float* mean,
-                     const float* var, double eps, float* y, ThreadPool* pool, bool relu = false);
+                     const float* var, double eps, float* y, ThreadPool* pool, bool relu = false,
+                     const float* post_mul = nullptr, const float* post_add = nullptr);
 void lrn_fast(const Tensor& x, const LrnParams& p, float* y, ThreadPool* pool);
 // y = x / ||x||_p along `axis` (p = 1 or 2; 0 where the norm is 0, as ONNX's tests expect).
 template <typename T>

@@ -28,36 +28,15 @@ bool inputs_ready(const ir::Graph& g, const ir::Node& n, size_t first) {
 
 // n has one output (later ones omitted).
 
-// A per-channel factor of a fused Mul / Add: the initializer holding it, the shape the graph
-// gives it (the initializer's, or the Unsqueeze's output), and the Unsqueeze producing that shape
-// when its only reader is the fused node (its step is then skipped).
-struct ChannelOperand {
-    const ir::Node* node = nullptr;  // the Mul / Add
-    const ir::Value* data = nullptr;
-    std::vector<int64_t> dims;
-    const ir::Node* unsqueeze = nullptr;  // the Unsqueeze making the operand, if any
-    bool drop_unsqueeze = false;          // its only reader is the fused node
-};
-
 struct Chain {
     size_t conv = 0;  // step indices
     const ir::Node* bn = nullptr;
-    ChannelOperand mul, add_c;      // per-channel Mul, then Add (node == nullptr: none)
+    ChannelOps channel;             // per-channel Mul, then Add
     const ir::Node* add = nullptr;  // residual Add / Sum
     size_t add_other = 0;           // the input of `add` that is not the chain's value
     const ir::Node* act = nullptr;
     ops::ConvChain spec;
 };
-
-// The single top-level node reading v (at any input index), or nullptr.
-const ir::Node* sole_user(const ir::Graph& g, const ir::Value* v,
-                          const std::unordered_map<const ir::Node*, size_t>& step_of,
-                          size_t* index) {
-    if (!v || v->uses().size() != 1 || contains(g.outputs(), v)) return nullptr;
-    const ir::Use& u = v->uses()[0];
-    *index = u.index;
-    return step_of.count(u.node) ? u.node : nullptr;
-}
 
 // n is a two-input Add / Sum of v and a value ready before step `conv` (an initializer, a graph
 // input, or an earlier step's output), so the fused step can read it at the Conv's place.
@@ -73,86 +52,18 @@ bool fusable_residual(const ir::Graph& g, const ir::Node* n, size_t v_index, siz
     return it != step_of.end() && it->second < conv;
 }
 
-// The dims Unsqueeze n gives its initializer input (axes from the attribute before opset 13,
-// else from an initializer input); false when n is not such an Unsqueeze.
-bool unsqueezed_dims(const ir::Node& n, int64_t opset, std::vector<int64_t>& dims) {
-    const ir::Value* x = n.input(0);
-    if (!is_op(&n, "Unsqueeze") || !single_output(n) || !x || !x->is_initializer()) return false;
-    std::vector<int64_t> axes;
-    if (opset >= 13) {
-        const ir::Value* a = n.input(1);
-        if (!a || !a->is_initializer()) return false;
-        const Tensor& t = a->initializer()->tensor;
-        if (t.dtype() != DataType::kInt64 || t.rank() > 1) return false;
-        for (uint64_t i = 0; i < t.numel(); ++i) axes.push_back(t.data<int64_t>()[i]);
-    } else {
-        axes = ops::Attrs(n).get_ints("axes", {});
-    }
-    const std::vector<int64_t>& in = x->initializer()->tensor.dims();
-    const int64_t rank = static_cast<int64_t>(in.size() + axes.size());
-    std::vector<bool> inserted(static_cast<size_t>(rank), false);
-    for (int64_t a : axes) {
-        if (a < 0) a += rank;
-        if (a < 0 || a >= rank || inserted[static_cast<size_t>(a)]) return false;
-        inserted[static_cast<size_t>(a)] = true;
-    }
-    dims.clear();
-    size_t next = 0;
-    for (int64_t i = 0; i < rank; ++i)
-        dims.push_back(inserted[static_cast<size_t>(i)] ? 1 : in[next++]);
-    return true;
-}
-
-// Mul / Add n reads the chain's value at v_index and, at the other input, one value per output
-// channel of a rank-`rank` result with `channels` channels: an initializer or an Unsqueeze of
-// one whose shape, aligned to the right, is 1 everywhere but axis 1.
-bool channel_operand(const ir::Graph& g, const ir::Node* n, size_t v_index, int64_t opset,
-                     size_t rank, int64_t channels, ChannelOperand& out) {
-    if (!n || n->inputs().size() != 2 || !single_output(*n)) return false;
-    const ir::Value* other = n->inputs()[1 - v_index];
-    if (!other || other == n->inputs()[v_index]) return false;
-    ChannelOperand c;
-    c.node = n;
-    if (other->is_initializer()) {
-        c.data = other, c.dims = other->initializer()->tensor.dims();
-    } else if (const ir::Node* u = other->producer(); u && unsqueezed_dims(*u, opset, c.dims)) {
-        c.data = u->input(0), c.unsqueeze = u;
-        c.drop_unsqueeze = other->uses().size() == 1 && !contains(g.outputs(), other);
-    } else {
-        return false;
-    }
-    if (c.dims.size() > rank) return false;
-    const size_t lead = rank - c.dims.size();  // axes the broadcast adds in front
-    for (size_t i = 0; i < c.dims.size(); ++i) {
-        const int64_t want = lead + i == 1 ? channels : 1;
-        if (c.dims[i] != want) return false;
-    }
-    if (lead > 1) return false;  // the channel axis must be in the operand
-    out = std::move(c);
-    return true;
-}
-
-// After BatchNormalization (or the Conv): a Mul, then an Add, by per-channel constants (Conv
-// weights known, so the channel count is). `v` is the chain's value so far; it moves on.
-void match_channel_ops(const ir::Graph& g, const ir::Node& conv, int64_t opset,
-                       const std::unordered_map<const ir::Node*, size_t>& step_of,
-                       const ir::Value*& v, Chain& c) {
+// After BatchNormalization (or the Conv): a per-channel Mul, then Add (the Conv's weights give
+// the channel count and the rank). `v` is the chain's value so far; it moves on.
+void match_conv_channel_ops(const ir::Graph& g, const ir::Node& conv, int64_t opset,
+                            const std::unordered_map<const ir::Node*, size_t>& step_of,
+                            const ir::Value*& v, Chain& c) {
     const ir::Value* w = conv.input(1);
     if (!w || !w->is_initializer() || w->initializer()->tensor.rank() < 3) return;
     const Tensor& wt = w->initializer()->tensor;
-    const size_t rank = static_cast<size_t>(wt.rank());
-    const int64_t channels = wt.dims()[0];
-    size_t index = 0;
-    const ir::Node* user = sole_user(g, v, step_of, &index);
-    if (is_op(user, "Mul") && channel_operand(g, user, index, opset, rank, channels, c.mul)) {
-        c.spec.scale = true;
-        v = user->outputs()[0];
-        user = sole_user(g, v, step_of, &index);
-    }
-    if (is_op(user, "Add") && channel_operand(g, user, index, opset, rank, channels, c.add_c)) {
-        c.spec.shift = true;
-        v = user->outputs()[0];
-    }
+    match_channel_ops(g, opset, wt.dims()[0], static_cast<size_t>(wt.rank()), step_of, v,
+                      c.channel);
+    c.spec.scale = c.channel.mul.node != nullptr;
+    c.spec.shift = c.channel.add.node != nullptr;
 }
 
 // The chain starting at Conv step i, if BatchNormalization or an activation follows it.
@@ -169,7 +80,7 @@ bool match_chain(const ir::Graph& g, const GraphPlan& p, size_t i, int64_t opset
         c.spec.epsilon = ops::Attrs(*next).get_float("epsilon", 1e-5f);
     }
     const ir::Value* v = (c.bn ? c.bn : &conv)->outputs()[0];
-    match_channel_ops(g, conv, opset, step_of, v, c);
+    match_conv_channel_ops(g, conv, opset, step_of, v, c);
     next = sole_reader(g, v, step_of);
     size_t index = 0;
     const ir::Node* user = sole_user(g, v, step_of, &index);
@@ -188,7 +99,7 @@ bool match_chain(const ir::Graph& g, const GraphPlan& p, size_t i, int64_t opset
         c.spec.clip_min = a.get_float("min", std::numeric_limits<float>::lowest());
         c.spec.clip_max = a.get_float("max", std::numeric_limits<float>::max());
     }
-    return c.bn || c.mul.node || c.add_c.node || c.add || c.act;
+    return c.bn || c.spec.scale || c.spec.shift || c.add || c.act;
 }
 
 // Slot of input i of step s (-1 when omitted or absent).
@@ -210,8 +121,9 @@ ops::KernelFn plain_chain(const NodeStep& conv, const NodeStep* bn, const NodeSt
     std::vector<Part> parts{{conv.node, conv.kernel, 0, conv.node->inputs().size(), {}}};
     size_t next = 3;
     if (bn) parts.push_back({bn->node, bn->kernel, next, 4, {}}), next += 4;
-    if (mul) parts.push_back({mul->node, mul->kernel, next, 1, c.mul.dims}), next += 1;
-    if (add_c) parts.push_back({add_c->node, add_c->kernel, next, 1, c.add_c.dims}), next += 1;
+    if (mul) parts.push_back({mul->node, mul->kernel, next, 1, c.channel.mul.dims}), next += 1;
+    if (add_c)
+        parts.push_back({add_c->node, add_c->kernel, next, 1, c.channel.add.dims}), next += 1;
     if (add) parts.push_back({add->node, add->kernel, next, 1, {}}), next += 1;  // (value, other)
     if (act) parts.push_back({act->node, act->kernel, next, act->node->inputs().size() - 1, {}});
     return [parts](ops::KernelContext& ctx) {
@@ -238,8 +150,9 @@ NodeStep fused_step(const GraphPlan& p, const Chain& c,
                     const std::unordered_map<const ir::Node*, size_t>& step_of) {
     const NodeStep& conv = p.steps[c.conv];
     const NodeStep* bn = c.bn ? &p.steps[step_of.at(c.bn)] : nullptr;
-    const NodeStep* mul = c.mul.node ? &p.steps[step_of.at(c.mul.node)] : nullptr;
-    const NodeStep* add_c = c.add_c.node ? &p.steps[step_of.at(c.add_c.node)] : nullptr;
+    const ir::Node *mul_node = c.channel.mul.node, *add_node = c.channel.add.node;
+    const NodeStep* mul = mul_node ? &p.steps[step_of.at(mul_node)] : nullptr;
+    const NodeStep* add_c = add_node ? &p.steps[step_of.at(add_node)] : nullptr;
     const NodeStep* add = c.add ? &p.steps[step_of.at(c.add)] : nullptr;
     const NodeStep* act = c.act ? &p.steps[step_of.at(c.act)] : nullptr;
     NodeStep s;
@@ -247,7 +160,7 @@ NodeStep fused_step(const GraphPlan& p, const Chain& c,
     for (size_t i = 0; i < 3; ++i) s.inputs.push_back(slot_or_none(conv, i));
     if (bn)
         for (size_t i = 1; i < 5; ++i) s.inputs.push_back(slot_or_none(*bn, i));
-    for (const ChannelOperand* o : {&c.mul, &c.add_c})
+    for (const ChannelOperand* o : {&c.channel.mul, &c.channel.add})
         if (o->node) s.inputs.push_back(p.slot.at(o->data));
     if (add) s.inputs.push_back(slot_or_none(*add, c.add_other));
     if (act)
@@ -263,30 +176,6 @@ NodeStep fused_step(const GraphPlan& p, const Chain& c,
     return s;
 }
 
-// Every per-channel factor of c has a slot in the plan.
-bool channel_slots_known(const GraphPlan& p, const Chain& c) {
-    for (const ChannelOperand* o : {&c.mul, &c.add_c})
-        if (o->node && !p.slot.count(o->data)) return false;
-    return true;
-}
-
-// A factor's initializer released by a step before the fused one (the Unsqueeze it fed was its
-// last reader) is released by the fused step instead, which now reads it.
-void keep_channel_data(const GraphPlan& p, std::vector<NodeStep>& steps, size_t fused,
-                       const Chain& c) {
-    for (const ChannelOperand* o : {&c.mul, &c.add_c}) {
-        if (!o->node) continue;
-        const int slot = p.slot.at(o->data);
-        for (size_t j = 0; j < fused; ++j) {
-            auto& r = steps[j].release;
-            const auto it = std::find(r.begin(), r.end(), slot);
-            if (it == r.end()) continue;
-            r.erase(it);
-            steps[fused].release.push_back(slot);
-        }
-    }
-}
-
 }  // namespace
 
 bool is_op(const ir::Node* n, const char* op) {
@@ -298,6 +187,15 @@ const ir::Node* sole_reader(const ir::Graph& g, const ir::Value* v,
     if (!v || v->uses().size() != 1 || contains(g.outputs(), v)) return nullptr;
     const ir::Use& u = v->uses()[0];
     return u.index == 0 && step_of.count(u.node) ? u.node : nullptr;
+}
+
+const ir::Node* sole_user(const ir::Graph& g, const ir::Value* v,
+                          const std::unordered_map<const ir::Node*, size_t>& step_of,
+                          size_t* index) {
+    if (!v || v->uses().size() != 1 || contains(g.outputs(), v)) return nullptr;
+    const ir::Use& u = v->uses()[0];
+    *index = u.index;
+    return step_of.count(u.node) ? u.node : nullptr;
 }
 
 bool single_output(const ir::Node& n) {
@@ -332,15 +230,10 @@ std::vector<NodeStep> fuse_conv_chains(const ir::Graph& g, const GraphPlan& p, i
     for (size_t i = 0; i < p.steps.size(); ++i) {
         Chain c;
         if (!p.steps[i].kernel || !match_chain(g, p, i, opset, step_of, c)) continue;
-        if (!channel_slots_known(p, c)) continue;
+        if (!channel_slots_known(p, c.channel)) continue;
         out[i] = fused_step(p, c, step_of);
-        const ir::Node* dropped[] = {c.bn,
-                                     c.mul.node,
-                                     c.add_c.node,
-                                     c.add,
-                                     c.act,
-                                     c.mul.drop_unsqueeze ? c.mul.unsqueeze : nullptr,
-                                     c.add_c.drop_unsqueeze ? c.add_c.unsqueeze : nullptr};
+        std::vector<const ir::Node*> dropped = channel_nodes(c.channel);
+        for (const ir::Node* n : {c.bn, c.add, c.act}) dropped.push_back(n);
         for (const ir::Node* n : dropped) {
             if (!n) continue;
             NodeStep& later = out[step_of.at(n)];  // keeps only its releases
@@ -348,7 +241,7 @@ std::vector<NodeStep> fuse_conv_chains(const ir::Graph& g, const GraphPlan& p, i
             later.outputs.clear();
             ++*fused_nodes;
         }
-        keep_channel_data(p, out, i, c);
+        keep_channel_data(p, out, i, c.channel);
     }
     if (*fused_nodes == 0) out.clear();
     return out;

@@ -1,10 +1,12 @@
 // Internal to the runtime: plan-time fusion for runs that no NodeHook observes, bit-identical to
-// the plain steps. Conv -> BatchNormalization -> residual Add / Sum -> Relu / Clip chains (any
+// the plain steps. Conv -> BatchNormalization -> per-channel Mul / Add -> residual Add / Sum ->
+// Relu / Clip chains (any
 // part but the Conv optional) become one step (ops/conv_fused.h): each intermediate value has
 // exactly one reader (the next op of the chain, as its first input; either input of the Add /
 // Sum) and is not a graph output, and the later ops' other inputs are initializers or graph
 // inputs, or (the residual) an earlier step's output, so they can be read at the Conv's place.
-// BatchNormalization -> Relu pairs become one step at the BatchNormalization (fuse_bn.cc);
+// BatchNormalization -> per-channel Mul / Add -> Relu chains become one step at the
+// BatchNormalization (fuse_bn.cc);
 // element-wise chains one step at their last node's place (fuse_eltwise.cc). To fuse
 // another pattern, match it here and give ops/ a kernel for it.
 #pragma once
@@ -25,12 +27,14 @@ namespace pg::runtime {
 std::vector<NodeStep> fuse_conv_chains(const ir::Graph& g, const GraphPlan& p, int64_t opset,
                                        int* fused_nodes);
 
-// `steps` with each BatchNormalization whose only reader is Relu (first input, not a graph
-// output) run as one step at the BatchNormalization's place (ops/norm_fused.h), the Relu step
-// kept only to release slots; bit-identical. Empty when nothing fuses; `fused_nodes` receives
-// the number of Relu nodes absorbed (fuse_bn.cc).
-std::vector<NodeStep> fuse_bn_relu(const ir::Graph& g, const std::vector<NodeStep>& steps,
-                                   int64_t opset, int* fused_nodes);
+// `steps` with each BatchNormalization followed by a per-channel Mul, then Add, and/or Relu (each
+// the previous value's only reader, not a graph output; ChannelOps) run as one step at the
+// BatchNormalization's place (ops/norm_fused.h), the absorbed steps (and Unsqueezes making the
+// factors) kept only to release slots; bit-identical. Empty when nothing fuses; `fused_nodes`
+// receives the number of nodes absorbed (fuse_bn.cc).
+std::vector<NodeStep> fuse_bn_relu(const ir::Graph& g, const GraphPlan& p,
+                                   const std::vector<NodeStep>& steps, int64_t opset,
+                                   int* fused_nodes);
 
 // Helpers shared by the fusion passes (fuse.cc).
 // n is the default-domain op `op` (n may be nullptr).
@@ -47,6 +51,41 @@ std::unordered_map<const ir::Node*, size_t> step_index(const std::vector<NodeSte
 // BatchNormalization n runs in inference mode with all five inputs, initializers or graph inputs
 // after X, and one output (what the fused kernels need).
 bool fusable_batch_norm(const ir::Graph& g, const ir::Node& n, int64_t opset);
+
+// A per-channel factor of a fused Mul / Add: the initializer holding it, the shape the graph
+// gives it (the initializer's, or an Unsqueeze's output), and that Unsqueeze, skipped when its
+// only reader is the fused node (fuse_channel.cc).
+struct ChannelOperand {
+    const ir::Node* node = nullptr;  // the Mul / Add; nullptr: none
+    const ir::Value* data = nullptr;
+    std::vector<int64_t> dims;
+    const ir::Node* unsqueeze = nullptr;
+    bool drop_unsqueeze = false;
+};
+// A Mul and then an Add by per-channel constants after a fused value.
+struct ChannelOps {
+    ChannelOperand mul, add;
+};
+// Matches ChannelOps after value v (each node v's only reader, at either input; v moves to the
+// last matched output). `rank` > 0: the factors must broadcast along axis 1 of a rank-`rank`
+// result (checked here); 0: only their element count (`channels`) is checked, the kernel checks
+// the broadcast against the run's rank (ops::per_channel_dims).
+void match_channel_ops(const ir::Graph& g, int64_t opset, int64_t channels, size_t rank,
+                       const std::unordered_map<const ir::Node*, size_t>& step_of,
+                       const ir::Value*& v, ChannelOps& out);
+// Every factor has a slot in p.
+bool channel_slots_known(const GraphPlan& p, const ChannelOps& c);
+// The nodes a fused step absorbs: the Mul, the Add and the skippable Unsqueezes.
+std::vector<const ir::Node*> channel_nodes(const ChannelOps& c);
+// A factor's initializer released by a step before `fused` (an Unsqueeze it fed was its last
+// reader) is released by step `fused` instead, which now reads it.
+void keep_channel_data(const GraphPlan& p, std::vector<NodeStep>& steps, size_t fused,
+                       const ChannelOps& c);
+// The single top-level node reading v (at any input index: *index), v not being a graph
+// output; nullptr otherwise.
+const ir::Node* sole_user(const ir::Graph& g, const ir::Value* v,
+                          const std::unordered_map<const ir::Node*, size_t>& step_of,
+                          size_t* index);
 
 // `steps` with each chain of element-wise nodes (Add, Sub, Mul, Div, Sum of two, Relu; numpy
 // broadcasting opsets), where every node's output is read only by the next and the chain spans

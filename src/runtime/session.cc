@@ -190,7 +190,7 @@ void Session::Impl::plan_graph(const ir::Graph& g, const OpsetFn& opset) {
         const int64_t opset = model.opset_version("");
         p->fused = fuse_conv_chains(g, *p, opset, &p->fused_nodes);
         int bn_relu = 0;
-        auto paired = fuse_bn_relu(g, p->fused.empty() ? p->steps : p->fused, opset, &bn_relu);
+        auto paired = fuse_bn_relu(g, *p, p->fused.empty() ? p->steps : p->fused, opset, &bn_relu);
         if (bn_relu > 0) p->fused = std::move(paired), p->fused_nodes += bn_relu;
         int eltwise = 0;
         auto steps =

@@ -318,5 +318,42 @@ TEST(SessionFuse, PerChannelMulAndAddFuseIntoTheConv) {
     EXPECT_EQ(check_fused_matches_plain(*channel_affine_chain(DataType::kFloat32, "column")), 3);
 }
 
+// x -> BatchNormalization -> Mul(Unsqueeze(sc)) -> Add(Unsqueeze(sh)) -> [Relu], DenseNet's
+// pre-activation, in `dt`, with x of `dims` (rank 3: the [8, 1, 1] factors do not broadcast per
+// channel, so the fused step runs the plain kernels).
+std::unique_ptr<ir::Model> bn_affine(DataType dt, std::vector<int64_t> dims, bool relu) {
+    auto m = ir::new_model(13);
+    ir::GraphBuilder b(*m->graph);
+    std::mt19937 rng(6);
+    auto tensor = [&](int64_t n, bool positive) { return random_tensor(dt, {n}, positive, rng); };
+    auto unsqueeze = [&](const std::string& name) {
+        return b.op("Unsqueeze",
+                    {b.constant(name, tensor(8, false)),
+                     b.constant(name + "_axes",
+                                Tensor::from_values<int64_t>(DataType::kInt64, {2}, {1, 2}))},
+                    {}, "u_" + name);
+    };
+    ir::Value* x = b.input("x", dt, dims);
+    ir::Value* y = b.op("BatchNormalization",
+                        {x, b.constant("s", tensor(8, false)), b.constant("bb", tensor(8, false)),
+                         b.constant("mu", tensor(8, false)), b.constant("var", tensor(8, true))},
+                        {}, "bn");
+    y = b.op("Mul", {y, unsqueeze("sc")}, {}, "mul");
+    y = b.op("Add", {unsqueeze("sh"), y}, {}, "add");
+    if (relu) y = b.op("Relu", {y}, {}, "relu");
+    b.output(y);
+    return m;
+}
+
+TEST(SessionFuse, BatchNormThenPerChannelMulAddReluFuses) {
+    // Mul, Add, Relu and both Unsqueezes absorbed.
+    EXPECT_EQ(check_fused_matches_plain(*bn_affine(DataType::kFloat32, {2, 8, 7, 9}, true)), 5);
+    EXPECT_EQ(check_fused_matches_plain(*bn_affine(DataType::kFloat32, {2, 8, 7, 9}, false)), 4);
+    EXPECT_EQ(check_fused_matches_plain(*bn_affine(DataType::kFloat32, {1, 8, 9}, true)), 5);
+    EXPECT_EQ(check_fused_matches_plain(*bn_affine(DataType::kFloat64, {2, 8, 7, 9}, true),
+                                        DataType::kFloat64),
+              5);
+}
+
 }  // namespace
 }  // namespace pg
