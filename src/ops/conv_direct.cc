@@ -25,29 +25,29 @@ struct PhasePlanes {
     int64_t channel() const { return sh * sw * plane(); }  // floats per input channel
 };
 
-// Channel c's phase planes, written row by row (zeros for padding).
-void fill_channel(const Window& g, const PhasePlanes& q, const float* x, float* dst) {
+// Phase (a, b) of one channel (input x), written row by row into dst (zeros for padding).
+void fill_phase(const Window& g, const PhasePlanes& q, const float* x, int64_t a, int64_t b,
+                float* dst) {
     const int64_t pt = g.pad_begin[1], pl = g.pad_begin[2];
-    for (int64_t a = 0; a < q.sh; ++a)
-        for (int64_t b = 0; b < q.sw; ++b) {
-            // Phase columns xx whose padded column xx * sw + b is inside the input row.
-            const int64_t lo = std::clamp<int64_t>((pl - b + q.sw - 1) / q.sw, 0, q.wq);
-            const int64_t hi = std::clamp<int64_t>((pl + g.in[2] - b + q.sw - 1) / q.sw, lo, q.wq);
-            for (int64_t yy = 0; yy < q.hq; ++yy, dst += q.wq) {
-                const int64_t ih = yy * q.sh + a - pt;
-                if (ih < 0 || ih >= g.in[1] || lo == hi) {
-                    std::fill_n(dst, q.wq, 0.0f);
-                    continue;
-                }
-                const float* src = x + ih * g.in[2] + b - pl;  // column xx at src[xx * sw]
-                std::fill_n(dst, lo, 0.0f);
-                if (q.sw == 1)
-                    std::copy(src + lo, src + hi, dst + lo);
-                else
-                    for (int64_t xx = lo; xx < hi; ++xx) dst[xx] = src[xx * q.sw];
-                std::fill(dst + hi, dst + q.wq, 0.0f);
-            }
+    // Phase columns xx whose padded column xx * sw + b is inside the input row.
+    const int64_t lo = std::clamp<int64_t>((pl - b + q.sw - 1) / q.sw, 0, q.wq);
+    const int64_t hi = std::clamp<int64_t>((pl + g.in[2] - b + q.sw - 1) / q.sw, lo, q.wq);
+    for (int64_t yy = 0; yy < q.hq; ++yy, dst += q.wq) {
+        const int64_t ih = yy * q.sh + a - pt;
+        if (ih < 0 || ih >= g.in[1] || lo == hi) {
+            std::fill_n(dst, q.wq, 0.0f);
+            continue;
         }
+        const float* src = x + ih * g.in[2] + b - pl;  // column xx at src[xx * sw]
+        std::fill_n(dst, lo, 0.0f);
+        if (q.sw == 1)
+            std::copy(src + lo, src + hi, dst + lo);
+        else if (q.sw == 2)  // a constant stride: vectorized
+            for (int64_t xx = lo; xx < hi; ++xx) dst[xx] = src[2 * xx];
+        else
+            for (int64_t xx = lo; xx < hi; ++xx) dst[xx] = src[xx * q.sw];
+        std::fill(dst + hi, dst + q.wq, 0.0f);
+    }
 }
 
 // A 1x1, stride-1, unpadded Conv: im2col row c is input plane c itself, read in place.
@@ -87,9 +87,13 @@ bool conv_direct(const Window& g, const float* xg, int64_t cg, const GemmArgs<fl
     if (q.wq < 8 || q.wq < g.out[2]) return false;  // gemm_direct's column map needs 8
     std::unique_ptr<float[]> xp(new float[static_cast<size_t>(cg * q.channel())]);
     const int64_t in_plane = g.in[1] * g.in[2];
-    run_parallel(pool, cg, [&](int64_t b, int64_t e) {
-        for (int64_t c = b; c < e; ++c)
-            fill_channel(g, q, xg + c * in_plane, xp.get() + c * q.channel());
+    const int64_t phases = q.sh * q.sw;  // one task per (channel, phase): stems have 3 channels
+    run_parallel(pool, cg * phases, [&](int64_t b, int64_t e) {
+        for (int64_t t = b; t < e; ++t) {
+            const int64_t c = t / phases, ph = t % phases;
+            fill_phase(g, q, xg + c * in_plane, ph / q.sw, ph % q.sw,
+                       xp.get() + c * q.channel() + ph * q.plane());
+        }
     });
     const int64_t ks = g.kernel_size(), kw_n = g.kernel[2];
     std::vector<int64_t> off(static_cast<size_t>(a.k));
