@@ -6,11 +6,13 @@
 // in registers (bias, then the taps in the reference's order, one store per output); border
 // columns take a scalar loop with bounds checks. Stride 1 loads contiguous input, stride 2
 // loads sixteen floats and keeps the even ones, other strides stay scalar. Compiled for the
-// x86-64 baseline and for AVX2+FMA, chosen at run time. Diffed against conv_reference in
+// x86-64 baseline and for AVX2+FMA, chosen at run time; 3x3 planes with column stride 2 take an
+// AVX-512 kernel where the CPU has it (conv_depthwise_avx512.cc). Diffed against conv_reference in
 // tests/unit/ops_conv_test.cc.
 #include <algorithm>
 #include <vector>
 
+#include "ops/conv_depthwise.h"
 #include "ops/conv_kernels.h"
 #include "ops/gemm_kernels.h"
 
@@ -176,12 +178,8 @@ inline __attribute__((always_inline)) void rows_3x3(const Window& g, const float
     }
 }
 
-// A 2-D plane through its padded copy `buf`: no bounds checks, eight outputs at a time (a row's
-// last block is stored in part). Padding taps add w * 0, so the sums are the reference's up to
-// the sign of a zero (and NaN where a weight is infinite).
-inline __attribute__((always_inline)) void plane_padded_body(const Window& g, const float* xc,
-                                                             const float* wk, float b, float* yc,
-                                                             float* buf) {
+// The zero-padded copy of plane xc (padded_plane's size) in buf.
+void fill_padded(const Window& g, const float* xc, float* buf) {
     const PaddedPlane pp = padded_plane(g);
     std::fill_n(buf, pp.rows * pp.cols, 0.0f);
     for (int64_t r = 0; r < g.in[1]; ++r) {
@@ -190,6 +188,16 @@ inline __attribute__((always_inline)) void plane_padded_body(const Window& g, co
         const int64_t n = std::min(g.in[2], pp.cols - g.pad_begin[2]);
         std::copy_n(xc + r * g.in[2], std::max<int64_t>(n, 0), buf + pr * pp.cols + g.pad_begin[2]);
     }
+}
+
+// A 2-D plane through its padded copy `buf`: no bounds checks, eight outputs at a time (a row's
+// last block is stored in part). Padding taps add w * 0, so the sums are the reference's up to
+// the sign of a zero (and NaN where a weight is infinite).
+inline __attribute__((always_inline)) void plane_padded_body(const Window& g, const float* xc,
+                                                             const float* wk, float b, float* yc,
+                                                             float* buf) {
+    const PaddedPlane pp = padded_plane(g);
+    fill_padded(g, xc, buf);
     const int64_t s = g.stride[2], kh_n = g.kernel[1], kw_n = g.kernel[2];
     if (is_3x3(g)) {
         if (s == 1) return rows_3x3<1>(g, buf, pp.cols, wk, b, yc);
@@ -226,10 +234,23 @@ __attribute__((target("avx2,fma"))) void plane_padded_avx2(const Window& g, cons
 }
 #endif
 
+#if defined(__x86_64__) && defined(__GNUC__)
+// 3x3 planes with column stride 2 take the AVX-512 kernel, the others the AVX2 path.
+void plane_padded_avx512(const Window& g, const float* xc, const float* wk, float b, float* yc,
+                         float* buf) {
+    if (!is_3x3(g) || g.stride[2] != 2) return plane_padded_avx2(g, xc, wk, b, yc, buf);
+    fill_padded(g, xc, buf);
+    depthwise_3x3s2_avx512(g, buf, padded_plane(g).cols, wk, b, yc);
+}
+#endif
+
 PlaneFn plane_padded_fn() {
     static const PlaneFn fn = [] {
 #if defined(__x86_64__) && defined(__GNUC__)
         __builtin_cpu_init();
+        if (depthwise_avx512_available() && __builtin_cpu_supports("avx2") &&
+            __builtin_cpu_supports("fma"))
+            return plane_padded_avx512;
         if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
             return plane_padded_avx2;
 #endif
@@ -276,7 +297,8 @@ void depthwise_fast(const ConvShape& s, const float* x, const float* w, const fl
     const PaddedPlane pp = padded_plane(s.w);
     const PlaneFn plane = plane_padded_fn();
     run_parallel(split ? pool : nullptr, s.n * s.c, [&](int64_t b, int64_t e) {
-        std::vector<float> buf(padded ? static_cast<size_t>(pp.rows * pp.cols) : 0);
+        std::vector<float> buf(padded ? static_cast<size_t>(pp.rows * pp.cols + kDepthwiseSlack)
+                                      : 0);
         for (int64_t p = b; p < e; ++p) {
             const int64_t c = p % s.c;
             if (padded)
