@@ -6,8 +6,8 @@
 // in registers (bias, then the taps in the reference's order, one store per output); border
 // columns take a scalar loop with bounds checks. Stride 1 loads contiguous input, stride 2
 // loads sixteen floats and keeps the even ones, other strides stay scalar. Compiled for the
-// x86-64 baseline and for AVX2+FMA, chosen at run time; 3x3 planes with column stride 2 take an
-// AVX-512 kernel where the CPU has it (conv_depthwise_avx512.cc). Diffed against conv_reference in
+// x86-64 baseline and for AVX2+FMA, chosen at run time; 3x3 planes take AVX-512 kernels where
+// the CPU has it (conv_depthwise_avx512.cc). Diffed against conv_reference in
 // tests/unit/ops_conv_test.cc.
 #include <algorithm>
 #include <vector>
@@ -235,12 +235,13 @@ __attribute__((target("avx2,fma"))) void plane_padded_avx2(const Window& g, cons
 #endif
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// 3x3 planes with column stride 2 take the AVX-512 kernel, the others the AVX2 path.
+// 3x3 planes take the AVX-512 kernels, the others the AVX2 path.
 void plane_padded_avx512(const Window& g, const float* xc, const float* wk, float b, float* yc,
                          float* buf) {
-    if (!is_3x3(g) || g.stride[2] != 2) return plane_padded_avx2(g, xc, wk, b, yc, buf);
+    if (!is_3x3(g)) return plane_padded_avx2(g, xc, wk, b, yc, buf);
     fill_padded(g, xc, buf);
-    depthwise_3x3s2_avx512(g, buf, padded_plane(g).cols, wk, b, yc);
+    if (g.stride[2] == 2) return depthwise_3x3s2_avx512(g, buf, padded_plane(g).cols, wk, b, yc);
+    depthwise_3x3s1_avx512(g, buf, padded_plane(g).cols, wk, b, yc);
 }
 #endif
 

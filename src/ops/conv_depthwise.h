@@ -1,5 +1,5 @@
-// Internal to the depthwise convolution fast path (conv_depthwise.cc): the AVX-512 kernel for
-// 3x3 planes with column stride 2 (conv_depthwise_avx512.cc). It reads the padded copy the
+// Internal to the depthwise convolution fast path (conv_depthwise.cc): the AVX-512 kernels for
+// 3x3 planes with column stride 1 or 2 (conv_depthwise_avx512.cc). It reads the padded copy the
 // plane path builds (`cols` floats per row, dilation 1), up to kDepthwiseSlack floats past the
 // copy's end, which the caller must allocate.
 #pragma once
@@ -16,6 +16,8 @@ inline constexpr int64_t kDepthwiseSlack = 64;
 bool depthwise_avx512_available();
 // Output plane yc (g.out[1] x g.out[2]) = bias b + the 3x3 taps wk over the padded copy buf.
 void depthwise_3x3s2_avx512(const Window& g, const float* buf, int64_t cols, const float* wk,
+                            float b, float* yc);
+void depthwise_3x3s1_avx512(const Window& g, const float* buf, int64_t cols, const float* wk,
                             float b, float* yc);
 
 }  // namespace pg::ops

@@ -1,8 +1,9 @@
-// The 3x3, column-stride-2 depthwise plane with AVX-512F (conv_depthwise.h): sixteen outputs at
-// a time from the zero-padded copy, each kernel row's three taps deinterleaved from four loads
-// with two-source permutes (even columns, odd columns, even columns two further), instead of a
-// load pair and a shuffle per tap and eight outputs. Same taps in the same order with fused
-// multiply-adds as the AVX2 path (conv_depthwise.cc); tests diff both against conv_reference.
+// The 3x3 depthwise planes with AVX-512F (conv_depthwise.h): sixteen outputs at a time from the
+// zero-padded copy. Column stride 1: nine shifted loads; column stride 2: each kernel row's
+// three taps deinterleaved from four loads with two-source permutes (even columns, odd columns,
+// even columns two further), instead of a load pair and a shuffle per tap and eight outputs. Same
+// taps in the same order with fused multiply-adds as the AVX2 path (conv_depthwise.cc); tests diff
+// both against conv_reference.
 #include "ops/conv_depthwise.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -52,6 +53,32 @@ __attribute__((target("avx512f"))) void depthwise_3x3s2_avx512(const Window& g, 
     }
 }
 
+__attribute__((target("avx512f"))) void depthwise_3x3s1_avx512(const Window& g, const float* buf,
+                                                               int64_t cols, const float* wk,
+                                                               float b, float* yc) {
+    __m512 w[9];
+    for (int i = 0; i < 9; ++i) w[i] = _mm512_set1_ps(wk[i]);
+    const __m512 bias = _mm512_set1_ps(b);
+    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+        const float* r0 = buf + oh * g.stride[1] * cols;
+        float* yr = yc + oh * g.out[2];
+        for (int64_t j = 0; j < g.out[2]; j += 16) {
+            __m512 acc = bias;
+            for (int kh = 0; kh < 3; ++kh) {
+                const float* p = r0 + kh * cols + j;
+                acc = _mm512_fmadd_ps(_mm512_loadu_ps(p), w[3 * kh], acc);
+                acc = _mm512_fmadd_ps(_mm512_loadu_ps(p + 1), w[3 * kh + 1], acc);
+                acc = _mm512_fmadd_ps(_mm512_loadu_ps(p + 2), w[3 * kh + 2], acc);
+            }
+            const int64_t left = g.out[2] - j;
+            if (left >= 16)
+                _mm512_storeu_ps(yr + j, acc);
+            else
+                _mm512_mask_storeu_ps(yr + j, static_cast<__mmask16>((1u << left) - 1), acc);
+        }
+    }
+}
+
 #else
 
 bool depthwise_avx512_available() {
@@ -59,6 +86,7 @@ bool depthwise_avx512_available() {
 }
 
 void depthwise_3x3s2_avx512(const Window&, const float*, int64_t, const float*, float, float*) {}
+void depthwise_3x3s1_avx512(const Window&, const float*, int64_t, const float*, float, float*) {}
 
 #endif
 
