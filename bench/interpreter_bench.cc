@@ -22,13 +22,14 @@
 // ratio without it.
 //
 // Usage: interpreter_bench [--quick] [--ort-no-spin] [--reps N] [--settle MS] [--models DIR]
-// [--only NAME]
+// [--only NAME] [--threads N]
 // [--profile N]
 //                          [--polygraph PATH (ignored)]
 //   --quick: no warm-up, 1 timed run (smoke test). Exits 1 when a model fails to run.
 //   --reps N: N timed runs per runner (default 5). --settle MS: idle gap before each block
 //   of runs (default 100). --ort-no-spin: ONNX Runtime with intra-op spinning off (slower
 //   ONNX Runtime on small models; default: its own default, spinning).
+//   --threads N: threads of both runners (default 2; 1 gives steadier figures on a busy machine).
 //   --only NAME: bench one model. --profile N: N reference runs (for perf record), the
 //   reference's time per op type and slowest nodes (hooked, unfused runs), then ONNX Runtime's
 //   profiler: its kernel time per op type and slowest nodes beside the reference's.
@@ -64,7 +65,8 @@ using pg::runners::NamedTensors;
 using Clock = std::chrono::steady_clock;
 using Feeds = std::map<std::string, Tensor>;
 
-constexpr int kThreads = 2;
+// Threads of both runners (--threads N, default 2): set once by main before anything runs.
+int g_threads = 2;
 constexpr uint32_t kWeightSeed = 1234;
 constexpr uint32_t kInputSeed = 42;
 constexpr double kMiB = 1024.0 * 1024.0;
@@ -215,7 +217,7 @@ int peak_child(const std::string& path) {
     const double loaded = proc_status_bytes("VmRSS") - before;
     const double load_peak = proc_status_bytes("VmHWM") - before;
     pg::runners::RefRunnerOptions opts;
-    opts.session.threads = kThreads;
+    opts.session.threads = g_threads;
     pg::runners::RefRunner ref(*model, opts);
     const Feeds feeds = make_feeds(*model);
     pg::runtime::Feeds rt;
@@ -238,7 +240,8 @@ Memory measure_memory(const std::string& path) {
     Memory m;
     if (n <= 0) return m;
     self[n] = '\0';
-    const std::string cmd = std::string("'") + self + "' --peak-child '" + path + "'";
+    const std::string cmd = std::string("'") + self + "' --threads " + std::to_string(g_threads) +
+                            " --peak-child '" + path + "'";
     FILE* f = popen(cmd.c_str(), "r");
     if (!f) return m;
     if (std::fscanf(f, "%lf %lf %lf %lf %lf %lf", &m.peak, &m.weights, &m.live, &m.loaded,
@@ -317,14 +320,14 @@ Row bench_case(const Case& c, bool with_ort, const Options& o) {
     row.name = c.name;
     const Feeds feeds = make_feeds(*c.model);
     pg::runners::RefRunnerOptions ref_opts;
-    ref_opts.session.threads = kThreads;
+    ref_opts.session.threads = g_threads;
     pg::runners::RefRunner ref(*c.model, ref_opts);
     NamedTensors ref_out, ort_out;
     std::unique_ptr<pg::runners::OnnxRtRunner> ort;
     if (with_ort) {
         try {
             pg::runners::OnnxRtOptions ort_opts;
-            ort_opts.intra_op_threads = kThreads;
+            ort_opts.intra_op_threads = g_threads;
             // ONNX Runtime as users run it (spinning workers) unless --ort-no-spin: turning its
             // spinning off makes ONNX Runtime itself slower on small models.
             if (o.ort_no_spin) ort_opts.intra_op_spinning = false;
@@ -441,7 +444,7 @@ double ref_chain_ms(const pg::ir::Graph& g, const OpTimer& timer, const std::str
 // computation (ref_chain_ms; the reference's runs are unfused, one node at a time).
 void profile_ort(const Case& c, int reps, const Feeds& feeds, const OpTimer& timer) {
     pg::runners::OnnxRtOptions opts;
-    opts.intra_op_threads = kThreads;
+    opts.intra_op_threads = g_threads;
     opts.profile_prefix = std::filesystem::path(c.path).replace_extension("").string() + "_ort";
     std::vector<pg::runners::OrtNodeTime> events;
     try {
@@ -490,7 +493,7 @@ void profile_ort(const Case& c, int reps, const Feeds& feeds, const OpTimer& tim
 void profile_case(const Case& c, int reps) {
     const Feeds feeds = make_feeds(*c.model);
     pg::runners::RefRunnerOptions ref_opts;
-    ref_opts.session.threads = kThreads;
+    ref_opts.session.threads = g_threads;
     pg::runners::RefRunner ref(*c.model, ref_opts);
     NamedTensors out;
     std::printf("%s: ref %.2f ms (median of %d)\n", c.name.c_str(),
@@ -626,7 +629,7 @@ int run_bench(const Options& o) {
     try {
         const bool with_ort = ort_available();
         std::printf(
-            "threads %d, %s\n", kThreads,
+            "threads %d, %s\n", g_threads,
             o.quick ? "--quick: 1 run, no warm-up"
                     : ("median of " + std::to_string(o.reps) + " in " + std::to_string(kBlocks) +
                        " alternating blocks, each after a warm-up run")
@@ -672,6 +675,8 @@ int main(int argc, char** argv) {
                 o.reps = std::max(1, std::stoi(argv[++i]));
             else if (a == "--only" && i + 1 < argc)
                 o.only = argv[++i];
+            else if (a == "--threads" && i + 1 < argc)
+                g_threads = std::max(1, std::stoi(argv[++i]));
             else if (a == "--profile" && i + 1 < argc)
                 o.profile_reps = std::stoi(argv[++i]);
             else if (a == "--models" && i + 1 < argc)
@@ -681,8 +686,7 @@ int main(int argc, char** argv) {
             else {
                 std::fprintf(stderr,
                              "usage: %s [--quick] [--ort-no-spin] [--reps N] [--settle MS] "
-                             "[--models DIR] [--only "
-                             "NAME] [--profile N]\n",
+                             "[--models DIR] [--only NAME] [--threads N] [--profile N]\n",
                              argv[0]);
                 return 2;
             }
