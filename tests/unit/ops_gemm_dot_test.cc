@@ -173,15 +173,18 @@ TEST_F(OpsGemmDot, PaysOnlyForFewColumnsAndLongSums) {
 }
 
 // Convs whose GEMM takes gemm_dot (7x7 maps, 1x1 and 3x3 with a column map) against the plain
-// reference, with a bias, on the pool.
+// reference, with a bias, on the pool; and strided 1x1 Convs.
 TEST_F(OpsGemmDot, ConvsOnSmallMapsMatchReference) {
     std::mt19937 rng(34);
     ThreadPool pool(2);
     struct Case {
         int64_t c, m, hw, k, stride;
     };
-    for (const Case& q : {Case{600, 256, 7, 1, 1}, Case{64, 256, 7, 3, 1}, Case{64, 256, 14, 3, 2},
-                          Case{1040, 256, 5, 1, 1}}) {
+    // The last two: 1x1 with stride 2 (a compact copy of the used positions, then pointwise),
+    // through gemm_dot and through gemm_direct.
+    for (const Case& q :
+         {Case{600, 256, 7, 1, 1}, Case{64, 256, 7, 3, 1}, Case{64, 256, 14, 3, 2},
+          Case{1040, 256, 5, 1, 1}, Case{600, 256, 14, 1, 2}, Case{40, 30, 15, 1, 2}}) {
         ops::WindowAttrs wa;
         wa.strides = {q.stride, q.stride};
         const int64_t pad = q.k / 2;
