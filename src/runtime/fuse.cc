@@ -105,7 +105,7 @@ ops::KernelFn plain_chain(const NodeStep& conv, const NodeStep* bn, const NodeSt
                           const NodeStep* act) {
     struct Part {
         const ir::Node* node;
-        ops::KernelFn kernel;
+        SharedKernel kernel;
         size_t first, count;  // the part's inputs after the chained one, in the fused inputs
     };
     std::vector<Part> parts{{conv.node, conv.kernel, 0, conv.node->inputs().size()}};
@@ -121,7 +121,7 @@ ops::KernelFn plain_chain(const NodeStep& conv, const NodeStep* bn, const NodeSt
             if (k > 0) in.push_back(&y);
             for (size_t i = 0; i < part.count; ++i) in.push_back(ctx.value(part.first + i));
             ops::KernelContext sub(*part.node, in, 1, ctx.pool(), nullptr);
-            part.kernel(sub);
+            (*part.kernel)(sub);
             y = std::move(sub.outputs()[0]);
         }
         ctx.set_output(0, std::move(y));
@@ -144,13 +144,12 @@ NodeStep fused_step(const GraphPlan& p, const Chain& c,
     if (act)
         for (size_t i = 1; i < act->node->inputs().size(); ++i)
             s.inputs.push_back(slot_or_none(*act, i));
-    s.outer.assign(s.inputs.size(), nullptr);
     s.outputs = (act ? act : add ? add : bn)->outputs;
     s.release = conv.release;
-    s.context = conv.context;
+    s.opset = conv.opset;
     for (const NodeStep* t : {bn, add, act})
-        if (t) s.context += ", fused with '" + t->node->name + "' (" + t->node->op_type + ")";
-    s.kernel = ops::make_conv_chain(c.spec, plain_chain(conv, bn, add, act));
+        if (t) s.fused_with += ", fused with '" + t->node->name + "' (" + t->node->op_type + ")";
+    s.kernel = share_kernel(ops::make_conv_chain(c.spec, plain_chain(conv, bn, add, act)));
     return s;
 }
 

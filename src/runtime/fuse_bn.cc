@@ -27,10 +27,10 @@ ops::KernelFn plain_pair(const NodeStep& bn, const NodeStep& relu) {
         std::vector<const ops::RtValue*> in;
         for (size_t i = 0; i < 5; ++i) in.push_back(ctx.value(i));
         ops::KernelContext first(*bn_node, in, 1, ctx.pool(), nullptr);
-        bn_kernel(first);
+        (*bn_kernel)(first);
         ops::RtValue y = std::move(first.outputs()[0]);
         ops::KernelContext second(*relu_node, {&y}, 1, ctx.pool(), nullptr);
-        relu_kernel(second);
+        (*relu_kernel)(second);
         ctx.set_output(0, std::move(second.outputs()[0]));
     };
 }
@@ -51,9 +51,9 @@ std::vector<NodeStep> fuse_bn_relu(const ir::Graph& g, const std::vector<NodeSte
         if (!r || !out[step_of.at(r->node)].kernel) continue;
         NodeStep fused = b;
         fused.outputs = r->outputs;
-        fused.context += ", fused with '" + r->node->name + "' (Relu)";
-        fused.kernel = ops::make_batch_norm_relu(ops::Attrs(*b.node).get_float("epsilon", 1e-5f),
-                                                 plain_pair(b, *r));
+        fused.fused_with += ", fused with '" + r->node->name + "' (Relu)";
+        fused.kernel = share_kernel(ops::make_batch_norm_relu(
+            ops::Attrs(*b.node).get_float("epsilon", 1e-5f), plain_pair(b, *r)));
         out[i] = std::move(fused);
         NodeStep& later = out[step_of.at(r->node)];  // keeps only its releases
         later.kernel = nullptr, later.inputs.clear(), later.outer.clear(), later.outputs.clear();
