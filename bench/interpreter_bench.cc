@@ -23,7 +23,7 @@
 //
 // Usage: interpreter_bench [--quick] [--ort-no-spin] [--reps N] [--settle MS] [--models DIR]
 // [--only NAME] [--threads N]
-// [--profile N]
+// [--profile N] [--save DIR]
 //                          [--polygraph PATH (ignored)]
 //   --quick: no warm-up, 1 timed run (smoke test). Exits 1 when a model fails to run.
 //   --reps N: N timed runs per runner (default 5). --settle MS: idle gap before each block
@@ -33,6 +33,10 @@
 //   --only NAME: bench one model. --profile N: N reference runs (for perf record), the
 //   reference's time per op type and slowest nodes (hooked, unfused runs), then ONNX Runtime's
 //   profiler: its kernel time per op type and slowest nodes beside the reference's.
+//   --save DIR: write the models (as benched) to DIR and exit, e.g. for
+//   `interpreter_bench --peak-child DIR/NAME.onnx` under valgrind --tool=massif.
+//   PG_MEM_STAGES=1 in the environment: the memory child prints RSS and heap figures per stage.
+#include <malloc.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -51,8 +55,10 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/thread_pool.h"
 #include "ir/topo.h"
 #include "onnx/model_io.h"
+#include "ops/op_table.h"
 #include "runners/onnxrt_runner.h"
 #include "runners/ort_profile.h"
 #include "runners/ref_runner.h"
@@ -82,6 +88,7 @@ struct Options {
     std::string only;          // --only NAME: just this model
     int profile_reps = 0;      // --profile N: N reference runs of the --only model, no table
     std::string models_dir = PG_SHARED_DIR "/data/onnx-light-models";
+    std::string save_dir;  // --save DIR: write the bench's models there (for massif, perf), no run
 };
 
 struct Case {
@@ -209,20 +216,64 @@ double weight_bytes(const pg::ir::Graph& g) {
     return n;
 }
 
+// PG_MEM_STAGES=1: one stderr line per stage of the child (RSS, anonymous RSS, high-water mark,
+// glibc heap bytes in use / free / mmapped), to see where the memory above the estimate goes.
+void stage(const char* what) {
+    static const bool on = [] {
+        const char* v = std::getenv("PG_MEM_STAGES");
+        return v && std::string(v) == "1";
+    }();
+    if (!on) return;
+    const struct mallinfo2 mi = mallinfo2();
+    std::fprintf(stderr,
+                 "  %-14s rss %7.2f anon %7.2f hwm %7.2f file %5.2f | heap used %7.2f free %6.2f "
+                 "mmapped %7.2f arena %7.2f\n",
+                 what, proc_status_bytes("VmRSS") / kMiB, proc_status_bytes("RssAnon") / kMiB,
+                 proc_status_bytes("VmHWM") / kMiB, proc_status_bytes("RssFile") / kMiB,
+                 static_cast<double>(mi.uordblks) / kMiB, static_cast<double>(mi.fordblks) / kMiB,
+                 static_cast<double>(mi.hblkhd) / kMiB, static_cast<double>(mi.arena) / kMiB);
+}
+
 // Child mode: load, run once with the reference interpreter, print "peak weights live loaded
 // load_peak file".
 int peak_child(const std::string& path) {
+    stage("start");
+    if (std::getenv("PG_MEM_STAGES_TABLE")) {  // diagnostics: the op table alone, before "before"
+        pg::ops::op_table();
+        stage("op table");
+        pg::ThreadPool pool(g_threads);
+        stage("pool");
+    }
     const double before = proc_status_bytes("VmHWM"), file_before = proc_status_bytes("RssFile");
     auto model = pg::onnx::load_model(path);
+    if (std::getenv("PG_EXP_TRIM")) malloc_trim(0);
+    stage("loaded");
+    if (std::getenv("PG_MEM_STAGES"))
+        std::fprintf(stderr, "  weights %.3f MiB in %zu initializers, %zu nodes, %zu values\n",
+                     weight_bytes(*model->graph) / kMiB, model->graph->initializers().size(),
+                     model->graph->nodes().size(), model->graph->values().size());
     const double loaded = proc_status_bytes("VmRSS") - before;
     const double load_peak = proc_status_bytes("VmHWM") - before;
     pg::runners::RefRunnerOptions opts;
     opts.session.threads = g_threads;
     pg::runners::RefRunner ref(*model, opts);
+    if (std::getenv("PG_EXP_TRIM")) malloc_trim(0);
+    stage("planned");
     const Feeds feeds = make_feeds(*model);
     pg::runtime::Feeds rt;
     for (const auto& [name, t] : feeds) rt[name] = pg::ops::RtValue::of(t);
+    stage("fed");
     ref.session().run(rt);  // the run the timing measures (fused steps, no hook)
+    stage("ran");
+    if (std::getenv("PG_MEM_SMAPS")) {  // diagnostics: the mappings with resident pages
+        std::ifstream in("/proc/self/smaps");
+        std::string line, head;
+        while (std::getline(in, line)) {
+            if (line.find('-') != std::string::npos && line.find(':') > 20) head = line;
+            if (line.rfind("Rss:", 0) == 0 && line.find(" 0 kB") == std::string::npos)
+                std::fprintf(stderr, "%s | %s\n", line.c_str(), head.c_str());
+        }
+    }
     const double peak = proc_status_bytes("VmHWM") - before;
     SizeHook hook;  // then the plain steps, for every node's output size
     ref.session().run(rt, &hook);
@@ -622,6 +673,11 @@ void print_notes(const std::vector<Row>& rows) {
 }
 
 int run_bench(const Options& o) {
+    if (!o.save_dir.empty()) {
+        std::filesystem::create_directories(o.save_dir);
+        for (const Case& c : make_cases(o, o.save_dir)) std::printf("%s\n", c.path.c_str());
+        return 0;
+    }
     char tmpl[] = "/tmp/pg_interpreter_bench_XXXXXX";
     if (!mkdtemp(tmpl)) throw pg::Error(pg::ErrorKind::kIo, "cannot create a temporary folder");
     const std::string tmp = tmpl;
@@ -679,6 +735,8 @@ int main(int argc, char** argv) {
                 g_threads = std::max(1, std::stoi(argv[++i]));
             else if (a == "--profile" && i + 1 < argc)
                 o.profile_reps = std::stoi(argv[++i]);
+            else if (a == "--save" && i + 1 < argc)
+                o.save_dir = argv[++i];
             else if (a == "--models" && i + 1 < argc)
                 o.models_dir = argv[++i];
             else if (a == "--polygraph" && i + 1 < argc)

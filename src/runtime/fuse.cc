@@ -114,7 +114,7 @@ ops::KernelFn plain_chain(const NodeStep& conv, const NodeStep* bn, const NodeSt
                           const NodeStep* act) {
     struct Part {
         const ir::Node* node;
-        ops::KernelFn kernel;
+        SharedKernel kernel;
         size_t first, count;        // the part's inputs after the chained one, in the fused inputs
         std::vector<int64_t> view;  // non-empty: the (single) input's dims
     };
@@ -138,7 +138,7 @@ ops::KernelFn plain_chain(const NodeStep& conv, const NodeStep* bn, const NodeSt
                 in.back() = &view;
             }
             ops::KernelContext sub(*part.node, in, 1, ctx.pool(), nullptr);
-            part.kernel(sub);
+            (*part.kernel)(sub);
             y = std::move(sub.outputs()[0]);
         }
         ctx.set_output(0, std::move(y));
@@ -166,13 +166,13 @@ NodeStep fused_step(const GraphPlan& p, const Chain& c,
     if (act)
         for (size_t i = 1; i < act->node->inputs().size(); ++i)
             s.inputs.push_back(slot_or_none(*act, i));
-    s.outer.assign(s.inputs.size(), nullptr);
     s.outputs = (act ? act : add ? add : add_c ? add_c : mul ? mul : bn)->outputs;
     s.release = conv.release;
-    s.context = conv.context;
+    s.opset = conv.opset;
     for (const NodeStep* t : {bn, mul, add_c, add, act})
-        if (t) s.context += ", fused with '" + t->node->name + "' (" + t->node->op_type + ")";
-    s.kernel = ops::make_conv_chain(c.spec, plain_chain(conv, bn, mul, add_c, c, add, act));
+        if (t) s.fused_with += ", fused with '" + t->node->name + "' (" + t->node->op_type + ")";
+    s.kernel =
+        share_kernel(ops::make_conv_chain(c.spec, plain_chain(conv, bn, mul, add_c, c, add, act)));
     return s;
 }
 

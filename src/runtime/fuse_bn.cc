@@ -41,7 +41,7 @@ ops::KernelFn plain_tail(const NodeStep& bn, const BnTail& t, const std::vector<
                          const std::unordered_map<const ir::Node*, size_t>& step_of) {
     struct Part {
         const ir::Node* node;
-        ops::KernelFn kernel;
+        SharedKernel kernel;
         std::vector<int64_t> view;  // the factor's dims; empty for Relu
     };
     std::vector<Part> parts;
@@ -52,7 +52,7 @@ ops::KernelFn plain_tail(const NodeStep& bn, const BnTail& t, const std::vector<
         std::vector<const ops::RtValue*> in;
         for (size_t i = 0; i < 5; ++i) in.push_back(ctx.value(i));
         ops::KernelContext first(*bn_node, in, 1, ctx.pool(), nullptr);
-        bn_kernel(first);
+        (*bn_kernel)(first);
         ops::RtValue y = std::move(first.outputs()[0]), view;
         size_t next = 5;
         for (const Part& p : parts) {
@@ -62,7 +62,7 @@ ops::KernelFn plain_tail(const NodeStep& bn, const BnTail& t, const std::vector<
                 args.push_back(&view);
             }
             ops::KernelContext sub(*p.node, args, 1, ctx.pool(), nullptr);
-            p.kernel(sub);
+            (*p.kernel)(sub);
             y = std::move(sub.outputs()[0]);
         }
         ctx.set_output(0, std::move(y));
@@ -89,15 +89,19 @@ std::vector<NodeStep> fuse_bn_relu(const ir::Graph& g, const GraphPlan& p,
         spec.mul_dims = t.channel.mul.dims, spec.add_dims = t.channel.add.dims;
         spec.relu = t.relu != nullptr;
         NodeStep fused = b;
-        for (const ChannelOperand* o : {&t.channel.mul, &t.channel.add})
-            if (o->node) fused.inputs.push_back(p.slot.at(o->data)), fused.outer.push_back(nullptr);
+        for (const ChannelOperand* o : {&t.channel.mul, &t.channel.add}) {
+            if (!o->node) continue;
+            fused.inputs.push_back(p.slot.at(o->data));
+            if (!fused.outer.empty()) fused.outer.push_back(nullptr);
+        }
         fused.outputs = out[step_of.at(t.last)].outputs;
         std::vector<const ir::Node*> absorbed = channel_nodes(t.channel);
         if (t.relu) absorbed.push_back(t.relu);
         for (const ir::Node* n : absorbed)
             if (is_op(n, "Mul") || is_op(n, "Add") || is_op(n, "Relu"))
-                fused.context += ", fused with '" + n->name + "' (" + n->op_type + ")";
-        fused.kernel = ops::make_batch_norm_chain(spec, plain_tail(b, t, out, step_of));
+                fused.fused_with += ", fused with '" + n->name + "' (" + n->op_type + ")";
+        fused.kernel =
+            share_kernel(ops::make_batch_norm_chain(spec, plain_tail(b, t, out, step_of)));
         out[i] = std::move(fused);
         for (const ir::Node* n : absorbed) {
             NodeStep& later = out[step_of.at(n)];  // keeps only its releases

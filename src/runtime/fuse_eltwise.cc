@@ -69,7 +69,7 @@ std::vector<Link> match(const ir::Graph& g, const std::vector<NodeStep>& steps,
 ops::KernelFn plain_chain(const std::vector<NodeStep>& steps, const std::vector<Link>& chain) {
     struct Part {
         const ir::Node* node;
-        ops::KernelFn kernel;
+        SharedKernel kernel;
         bool value_second;
     };
     std::vector<Part> parts;
@@ -92,7 +92,7 @@ ops::KernelFn plain_chain(const std::vector<NodeStep>& steps, const std::vector<
                 in = part.value_second ? std::vector{other, value} : std::vector{value, other};
             }
             ops::KernelContext sub(*part.node, in, 1, ctx.pool(), nullptr);
-            part.kernel(sub);
+            (*part.kernel)(sub);
             y = std::move(sub.outputs()[0]);
         }
         ctx.set_output(0, std::move(y));
@@ -114,16 +114,16 @@ NodeStep fused_step(const std::vector<NodeStep>& steps, const std::vector<Link>&
             s.inputs.push_back(st.inputs[chain[k].link.value_second ? 0 : 1]);
         s.release.insert(s.release.end(), st.release.begin(), st.release.end());
     }
-    s.outer.assign(s.inputs.size(), nullptr);
     s.outputs = last.outputs;
-    s.context = first.context;
+    s.opset = first.opset;
+    s.named = first.named ? first.named : first.node;
     for (size_t k = 1; k < chain.size(); ++k) {
         const ir::Node* n = steps[chain[k].step].node;
-        s.context += ", fused with '" + n->name + "' (" + n->op_type + ")";
+        s.fused_with += ", fused with '" + n->name + "' (" + n->op_type + ")";
     }
     std::vector<ops::EltwiseLink> links;
     for (const Link& l : chain) links.push_back(l.link);
-    s.kernel = ops::make_eltwise_chain(std::move(links), plain_chain(steps, chain));
+    s.kernel = share_kernel(ops::make_eltwise_chain(std::move(links), plain_chain(steps, chain)));
     return s;
 }
 

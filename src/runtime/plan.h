@@ -1,6 +1,10 @@
-// Internal to the runtime: the execution plan of one graph.
+// Internal to the runtime: the execution plan of one graph. A plan lives as long as its session,
+// so it is kept small: kernels are shared between the plain and the fused step lists, and the
+// error context of a step is built only when its kernel throws (step_context).
 #pragma once
 
+#include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -9,15 +13,30 @@
 
 namespace pg::runtime {
 
+// A kernel shared by the plain and fused step lists (copying a KernelFn copies its closure).
+using SharedKernel = std::shared_ptr<const ops::KernelFn>;
+
+// `k` on the heap, shared (nullptr for an empty k).
+inline SharedKernel share_kernel(ops::KernelFn k) {
+    return k ? std::make_shared<const ops::KernelFn>(std::move(k)) : nullptr;
+}
+
 struct NodeStep {
     const ir::Node* node = nullptr;
-    ops::KernelFn kernel;     // empty: the step only releases (a node fused into an earlier step)
+    SharedKernel kernel;      // null: the step only releases (a node fused into an earlier step)
     std::vector<int> inputs;  // local slot, or -1 (omitted / outer value)
-    std::vector<const ir::Value*> outer;  // per input: the outer-scope value when inputs[i] == -1
-    std::vector<int> outputs;             // local slot, or -1 (omitted)
-    std::vector<int> release;             // slots whose last use is this step
-    std::string context;                  // "while running node 'x' (Op, opset N)"
+    // Per input: the outer-scope value when inputs[i] == -1; empty when no input is one.
+    std::vector<const ir::Value*> outer;
+    std::vector<int> outputs;         // local slot, or -1 (omitted)
+    std::vector<int> release;         // slots whose last use is this step
+    int64_t opset = 0;                // the opset of the node's domain (for step_context)
+    const ir::Node* named = nullptr;  // the node errors name when it is not `node` (fused steps)
+    std::string fused_with;           // fused steps: ", fused with 'x' (Op)" per absorbed node
 };
+
+// "while running node 'x' (Op, opset N)" (x: s.named or s.node) plus s.fused_with: the context
+// of s's errors.
+std::string step_context(const NodeStep& s);
 
 struct GraphPlan {
     const ir::Graph* graph = nullptr;

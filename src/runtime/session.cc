@@ -103,6 +103,12 @@ void bind_attribute_refs(ir::Graph& body, const ir::Node& call, const ir::Functi
 
 }  // namespace
 
+std::string step_context(const NodeStep& s) {
+    const ir::Node& n = s.named ? *s.named : *s.node;
+    return "while running node '" + n.name + "' (" + n.op_type + ", opset " +
+           std::to_string(s.opset) + ")" + s.fused_with;
+}
+
 ops::KernelFn Session::Impl::function_kernel(const ir::Node& n, const ir::Function& f) {
     auto body = ir::clone_graph(*f.body, nullptr);
     bind_attribute_refs(*body, n, f);
@@ -129,23 +135,28 @@ void Session::Impl::plan_step(const ir::Graph& g, const ir::Node& n, GraphPlan& 
     NodeStep s;
     s.node = &n;
     const int64_t version = opset(n.domain);
-    s.context = "while running node '" + n.name + "' (" + n.op_type + ", opset " +
-                std::to_string(version) + ")";
+    s.opset = version;
+    ops::KernelFn kernel;
     if (const ir::Function* f = find_function(model, n)) {
-        s.kernel = with_context("while planning function '" + f->name + "'",
-                                [&] { return function_kernel(n, *f); });
+        kernel = with_context("while planning function '" + f->name + "'",
+                              [&] { return function_kernel(n, *f); });
     } else if (const ops::OpDef* def = ops::op_table().find(n.domain, n.op_type, version)) {
-        s.kernel = with_context(s.context, [&] { return def->make(ops::Attrs(n), version); });
+        kernel = with_context(step_context(s), [&] { return def->make(ops::Attrs(n), version); });
     } else {
         missing.insert((n.domain.empty() ? "" : n.domain + "::") + n.op_type + " (opset " +
                        std::to_string(version) + ")");
     }
-    if (wrapper && s.kernel && &g == model.graph.get()) s.kernel = wrapper(n, std::move(s.kernel));
+    if (wrapper && kernel && &g == model.graph.get()) kernel = wrapper(n, std::move(kernel));
+    s.kernel = share_kernel(std::move(kernel));
+    bool any_outer = false;
     for (const ir::Value* in : n.inputs()) {
         auto it = in ? p.slot.find(in) : p.slot.end();
         s.inputs.push_back(it == p.slot.end() ? -1 : it->second);
-        s.outer.push_back(in && it == p.slot.end() ? in : nullptr);
+        any_outer = any_outer || (in && it == p.slot.end());
     }
+    if (any_outer)
+        for (const ir::Value* in : n.inputs())
+            s.outer.push_back(in && !p.slot.count(in) ? in : nullptr);
     for (const ir::Value* out : n.outputs()) s.outputs.push_back(out ? p.slot.at(out) : -1);
     for (ir::Graph* sub : n.subgraphs()) plan_graph(*sub, opset);
     p.steps.push_back(std::move(s));
@@ -208,14 +219,19 @@ void Session::Impl::run_step(const NodeStep& s, Frame& f, NodeHook* hook) {
     std::vector<const ops::RtValue*> inputs;
     inputs.reserve(s.inputs.size());
     for (size_t i = 0; i < s.inputs.size(); ++i) {
+        const ir::Value* outer = i < s.outer.size() ? s.outer[i] : nullptr;
         if (s.inputs[i] >= 0)
             inputs.push_back(&f.slots[static_cast<size_t>(s.inputs[i])]);
         else
-            inputs.push_back(s.outer[i] && f.parent ? f.parent->lookup(s.outer[i]) : nullptr);
+            inputs.push_back(outer && f.parent ? f.parent->lookup(outer) : nullptr);
     }
     FrameRunner runner(*this, f);
     ops::KernelContext ctx(*s.node, inputs, s.outputs.size(), &pool, &runner);
-    with_context(s.context, [&] { s.kernel(ctx); });
+    try {
+        (*s.kernel)(ctx);
+    } catch (...) {
+        rethrow_as_error(step_context(s));
+    }
     if (hook) hook->on_node(*s.node, inputs, ctx.outputs());
     for (size_t k = 0; k < s.outputs.size(); ++k)
         if (s.outputs[k] >= 0)
@@ -233,6 +249,7 @@ std::vector<ops::RtValue> Session::Impl::execute(const ir::Graph& g,
     for (size_t i = 0; i < p.input_slots.size() && i < inputs.size(); ++i)
         if (!inputs[i].is_none())
             f.slots[static_cast<size_t>(p.input_slots[i])] = std::move(inputs[i]);
+    std::vector<ops::RtValue>().swap(inputs);  // one entry per graph input: not kept for the run
     const std::vector<NodeStep>& steps = hook || p.fused.empty() ? p.steps : p.fused;
     for (const NodeStep& s : steps) run_step(s, f, hook);
     std::vector<ops::RtValue> out;
