@@ -31,8 +31,9 @@
 //   ONNX Runtime on small models; default: its own default, spinning).
 //   --threads N: threads of both runners (default 2; 1 gives steadier figures on a busy machine).
 //   --only NAME: bench one model. --profile N: N reference runs (for perf record), the
-//   reference's time per op type and slowest nodes (hooked, unfused runs), then ONNX Runtime's
-//   profiler: its kernel time per op type and slowest nodes beside the reference's.
+//   reference's time per op type and slowest nodes (hooked, unfused runs), its slowest fused
+//   steps (timed runs), then ONNX Runtime's profiler: its kernel time per op type and slowest
+//   nodes beside the reference's fused steps.
 //   --save DIR: write the models (as benched) to DIR and exit, e.g. for
 //   `interpreter_bench --peak-child DIR/NAME.onnx` under valgrind --tool=massif.
 //   PG_MEM_STAGES=1 in the environment: the memory child prints RSS and heap figures per stage.
@@ -468,22 +469,23 @@ class OpTimer : public pg::runtime::NodeHook {
     }
 };
 
-// The hooked reference time of what an ONNX Runtime node computes: the node of that name, or
-// the node making output `stem` plus the BatchNormalization / Relu / Clip chain down to the
-// Conv it follows (ONNX Runtime fuses them and names the result after the last output); -1 when
-// nothing matches.
-double ref_chain_ms(const pg::ir::Graph& g, const OpTimer& timer, const std::string& name,
-                    const std::string& stem) {
-    if (auto it = timer.by_name.find(name); it != timer.by_name.end()) return it->second;
+// The reference time (`by_name`: per node name) of what an ONNX Runtime node computes: the node
+// of that name, or the node making output `stem` plus the BatchNormalization / Mul / Add / Relu /
+// Clip chain down to the Conv it follows (ONNX Runtime fuses them and names the result after the
+// last output; a fused reference step is timed under its first node); -1 when nothing matches.
+double ref_chain_ms(const pg::ir::Graph& g, const std::map<std::string, double>& by_name,
+                    const std::string& name, const std::string& stem) {
+    if (auto it = by_name.find(name); it != by_name.end()) return it->second;
     const pg::ir::Value* v = g.find_value(stem);
     const pg::ir::Node* n = v ? v->producer() : nullptr;
     if (!n) return -1;
     double ms = 0;
     while (n) {
-        const auto it = timer.by_name.find(n->name);
-        if (it != timer.by_name.end()) ms += it->second;
-        const bool chain =
-            n->op_type == "Relu" || n->op_type == "Clip" || n->op_type == "BatchNormalization";
+        const auto it = by_name.find(n->name);
+        if (it != by_name.end()) ms += it->second;
+        const bool chain = n->op_type == "Relu" || n->op_type == "Clip" ||
+                           n->op_type == "BatchNormalization" || n->op_type == "Mul" ||
+                           n->op_type == "Add";
         if (!chain || !n->input(0)) break;
         n = n->input(0)->producer();
     }
@@ -491,9 +493,10 @@ double ref_chain_ms(const pg::ir::Graph& g, const OpTimer& timer, const std::str
 }
 
 // --profile, ONNX Runtime's side: `reps` runs with its profiler on, then the kernel time per
-// op type (after its fusions) and its slowest nodes beside the hooked reference time of the same
-// computation (ref_chain_ms; the reference's runs are unfused, one node at a time).
-void profile_ort(const Case& c, int reps, const Feeds& feeds, const OpTimer& timer) {
+// op type (after its fusions) and its slowest nodes beside the reference's time for the same
+// computation in timed fused runs (ref_chain_ms).
+void profile_ort(const Case& c, int reps, const Feeds& feeds,
+                 const std::map<std::string, double>& ref_by_name) {
     pg::runners::OnnxRtOptions opts;
     opts.intra_op_threads = g_threads;
     opts.profile_prefix = std::filesystem::path(c.path).replace_extension("").string() + "_ort";
@@ -532,7 +535,7 @@ void profile_ort(const Case& c, int reps, const Feeds& feeds, const OpTimer& tim
         const std::string stem = name.size() > 6 && name.compare(name.size() - 6, 6, "_nchwc") == 0
                                      ? name.substr(0, name.size() - 6)
                                      : name;
-        const double ref = ref_chain_ms(*c.model->graph, timer, name, stem);
+        const double ref = ref_chain_ms(*c.model->graph, ref_by_name, name, stem);
         const std::string ref_ms = ref >= 0 ? std::to_string(ref / reps).substr(0, 6) : "-";
         std::printf("  %-14s %-40s %9.3f %9s\n", by_node[name].first.c_str(),
                     name.substr(0, 40).c_str(), nodes[i].first * to_ms, ref_ms.c_str());
@@ -579,7 +582,22 @@ void profile_case(const Case& c, int reps) {
               [](const auto& a, const auto& b) { return a.ms > b.ms; });
     for (size_t i = 0; i < others.size() && i < 20; ++i)
         std::printf("  %-70s %7.3f ms\n", others[i].shape.c_str(), others[i].ms / reps);
-    profile_ort(c, reps, feeds, timer);
+    std::map<std::string, double> fused_ms;  // per step (its first node), ms over the reps
+    std::map<std::string, std::string> fused_op;
+    std::vector<pg::runtime::Session::StepTime> times;
+    for (int i = 0; i < reps; ++i) ref.session().run_timed(rt, times);
+    for (const auto& t : times)
+        fused_ms[t.node->name] += t.ms, fused_op[t.node->name] = t.node->op_type;
+    std::vector<std::pair<double, std::string>> steps;
+    for (const auto& [name, ms] : fused_ms) steps.emplace_back(ms / reps, name);
+    std::sort(steps.rbegin(), steps.rend());
+    double total = 0;
+    for (const auto& [ms, name] : steps) total += ms;
+    std::printf("  fused steps (timed runs, no hook): %.2f ms per run; slowest:\n", total);
+    for (size_t i = 0; i < steps.size() && i < 20; ++i)
+        std::printf("  %-20s %-40s %8.3f ms\n", fused_op[steps[i].second].c_str(),
+                    steps[i].second.substr(0, 40).c_str(), steps[i].first);
+    profile_ort(c, reps, feeds, fused_ms);
 }
 
 void add_case(std::vector<Case>& cases, const std::string& tmp, std::string name,

@@ -1,5 +1,6 @@
 #include "runtime/session.h"
 
+#include <chrono>
 #include <set>
 #include <unordered_map>
 
@@ -42,6 +43,7 @@ struct Session::Impl {
     std::set<std::string> missing;
     std::function<ops::KernelFn(const ir::Node&, ops::KernelFn)> wrapper;
     bool fuse;
+    std::vector<Session::StepTime>* timing = nullptr;  // run_timed's list while it runs
 
     Impl(const ir::Model& m, const SessionOptions& o)
         : model(m),
@@ -251,7 +253,17 @@ std::vector<ops::RtValue> Session::Impl::execute(const ir::Graph& g,
             f.slots[static_cast<size_t>(p.input_slots[i])] = std::move(inputs[i]);
     std::vector<ops::RtValue>().swap(inputs);  // one entry per graph input: not kept for the run
     const std::vector<NodeStep>& steps = hook || p.fused.empty() ? p.steps : p.fused;
-    for (const NodeStep& s : steps) run_step(s, f, hook);
+    if (timing && !parent && &g == model.graph.get()) {
+        for (const NodeStep& s : steps) {
+            const auto start = std::chrono::steady_clock::now();
+            run_step(s, f, hook);
+            const std::chrono::duration<double, std::milli> d =
+                std::chrono::steady_clock::now() - start;
+            if (s.kernel) timing->push_back({s.node, d.count()});
+        }
+    } else {
+        for (const NodeStep& s : steps) run_step(s, f, hook);
+    }
     std::vector<ops::RtValue> out;
     for (size_t i = 0; i < p.output_slots.size(); ++i) {
         const int slot = p.output_slots[i];
@@ -277,6 +289,15 @@ Session::~Session() = default;
 
 int Session::fused_nodes() const {
     return impl_->plans.at(model_.graph.get())->fused_nodes;
+}
+
+Results Session::run_timed(const Feeds& feeds, std::vector<StepTime>& times) {
+    impl_->timing = &times;
+    struct Reset {
+        Impl& impl;
+        ~Reset() { impl.timing = nullptr; }
+    } reset{*impl_};
+    return run(feeds, nullptr);
 }
 
 Results Session::run(const Feeds& feeds, NodeHook* hook) {

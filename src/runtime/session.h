@@ -53,6 +53,15 @@ class Session {
 
     // Runs the main graph. Every graph input without an initializer must be fed.
     Results run(const Feeds& feeds, NodeHook* hook = nullptr);
+    // One main-graph step of a timed run: its node (for a fused step, the chain's first node)
+    // and its wall time.
+    struct StepTime {
+        const ir::Node* node;
+        double ms;
+    };
+    // run() without a hook, so with the fused steps, appending each executed main-graph step's
+    // time to `times` (profiling what a plain run spends per step).
+    Results run_timed(const Feeds& feeds, std::vector<StepTime>& times);
     const ir::Model& model() const { return model_; }
     // Main-graph nodes that runs without a hook execute fused into an earlier step (0: none).
     int fused_nodes() const;

@@ -355,5 +355,23 @@ TEST(SessionFuse, BatchNormThenPerChannelMulAddReluFuses) {
               5);
 }
 
+// run_timed runs the fused steps (one timed entry per executed step: the Conv chain as one) and
+// gives run()'s outputs.
+TEST(SessionFuse, TimedRunsTimeEachFusedStep) {
+    auto m = conv_chain(DataType::kFloat32, "Relu", false);
+    runtime::SessionOptions o;
+    o.threads = 2;
+    runtime::Session session(*m, o);
+    const runtime::Feeds feeds = random_feeds(*m);
+    std::vector<runtime::Session::StepTime> times;
+    const runtime::Results timed = session.run_timed(feeds, times);
+    expect_same(timed, session.run(feeds));
+    ASSERT_EQ(times.size(), 1u);  // Conv -> BatchNormalization -> Relu in one step
+    EXPECT_EQ(times[0].node->name, "conv");
+    EXPECT_GE(times[0].ms, 0.0);
+    session.run(feeds);  // not timed: nothing appended
+    EXPECT_EQ(times.size(), 1u);
+}
+
 }  // namespace
 }  // namespace pg
