@@ -6,9 +6,10 @@
 // (kh * dh / sh) * wq + kw * dw / sw: contiguous, read in place by gemm_direct, whose column
 // map drops the wq - out columns per row and writes the rest straight into y_g. Every read stays
 // inside the planes: (out - 1) * s + (k - 1) * d < padded size gives out - 1 + (k - 1) * d / s <
-// ceil(padded / s) on both axes. A 1x1, stride-1, unpadded Conv needs no copy: its im2col rows
-// are the input planes (measured 0-20 % faster than the packed GEMM with 2 threads); a strided
-// one reads a compact copy of the positions it uses.
+// ceil(padded / s) on both axes (with a shared pad column, shared_pad_pitch, reads go up to the
+// right pad's width into the next row or the zeros after the planes). A 1x1, stride-1, unpadded
+// Conv needs no copy: its im2col rows are the input planes (measured 0-20 % faster than the packed
+// GEMM with 2 threads); a strided one reads a compact copy of the positions it uses.
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -22,9 +23,19 @@ namespace {
 
 struct PhasePlanes {
     int64_t sh = 1, sw = 1, hq = 0, wq = 0;
+    int64_t extra = 0;  // zeros after each channel's planes (see shared_pad_pitch)
     int64_t plane() const { return hq * wq; }
-    int64_t channel() const { return sh * sw * plane(); }  // floats per input channel
+    int64_t channel() const { return sh * sw * plane() + extra; }  // floats per input channel
 };
+
+// Stride 1 with a right pad no wider than the left one: rows of in + left pad floats, whose
+// right pad is the next row's left pad (a read past a row's end lands there, and past the last
+// row in `extra` zeros): fewer product columns (a 13x13 3x3 map: 181 instead of 193, one
+// vector tile less).
+bool shared_pad_pitch(const Window& g) {
+    return g.stride[1] == 1 && g.stride[2] == 1 && g.pad_end[2] > 0 &&
+           g.pad_end[2] <= g.pad_begin[2] && g.in[2] + g.pad_begin[2] >= 8;
+}
 
 // Phase (a, b) of one channel (input x), written row by row into dst (zeros for padding).
 void fill_phase(const Window& g, const PhasePlanes& q, const float* x, int64_t a, int64_t b,
@@ -120,6 +131,7 @@ bool conv_direct(const Window& g, const float* xg, int64_t cg, const GemmArgs<fl
     const int64_t hp = g.in[1] + g.pad_begin[1] + g.pad_end[1];
     const int64_t wp = g.in[2] + g.pad_begin[2] + g.pad_end[2];
     q.hq = (hp + q.sh - 1) / q.sh, q.wq = (wp + q.sw - 1) / q.sw;
+    if (shared_pad_pitch(g)) q.wq = g.in[2] + g.pad_begin[2], q.extra = g.pad_end[2];
     if (q.wq < 8 || q.wq < g.out[2]) return false;  // gemm_direct's column map needs 8
     std::unique_ptr<float[]> xp(new float[static_cast<size_t>(cg * q.channel())]);
     const int64_t in_plane = g.in[1] * g.in[2];
@@ -127,8 +139,9 @@ bool conv_direct(const Window& g, const float* xg, int64_t cg, const GemmArgs<fl
     run_parallel(pool, cg * phases, [&](int64_t b, int64_t e) {
         for (int64_t t = b; t < e; ++t) {
             const int64_t c = t / phases, ph = t % phases;
-            fill_phase(g, q, xg + c * in_plane, ph / q.sw, ph % q.sw,
-                       xp.get() + c * q.channel() + ph * q.plane());
+            float* dst = xp.get() + c * q.channel();
+            fill_phase(g, q, xg + c * in_plane, ph / q.sw, ph % q.sw, dst + ph * q.plane());
+            if (ph == phases - 1) std::fill_n(dst + phases * q.plane(), q.extra, 0.0f);
         }
     });
     const int64_t ks = g.kernel_size(), kw_n = g.kernel[2];
