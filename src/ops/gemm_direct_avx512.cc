@@ -89,6 +89,10 @@ PG_AVX512 inline __attribute__((always_inline)) void finish_panel(__m512 v, floa
     }
     if (e.ep) {
         const GemmEpilogue& ep = *e.ep;
+        if (ep.col_bias) {  // dense C (one segment): lanes are columns
+            const float* cb = ep.col_bias + (row - ep.col_origin) % ep.col_ldc + 16 * q;
+            v = _mm512_add_ps(v, seg_load(_mm512_setzero_ps(), e.mask[0][q], cb + e.segs[0].shift));
+        }
         if (ep.bias) v = _mm512_add_ps(v, _mm512_set1_ps(ep.bias[i]));
         if (ep.sub)
             v = _mm512_add_ps(_mm512_mul_ps(_mm512_sub_ps(v, _mm512_set1_ps(ep.sub[i])),

@@ -31,6 +31,10 @@ template <int N>
 inline __attribute__((always_inline)) void apply_row(const GemmEpilogue& e, int64_t i, float* row,
                                                      int64_t n) {
     if constexpr (N > 0) n = N;
+    if (e.col_bias) {
+        const float* cb = e.col_bias + (row - e.col_origin) % e.col_ldc;
+        for (int64_t j = 0; j < n; ++j) row[j] = row[j] + cb[j];
+    }
     if (e.bias) {
         const float b = e.bias[i];
         for (int64_t j = 0; j < n; ++j) row[j] = row[j] + b;

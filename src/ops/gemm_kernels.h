@@ -16,14 +16,19 @@ class ThreadPool;
 
 namespace pg::ops {
 
-// Per-row post-processing of the finished C (gemm_fast / gemm_fast_packed only): row i gets
-// bias[i] added when bias is set, then becomes (c - sub[i]) * mul[i] + add[i] when sub is set
-// (BatchNormalization's float32 arithmetic), then c * scale[i] and c + shift[i] when set (a
-// per-channel Mul and Add), then gets the residual added when res is set (Add),
-// then is clamped to [lo, hi] when clamp is set (Relu, Clip: v < lo ? lo : v, then v > hi ? hi :
-// v). Applied to each tile of C right after its last k-slice, while it is in cache; the results are
-// bit-identical to running the plain kernels afterwards.
+// Per-row post-processing of the finished C (gemm_fast / gemm_fast_packed only): each column
+// gets col_bias added when set, row i gets bias[i] added when bias is set, then becomes (c -
+// sub[i]) * mul[i] + add[i] when sub is set (BatchNormalization's float32 arithmetic), then c *
+// scale[i] and c + shift[i] when set (a per-channel Mul and Add), then gets the residual added when
+// res is set (Add), then is clamped to [lo, hi] when clamp is set (Relu, Clip: v < lo ? lo : v,
+// then v > hi ? hi : v). Applied to each tile of C right after its last k-slice, while it is in
+// cache; the results are bit-identical to running the plain kernels afterwards.
 struct GemmEpilogue {
+    // Before anything else: column j gets col_bias[j] added (MatMul + Add of a bias row); the
+    // column of C address q is (q - col_origin) % col_ldc.
+    const float* col_bias = nullptr;
+    const float* col_origin = nullptr;
+    int64_t col_ldc = 0;
     const float* bias = nullptr;  // first: row i gets bias[i] added (Conv's B)
     const float* sub = nullptr;   // then (v - sub[i]) * mul[i] + add[i] (BatchNormalization)
     const float* mul = nullptr;

@@ -12,19 +12,17 @@
 #include "ops/gemm_kernels.h"
 #include "ops/half.h"
 #include "ops/matmul_einsum.h"
+#include "ops/matmul_fused.h"
 #include "ops/op_table.h"
 
 namespace pg::ops {
 
 namespace {
 
-// Below this many multiply-adds the plain loops are as fast as packing.
-constexpr int64_t kFastThreshold = 4096;
-
 template <typename T>
 void run_gemm(const GemmArgs<T>& g, ThreadPool* pool) {
     if constexpr (std::is_same_v<T, float>) {
-        if (g.m * g.n * g.k >= kFastThreshold) return gemm_fast(g, pool);
+        if (g.m * g.n * g.k >= kGemmFastThreshold) return gemm_fast(g, pool);
     }
     gemm_plain(g);
 }

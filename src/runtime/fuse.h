@@ -1,14 +1,13 @@
 // Internal to the runtime: plan-time fusion for runs that no NodeHook observes, bit-identical to
 // the plain steps. Conv -> BatchNormalization -> per-channel Mul / Add -> residual Add / Sum ->
-// Relu / Clip chains (any
-// part but the Conv optional) become one step (ops/conv_fused.h): each intermediate value has
-// exactly one reader (the next op of the chain, as its first input; either input of the Add /
-// Sum) and is not a graph output, and the later ops' other inputs are initializers or graph
-// inputs, or (the residual) an earlier step's output, so they can be read at the Conv's place.
-// BatchNormalization -> per-channel Mul / Add -> Relu chains become one step at the
-// BatchNormalization (fuse_bn.cc);
-// element-wise chains one step at their last node's place (fuse_eltwise.cc). To fuse
-// another pattern, match it here and give ops/ a kernel for it.
+// Relu / Clip chains (any part but the Conv optional) become one step (ops/conv_fused.h): each
+// intermediate value has exactly one reader (the next op of the chain, as its first input; either
+// input of the Mul / Add / Sum) and is not a graph output, and the later ops' other inputs are
+// initializers or graph inputs, or (the residual) an earlier step's output, so they can be read
+// at the Conv's place. BatchNormalization -> per-channel Mul / Add -> Relu chains become one step
+// at the BatchNormalization (fuse_bn.cc), MatMul -> bias Add pairs one step at the MatMul
+// (fuse_matmul.cc), element-wise chains one step at their last node's place (fuse_eltwise.cc).
+// To fuse another pattern, match it here and give ops/ a kernel for it.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +34,13 @@ std::vector<NodeStep> fuse_conv_chains(const ir::Graph& g, const GraphPlan& p, i
 std::vector<NodeStep> fuse_bn_relu(const ir::Graph& g, const GraphPlan& p,
                                    const std::vector<NodeStep>& steps, int64_t opset,
                                    int* fused_nodes);
+
+// `steps` with each MatMul by a 2-D initializer whose output's only reader is an Add of a bias
+// initializer (one value per output column) run as one step at the MatMul's place
+// (ops/matmul_fused.h), the Add kept only to release slots; bit-identical. Empty when nothing
+// fuses; `fused_nodes` receives the number of Adds absorbed (fuse_matmul.cc).
+std::vector<NodeStep> fuse_matmul_bias(const ir::Graph& g, const std::vector<NodeStep>& steps,
+                                       int* fused_nodes);
 
 // Helpers shared by the fusion passes (fuse.cc).
 // n is the default-domain op `op` (n may be nullptr).

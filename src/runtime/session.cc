@@ -202,6 +202,9 @@ void Session::Impl::plan_graph(const ir::Graph& g, const OpsetFn& opset) {
     if (fuse && &g == model.graph.get()) {
         const int64_t opset = model.opset_version("");
         p->fused = fuse_conv_chains(g, *p, opset, &p->fused_nodes);
+        int matmul_bias = 0;
+        auto with_bias = fuse_matmul_bias(g, p->fused.empty() ? p->steps : p->fused, &matmul_bias);
+        if (matmul_bias > 0) p->fused = std::move(with_bias), p->fused_nodes += matmul_bias;
         int bn_relu = 0;
         auto paired = fuse_bn_relu(g, *p, p->fused.empty() ? p->steps : p->fused, opset, &bn_relu);
         if (bn_relu > 0) p->fused = std::move(paired), p->fused_nodes += bn_relu;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -89,6 +90,41 @@ TEST(OpsMatMul, FastGemmMatchesReferenceInEverySplit) {
         ThreadPool pool3(3);  // rows split with uneven packing shares of the shared op(B)
         diff_gemm(50, 49, 700, false, false, 1.0f, 1.0f, &pool3, rng);
         diff_gemm(31, 17, 300, true, true, 1.0f, 0.0f, &pool3, rng);
+    });
+}
+
+// The column-bias epilogue (MatMul + bias Add) gives gemm_fast's bytes followed by the plain
+// per-column add, in every path: gemm_direct, packed (each ISA), matrix-vector, k = 0.
+TEST(OpsMatMul, ColumnBiasEpilogueMatchesPlainAddBitForBit) {
+    test::for_each_gemm_isa([&] {
+        std::mt19937 rng(17);
+        ThreadPool pool(2);
+        struct Case {
+            int64_t m, n, k;
+            bool ta;
+        };
+        for (const Case& q :
+             {Case{37, 70, 50, false}, Case{1, 90, 40, false}, Case{9, 33, 0, false},
+              Case{1500, 40, 20, false}, Case{20, 45, 30, true}}) {
+            const auto a = random_values(size_t(q.m * std::max<int64_t>(q.k, 1)), rng);
+            const auto b = random_values(size_t(std::max<int64_t>(q.k, 1) * q.n), rng);
+            const auto bias = random_values(size_t(q.n), rng);
+            std::vector<float> fused(size_t(q.m * q.n)), plain(fused.size());
+            ops::GemmArgs<float> g;
+            g.m = q.m, g.n = q.n, g.k = q.k, g.a = a.data(), g.lda = q.ta ? q.m : q.k;
+            g.trans_a = q.ta, g.b = b.data(), g.ldb = q.n, g.ldc = q.n;
+            g.c = plain.data();
+            ops::gemm_fast(g, &pool);
+            for (int64_t i = 0; i < q.m; ++i)
+                for (int64_t j = 0; j < q.n; ++j)
+                    plain[size_t(i * q.n + j)] = plain[size_t(i * q.n + j)] + bias[size_t(j)];
+            ops::GemmEpilogue ep;
+            ep.col_bias = bias.data(), ep.col_origin = fused.data(), ep.col_ldc = q.n;
+            g.c = fused.data(), g.epilogue = &ep;
+            ops::gemm_fast(g, &pool);
+            ASSERT_EQ(std::memcmp(fused.data(), plain.data(), fused.size() * sizeof(float)), 0)
+                << "m=" << q.m << " n=" << q.n << " k=" << q.k;
+        }
     });
 }
 

@@ -373,5 +373,28 @@ TEST(SessionFuse, TimedRunsTimeEachFusedStep) {
     EXPECT_EQ(times.size(), 1u);
 }
 
+// x [2, 9, 32] -> MatMul(w [32, 24]) -> Add(bias) in `dt`; `bias_first`: Add(bias, y); `dims`:
+// the bias's ([24], [1, 24], or [9, 24]: not a bias row, so nothing fuses).
+std::unique_ptr<ir::Model> matmul_bias(DataType dt, std::vector<int64_t> dims, bool bias_first) {
+    auto m = ir::new_model(13);
+    ir::GraphBuilder b(*m->graph);
+    std::mt19937 rng(7);
+    ir::Value* x = b.input("x", dt, {2, 9, 32});
+    ir::Value* y =
+        b.op("MatMul", {x, b.constant("w", random_tensor(dt, {32, 24}, false, rng))}, {}, "mm");
+    ir::Value* bias = b.constant("bias", random_tensor(dt, std::move(dims), false, rng));
+    b.output(b.op("Add", bias_first ? std::vector{bias, y} : std::vector{y, bias}, {}, "add"));
+    return m;
+}
+
+TEST(SessionFuse, MatMulThenBiasAddFuses) {
+    EXPECT_EQ(check_fused_matches_plain(*matmul_bias(DataType::kFloat32, {24}, false)), 1);
+    EXPECT_EQ(check_fused_matches_plain(*matmul_bias(DataType::kFloat32, {1, 24}, true)), 1);
+    EXPECT_EQ(check_fused_matches_plain(*matmul_bias(DataType::kFloat32, {9, 24}, false)), 0);
+    EXPECT_EQ(check_fused_matches_plain(*matmul_bias(DataType::kFloat64, {24}, false),
+                                        DataType::kFloat64),
+              1);  // fused, the plain kernels inside
+}
+
 }  // namespace
 }  // namespace pg
