@@ -14,6 +14,20 @@ namespace pg::ops {
 
 #if defined(__x86_64__) && defined(__GNUC__)
 
+namespace {
+
+// Outputs [j, j + 16) of a row of `width`, the part inside it.
+__attribute__((target("avx512f"))) inline void store_row(float* yr, int64_t j, int64_t width,
+                                                         __m512 acc) {
+    const int64_t left = width - j;
+    if (left >= 16)
+        _mm512_storeu_ps(yr + j, acc);
+    else
+        _mm512_mask_storeu_ps(yr + j, static_cast<__mmask16>((1u << left) - 1), acc);
+}
+
+}  // namespace
+
 bool depthwise_avx512_available() {
     static const bool has = [] {
         __builtin_cpu_init();
@@ -44,11 +58,7 @@ __attribute__((target("avx512f"))) void depthwise_3x3s2_avx512(const Window& g, 
                 acc = _mm512_fmadd_ps(_mm512_permutex2var_ps(a, odd, c), w[3 * kh + 1], acc);
                 acc = _mm512_fmadd_ps(_mm512_permutex2var_ps(a2, even, c2), w[3 * kh + 2], acc);
             }
-            const int64_t left = g.out[2] - j;
-            if (left >= 16)
-                _mm512_storeu_ps(yr + j, acc);
-            else
-                _mm512_mask_storeu_ps(yr + j, static_cast<__mmask16>((1u << left) - 1), acc);
+            store_row(yr, j, g.out[2], acc);
         }
     }
 }
@@ -70,11 +80,7 @@ __attribute__((target("avx512f"))) void depthwise_3x3s1_avx512(const Window& g, 
                 acc = _mm512_fmadd_ps(_mm512_loadu_ps(p + 1), w[3 * kh + 1], acc);
                 acc = _mm512_fmadd_ps(_mm512_loadu_ps(p + 2), w[3 * kh + 2], acc);
             }
-            const int64_t left = g.out[2] - j;
-            if (left >= 16)
-                _mm512_storeu_ps(yr + j, acc);
-            else
-                _mm512_mask_storeu_ps(yr + j, static_cast<__mmask16>((1u << left) - 1), acc);
+            store_row(yr, j, g.out[2], acc);
         }
     }
 }

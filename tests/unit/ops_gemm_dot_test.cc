@@ -15,15 +15,13 @@
 #include "ops/conv_kernels.h"
 #include "ops/gemm_direct.h"
 #include "ops/gemm_kernels.h"
+#include "support/random_values.h"
 
 namespace pg {
 namespace {
 
 std::vector<float> random_values(size_t n, std::mt19937& rng) {
-    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-    std::vector<float> v(n);
-    for (float& x : v) x = d(rng);
-    return v;
+    return test::random_floats(n, rng);
 }
 
 // A is m x k (row stride lda >= k); row p of B lies at off[p] inside b (rows of ldb floats,

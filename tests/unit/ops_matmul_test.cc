@@ -12,6 +12,7 @@
 #include "ops/gemm_kernels.h"
 #include "support/gemm_isa.h"
 #include "support/op_runner.h"
+#include "support/random_values.h"
 
 namespace pg {
 namespace {
@@ -21,10 +22,7 @@ using test::run_op;
 using test::values_f32;
 
 std::vector<float> random_values(size_t n, std::mt19937& rng) {
-    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-    std::vector<float> v(n);
-    for (float& x : v) x = d(rng);
-    return v;
+    return test::random_floats(n, rng);
 }
 
 // Runs gemm_fast and gemm_reference on the same random problem and compares every element.
