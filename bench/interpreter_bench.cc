@@ -243,6 +243,7 @@ int peak_child(const std::string& path) {
     auto model = pg::onnx::load_model(path);
     if (std::getenv("PG_EXP_TRIM")) malloc_trim(0);
     stage("loaded");
+    if (std::getenv("PG_MEM_INFO")) malloc_info(0, stderr);
     if (std::getenv("PG_MEM_STAGES"))
         std::fprintf(stderr, "  weights %.3f MiB in %zu initializers, %zu nodes, %zu values\n",
                      weight_bytes(*model->graph) / kMiB, model->graph->initializers().size(),
