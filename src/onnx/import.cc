@@ -7,6 +7,7 @@
 
 #include <climits>
 #include <exception>
+#include <system_error>
 #include <thread>
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -335,13 +336,19 @@ void parse_proto(google::protobuf::io::CodedInputStream& in, onnxpb::ModelProto&
 // run; docs/performance.md, memory.)
 void parse_proto_apart(google::protobuf::io::CodedInputStream& in, onnxpb::ModelProto& mp) {
     std::exception_ptr error;
-    std::thread parser([&] {
-        try {
-            parse_proto(in, mp);
-        } catch (...) {
-            error = std::current_exception();
-        }
-    });
+    std::thread parser;
+    try {
+        parser = std::thread([&] {
+            try {
+                parse_proto(in, mp);
+            } catch (...) {
+                error = std::current_exception();
+            }
+        });
+    } catch (const std::system_error&) {  // no thread to be had: parse here (same result)
+        parse_proto(in, mp);
+        return;
+    }
     parser.join();
     if (error) std::rethrow_exception(error);
 }
