@@ -36,7 +36,10 @@
 //   nodes beside the reference's fused steps.
 //   --save DIR: write the models (as benched) to DIR and exit, e.g. for
 //   `interpreter_bench --peak-child DIR/NAME.onnx` under valgrind --tool=massif.
-//   PG_MEM_STAGES=1 in the environment: the memory child prints RSS and heap figures per stage.
+//   Memory diagnostics (environment of the memory child; stderr): PG_MEM_STAGES=1 prints RSS
+//   and glibc heap figures after loading, planning, feeding and the run; PG_MEM_INFO=1 glibc's
+//   malloc_info after loading (free chunk sizes per arena); PG_MEM_SMAPS=1 the mappings with
+//   resident pages after the run.
 #include <malloc.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -56,10 +59,8 @@
 #include <vector>
 
 #include "base/error.h"
-#include "base/thread_pool.h"
 #include "ir/topo.h"
 #include "onnx/model_io.h"
-#include "ops/op_table.h"
 #include "runners/onnxrt_runner.h"
 #include "runners/ort_profile.h"
 #include "runners/ref_runner.h"
@@ -239,16 +240,10 @@ void stage(const char* what) {
 // load_peak file".
 int peak_child(const std::string& path) {
     stage("start");
-    if (std::getenv("PG_MEM_STAGES_TABLE")) {  // diagnostics: the op table alone, before "before"
-        pg::ops::op_table();
-        stage("op table");
-        pg::ThreadPool pool(g_threads);
-        stage("pool");
-    }
     const double before = proc_status_bytes("VmHWM"), file_before = proc_status_bytes("RssFile");
     auto model = pg::onnx::load_model(path);
-    if (std::getenv("PG_EXP_TRIM")) malloc_trim(0);
     stage("loaded");
+    if (std::getenv("PG_MEM_INFO")) malloc_info(0, stderr);
     if (std::getenv("PG_MEM_STAGES"))
         std::fprintf(stderr, "  weights %.3f MiB in %zu initializers, %zu nodes, %zu values\n",
                      weight_bytes(*model->graph) / kMiB, model->graph->initializers().size(),
@@ -258,7 +253,6 @@ int peak_child(const std::string& path) {
     pg::runners::RefRunnerOptions opts;
     opts.session.threads = g_threads;
     pg::runners::RefRunner ref(*model, opts);
-    if (std::getenv("PG_EXP_TRIM")) malloc_trim(0);
     stage("planned");
     const Feeds feeds = make_feeds(*model);
     pg::runtime::Feeds rt;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/compact_string.h"
 #include "ir/type.h"
 #include "tensor/tensor.h"
 
@@ -19,7 +20,7 @@ using Metadata = std::vector<std::pair<std::string, std::string>>;
 
 // Where a tensor's bytes came from when they were stored outside the model file.
 struct ExternalRef {
-    std::string location;
+    CompactString location;
     uint64_t offset = 0;
     uint64_t length = 0;
     bool is_set() const { return !location.empty(); }
@@ -29,10 +30,10 @@ struct ExternalRef {
 struct NamedTensor {
     std::string name;
     Tensor tensor;
-    std::string doc_string;
+    CompactString doc_string;
     Metadata metadata;
-    ExternalRef loaded_from;     // informative: where the data was read from
-    std::string unknown_fields;  // serialized protobuf fields this build does not know
+    ExternalRef loaded_from;       // informative: where the data was read from
+    CompactString unknown_fields;  // serialized protobuf fields this build does not know
 };
 
 struct SparseTensor {
@@ -65,8 +66,8 @@ std::string attr_type_name(AttrType t);
 struct Attribute {
     std::string name;
     AttrType type = AttrType::kUndefined;
-    std::string ref_attr_name;  // inside functions: refers to the caller's attribute
-    std::string doc_string;
+    CompactString ref_attr_name;  // inside functions: refers to the caller's attribute
+    CompactString doc_string;
     float f = 0.0f;
     int64_t i = 0;
     std::string s;
@@ -77,7 +78,7 @@ struct Attribute {
     std::vector<std::unique_ptr<Graph>> graphs;  // one element for kGraph
     std::vector<SparseTensor> sparse_tensors;   // one element for kSparseTensor
     std::vector<TypeInfo> type_protos;          // one element for kTypeProto
-    std::string unknown_fields;
+    CompactString unknown_fields;
 
     Attribute();
     Attribute(Attribute&&) noexcept;

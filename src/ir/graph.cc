@@ -68,7 +68,7 @@ Graph::~Graph() {
 }
 
 Value* Graph::find_value(const std::string& value_name) const {
-    auto it = by_name_.find(value_name);
+    auto it = by_name_.find(std::string_view(value_name));
     return it == by_name_.end() ? nullptr : it->second;
 }
 
@@ -80,14 +80,14 @@ Value* Graph::lookup(const std::string& value_name) const {
 
 Value* Graph::add_value(const std::string& value_name) {
     if (value_name.empty()) throw Error(ErrorKind::kInvalidInput, "a value needs a non-empty name");
-    if (by_name_.count(value_name))
+    if (by_name_.count(std::string_view(value_name)))
         throw Error(ErrorKind::kInvalidInput, "duplicate value name '" + value_name + "'");
     auto v = std::make_unique<Value>();
     v->name_ = value_name;
     v->graph_ = this;
     Value* raw = v.get();
     values_.push_back(std::move(v));
-    by_name_[value_name] = raw;
+    by_name_[std::string_view(raw->name_)] = raw;
     return raw;
 }
 
@@ -212,19 +212,19 @@ void Graph::remove_value(Value* v) {
         std::count(outputs_.begin(), outputs_.end(), v))
         throw Error(ErrorKind::kInternal, "remove_value: '" + v->name() + "' is still in use");
     if (v->initializer_) clear_initializer(v);
-    by_name_.erase(v->name_);
+    by_name_.erase(std::string_view(v->name_));
     auto it = std::find_if(values_.begin(), values_.end(), [&](const auto& p) { return p.get() == v; });
     if (it != values_.end()) values_.erase(it);
 }
 
 void Graph::rename_value(Value* v, const std::string& new_name) {
     if (v->name_ == new_name) return;
-    if (by_name_.count(new_name))
+    if (by_name_.count(std::string_view(new_name)))
         throw Error(ErrorKind::kInvalidInput, "cannot rename '" + v->name_ + "': '" + new_name + "' exists");
-    by_name_.erase(v->name_);
+    by_name_.erase(std::string_view(v->name_));  // before name_ (the key's storage) changes
     v->name_ = new_name;
     if (v->initializer_) v->initializer_->name = new_name;
-    by_name_[new_name] = v;
+    by_name_[std::string_view(v->name_)] = v;
 }
 
 void Graph::reorder_nodes(const std::vector<Node*>& order) {

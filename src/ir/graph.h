@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -46,9 +47,9 @@ public:
     NamedTensor* mutable_initializer() { return initializer_.get(); }
 
     // ValueInfoProto details kept for a faithful round trip.
-    std::string doc_string;
+    CompactString doc_string;
     Metadata metadata;
-    std::string unknown_fields;
+    CompactString unknown_fields;
     // True when the value is listed in the graph's value_info.
     bool in_value_info = false;
 
@@ -69,10 +70,10 @@ public:
     std::string op_type;
     std::string domain;  // "" and "ai.onnx" both mean the default domain
     std::string name;
-    std::string overload;
-    std::string doc_string;
+    CompactString overload;
+    CompactString doc_string;
     Metadata metadata;
-    std::string unknown_fields;
+    CompactString unknown_fields;
     std::vector<Attribute> attributes;
 
     Graph* graph() const { return graph_; }
@@ -194,7 +195,9 @@ private:
     Node* owner_node_ = nullptr;
     std::vector<std::unique_ptr<Node>> nodes_;
     std::vector<std::unique_ptr<Value>> values_;
-    std::unordered_map<std::string, Value*> by_name_;
+    // Keys view each value's own name_ (values are heap objects that never move; rename_value
+    // re-keys), so a name is stored once.
+    std::unordered_map<std::string_view, Value*> by_name_;
     std::vector<Value*> inputs_;
     std::vector<Value*> outputs_;
     std::vector<Value*> initializers_;

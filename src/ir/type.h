@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/compact_string.h"
 #include "base/dtype.h"
 
 namespace pg::ir {
@@ -14,8 +15,8 @@ namespace pg::ir {
 // One dimension: a known size, a symbolic name ("batch"), or unknown.
 struct Dim {
     std::optional<int64_t> value;  // set for a known size
-    std::string param;             // set for a symbolic dim
-    std::string denotation;
+    CompactString param;           // set for a symbolic dim
+    CompactString denotation;
 
     static Dim known(int64_t v) { return Dim{v, {}, {}}; }
     static Dim symbolic(std::string p) { return Dim{std::nullopt, std::move(p), {}}; }
@@ -36,8 +37,8 @@ struct TypeInfo {
     DataType elem_type = DataType::kUndefined;  // tensor / sparse tensor element; map key type
     std::optional<Shape> shape;                 // tensor / sparse tensor; nullopt = rank unknown
     std::vector<TypeInfo> children;             // sequence / optional element; map value (size 1)
-    std::string opaque_domain, opaque_name;
-    std::string denotation;
+    CompactString opaque_domain, opaque_name;
+    CompactString denotation;
 
     static TypeInfo tensor(DataType dt, std::optional<Shape> shape) {
         TypeInfo t;

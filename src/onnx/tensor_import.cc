@@ -128,8 +128,15 @@ Tensor decode_tensor(onnxpb::TensorProto& tp, ExternalDataReader& ext, ir::Exter
             throw Error(ErrorKind::kInvalidInput,
                         tensor_label(tp) + " of type " + dtype_name(dt) + " needs " + std::to_string(need) +
                             " bytes of raw_data, found " + std::to_string(tp.raw_data().size()));
+        // Small payloads were parsed into the message's own memory (import.cc parses it apart
+        // and releases it after import): copied here, so no tensor keeps a page of it alive.
+        // Large ones (read straight from the file, model_split.h) are adopted as they are.
+        constexpr size_t kCopyBelow = 64 << 10;
         std::string bytes;
-        tp.mutable_raw_data()->swap(bytes);
+        if (tp.raw_data().size() < kCopyBelow)
+            bytes.assign(tp.raw_data());
+        else
+            tp.mutable_raw_data()->swap(bytes);
         return Tensor::from_bytes(dt, std::move(dims), std::move(bytes));
     }
     if (!has_typed_data(tp) && numel > 0)

@@ -10,6 +10,12 @@ std::string canonical_domain(const std::string& d) {
     return d == "ai.onnx" ? "" : d;
 }
 
+// (domain, name) order, then since_version.
+bool key_less(const OpDef& a, const std::string& domain, const std::string& name) {
+    const int c = a.domain.compare(domain);
+    return c < 0 || (c == 0 && a.name < name);
+}
+
 }  // namespace
 
 const char* contract_name(NumericContract c) {
@@ -28,26 +34,32 @@ const char* contract_name(NumericContract c) {
 
 void OpTable::add(OpDef def) {
     def.domain = canonical_domain(def.domain);
-    auto& v = defs_[{def.domain, def.name}];
-    v.push_back(std::move(def));
-    std::sort(v.begin(), v.end(),
-              [](const OpDef& a, const OpDef& b) { return a.since_version < b.since_version; });
+    auto at = std::upper_bound(defs_.begin(), defs_.end(), def, [](const OpDef& d, const OpDef& e) {
+        if (key_less(d, e.domain, e.name)) return true;
+        if (key_less(e, d.domain, d.name)) return false;
+        return d.since_version < e.since_version;
+    });
+    defs_.insert(at, std::move(def));  // after equal keys: a later registration wins
 }
 
 const OpDef* OpTable::find(const std::string& domain, const std::string& name,
                            int64_t opset) const {
-    auto it = defs_.find({canonical_domain(domain), name});
-    if (it == defs_.end()) return nullptr;
+    const std::string d = canonical_domain(domain);
+    auto it = std::lower_bound(defs_.begin(), defs_.end(), 0,
+                               [&](const OpDef& def, int) { return key_less(def, d, name); });
     const OpDef* best = nullptr;
-    for (const auto& d : it->second)
-        if (d.since_version <= opset) best = &d;
+    for (; it != defs_.end() && it->domain == d && it->name == name; ++it)
+        if (it->since_version <= opset) best = &*it;
     return best;
 }
 
 std::vector<std::string> OpTable::names() const {
     std::vector<std::string> out;
-    for (const auto& [key, defs] : defs_)
-        out.push_back(key.first.empty() ? key.second : key.first + "::" + key.second);
+    for (size_t i = 0; i < defs_.size(); ++i) {
+        const OpDef& d = defs_[i];
+        if (i > 0 && defs_[i - 1].domain == d.domain && defs_[i - 1].name == d.name) continue;
+        out.push_back(d.domain.empty() ? d.name : d.domain + "::" + d.name);
+    }
     return out;
 }
 
@@ -55,6 +67,7 @@ const OpTable& op_table() {
     static const OpTable table = [] {
         OpTable t;
         register_all_ops(t);
+        t.shrink_to_fit();
         return t;
     }();
     return table;

@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -46,9 +45,14 @@ class OpTable {
     const OpDef* find(const std::string& domain, const std::string& name, int64_t opset) const;
     // Every registered "domain::name" (domain omitted for ONNX ops), sorted.
     std::vector<std::string> names() const;
+    // Drops spare capacity (the table is built once and kept for the process).
+    void shrink_to_fit() { defs_.shrink_to_fit(); }
 
   private:
-    std::map<std::pair<std::string, std::string>, std::vector<OpDef>> defs_;
+    // One flat array sorted by (domain, name, since_version): a few hundred definitions in one
+    // allocation (a map of vectors took two allocations and ~170 more bytes per op, kept for the
+    // whole process; docs/performance.md, memory).
+    std::vector<OpDef> defs_;
 };
 
 // The table of every op, built on first use.

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/compact_string.h"
 #include "ir/graph.h"
 #include "ops/kernel.h"
 
@@ -31,7 +32,7 @@ struct NodeStep {
     std::vector<int> release;         // slots whose last use is this step
     int64_t opset = 0;                // the opset of the node's domain (for step_context)
     const ir::Node* named = nullptr;  // the node errors name when it is not `node` (fused steps)
-    std::string fused_with;           // fused steps: ", fused with 'x' (Op)" per absorbed node
+    CompactString fused_with;         // fused steps: ", fused with 'x' (Op)" per absorbed node
 };
 
 // "while running node 'x' (Op, opset N)" (x: s.named or s.node) plus s.fused_with: the context
@@ -40,7 +41,11 @@ std::string step_context(const NodeStep& s);
 
 struct GraphPlan {
     const ir::Graph* graph = nullptr;
+    // Value -> local slot while planning; emptied at its end, when `slots` takes over.
     std::unordered_map<const ir::Value*, int> slot;
+    // Value -> local slot, sorted by value (lookups of outer values at run time): half the
+    // size of the map, which a plan would otherwise keep for the session's life.
+    std::vector<std::pair<const ir::Value*, int>> slots;
     int num_slots = 0;
     std::vector<int> input_slots;
     std::vector<int> output_slots;

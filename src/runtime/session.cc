@@ -1,5 +1,6 @@
 #include "runtime/session.h"
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 #include <unordered_map>
@@ -26,8 +27,13 @@ struct Frame {
 
     const ops::RtValue* lookup(const ir::Value* v) const {
         for (const Frame* f = this; f; f = f->parent) {
-            auto it = f->plan->slot.find(v);
-            if (it != f->plan->slot.end()) return &f->slots[static_cast<size_t>(it->second)];
+            const auto& index = f->plan->slots;
+            auto it = std::lower_bound(index.begin(), index.end(), v,
+                                       [](const auto& e, const ir::Value* x) {
+                                           return std::less<const ir::Value*>()(e.first, x);
+                                       });
+            if (it != index.end() && it->first == v)
+                return &f->slots[static_cast<size_t>(it->second)];
         }
         return nullptr;
     }
@@ -199,7 +205,7 @@ void Session::Impl::plan_graph(const ir::Graph& g, const OpsetFn& opset) {
         p->output_slots.push_back(it == p->slot.end() ? -1 : it->second);
     }
     compute_releases(g, *p);
-    if (fuse && &g == model.graph.get()) {
+    if (fuse && &g == model.graph.get()) {  // the passes look slots up in p->slot
         const int64_t opset = model.opset_version("");
         p->fused = fuse_conv_chains(g, *p, opset, &p->fused_nodes);
         int matmul_bias = 0;
@@ -213,6 +219,11 @@ void Session::Impl::plan_graph(const ir::Graph& g, const OpsetFn& opset) {
             fuse_eltwise_chains(g, p->fused.empty() ? p->steps : p->fused, opset, &eltwise);
         if (eltwise > 0) p->fused = std::move(steps), p->fused_nodes += eltwise;
     }
+    p->slots.assign(p->slot.begin(), p->slot.end());
+    std::sort(p->slots.begin(), p->slots.end(), [](const auto& a, const auto& b) {
+        return std::less<const ir::Value*>()(a.first, b.first);
+    });
+    std::unordered_map<const ir::Value*, int>().swap(p->slot);
     plans[&g] = std::move(p);
 }
 

@@ -68,15 +68,17 @@ public:
     double element_as_double(uint64_t i) const;
 
 private:
-    DataType dtype_ = DataType::kUndefined;
-    std::vector<int64_t> dims_;
-    uint64_t numel_ = 0;
-    uint64_t nbytes_ = 0;
-    const uint8_t* data_ = nullptr;
-    std::shared_ptr<const void> owner_;
-    bool owned_ = false;
-    std::vector<std::string> strings_;
-    bool placeholder_ = false;
+  // The small members last: no padding between them (96 bytes; the IR and every runtime value
+  // hold one).
+  std::vector<int64_t> dims_;
+  uint64_t numel_ = 0;
+  uint64_t nbytes_ = 0;
+  const uint8_t* data_ = nullptr;
+  std::shared_ptr<const void> owner_;
+  std::vector<std::string> strings_;
+  DataType dtype_ = DataType::kUndefined;
+  bool owned_ = false;
+  bool placeholder_ = false;
 };
 
 template <typename T>

@@ -120,17 +120,34 @@ TEST(ModelSplit, LaterSmallRawDataWinsOverSplitOne) {
 }
 
 // The imported tensor adopts the proto's raw_data buffer itself (no copy of the weights).
+// Large raw_data (64 KiB and more) is adopted, not copied: the load holds one copy of the
+// weights. Smaller raw_data is copied out of the message, whose memory is released after import
+// (import.cc parses it on a thread of its own).
 TEST(ModelSplit, ImportedTensorOwnsTheMovedRawDataBytes) {
     onnxpb::TensorProto tp;
     tp.set_name("w");
     tp.set_data_type(1);
-    tp.add_dims(1024);
-    tp.mutable_raw_data()->assign(4096, '\x01');
+    tp.add_dims(16384);
+    tp.mutable_raw_data()->assign(65536, '\x01');
     const char* bytes = tp.raw_data().data();
     onnx::ExternalDataReader ext("", false);
     ir::NamedTensor t = onnx::import_tensor(tp, ext);
     EXPECT_EQ(reinterpret_cast<const char*>(t.tensor.bytes()), bytes);
     EXPECT_TRUE(tp.raw_data().empty());
+}
+
+TEST(ModelSplit, SmallRawDataIsCopiedOutOfTheMessage) {
+    onnxpb::TensorProto tp;
+    tp.set_name("b");
+    tp.set_data_type(1);
+    tp.add_dims(1024);
+    tp.mutable_raw_data()->assign(4096, '\x02');
+    const char* bytes = tp.raw_data().data();
+    onnx::ExternalDataReader ext("", false);
+    ir::NamedTensor t = onnx::import_tensor(tp, ext);
+    EXPECT_NE(reinterpret_cast<const char*>(t.tensor.bytes()), bytes);
+    ASSERT_EQ(t.tensor.nbytes(), 4096u);
+    EXPECT_EQ(t.tensor.bytes()[4095], 2);
 }
 
 }  // namespace
