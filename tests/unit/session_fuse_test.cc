@@ -76,6 +76,9 @@ TEST(SessionFuse, ZooModelsFuseAndMatchThePlainSteps) {
     EXPECT_GT(check_fused_matches_plain(*resnet), 0);
     auto mobilenet = zoo::mobilenet_style({.image = 32, .width = 8, .classes = 10});
     EXPECT_GT(check_fused_matches_plain(*mobilenet), 0);  // Conv + BN + Clip
+    auto transformer =
+        zoo::transformer_encoder({.seq = 16, .d_model = 64, .heads = 4, .layers = 1, .ffn = 128});
+    EXPECT_GT(check_fused_matches_plain(*transformer), 0);  // MatMul + bias Add, element-wise
 }
 
 // A `dt` tensor of `dims` with seeded values uniform in [-1, 1), or [0.5, 2) when `positive`.
