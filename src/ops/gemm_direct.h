@@ -42,8 +42,10 @@ void gemm_direct(const DirectGemm& g, ThreadPool* pool);
 
 // gemm_direct's product with the vector lanes over k (gemm_dot_avx512.cc): the useful columns
 // of op(B) copied transposed, then dot products, so a 49-column plane fills every lane; sums in
-// a different order (numeric contract, not bit for bit). gemm_dot_pays: AVX-512, k >= 256 and
-// at most 256 useful columns filling under 7/8 of gemm_direct's lanes.
+// a different order (numeric contract, not bit for bit). gemm_dot_pays: AVX-512, k >= 256, at
+// most 256 useful columns, and a cost estimate (copy, reductions) 10 % under gemm_direct's lanes.
+// gemm_direct also copies an A whose rows are 4 KiB apart with a padded stride first (the rows of
+// a tile would share L1 sets) and ends m = 12q + 4 with two 8-row tiles.
 bool gemm_dot_pays(const DirectGemm& g);
 void gemm_dot(const DirectGemm& g, ThreadPool* pool);
 
