@@ -464,12 +464,16 @@ class OpTimer : public pg::runtime::NodeHook {
 };
 
 // The reference time (`by_name`: per node name) of what an ONNX Runtime node computes: the node
-// of that name, or the node making output `stem` plus the BatchNormalization / Mul / Add / Relu /
-// Clip chain down to the Conv it follows (ONNX Runtime fuses them and names the result after the
-// last output; a fused reference step is timed under its first node); -1 when nothing matches.
+// of that name (or of its part before a '/'), or the node making output `stem` plus the
+// BatchNormalization / Mul / Add / Relu / Clip chain down to the Conv it follows (ONNX Runtime
+// fuses them and names the result after the last output; a fused reference step is timed under its
+// first node); -1 when nothing matches.
 double ref_chain_ms(const pg::ir::Graph& g, const std::map<std::string, double>& by_name,
                     const std::string& name, const std::string& stem) {
     if (auto it = by_name.find(name); it != by_name.end()) return it->second;
+    // A node ONNX Runtime fused keeps the first node's name before a '/' ("MatMul_5/MatMulAdd...").
+    if (const size_t slash = name.find('/'); slash != std::string::npos)
+        if (auto it = by_name.find(name.substr(0, slash)); it != by_name.end()) return it->second;
     const pg::ir::Value* v = g.find_value(stem);
     const pg::ir::Node* n = v ? v->producer() : nullptr;
     if (!n) return -1;
