@@ -104,9 +104,15 @@ KernelFn global_pool(const char* op, int kind, double p) {
         int64_t plane = 1;
         for (size_t i = 2; i < out_dims.size(); ++i) plane *= out_dims[i], out_dims[i] = 1;
         Tensor y = Tensor::uninitialized(x.dtype(), out_dims);
+        const int64_t planes = x.dims()[0] * x.dims()[1];
         dispatch_float(x.dtype(), op, [&]<typename T>() {
-            global_pool_planes<T>(x.data<T>(), reinterpret_cast<T*>(y.mutable_bytes()),
-                                  x.dims()[0] * x.dims()[1], plane, kind, p);
+            const T* src = x.data<T>();
+            T* dst = reinterpret_cast<T*>(y.mutable_bytes());
+            // Planes over the pool (each plane's sum stays in order: the same values).
+            run_parallel(planes * plane > (1 << 15) ? ctx.pool() : nullptr, planes,
+                         [&](int64_t b, int64_t e) {
+                             global_pool_planes<T>(src + b * plane, dst + b, e - b, plane, kind, p);
+                         });
         });
         ctx.set_output(0, std::move(y));
     });

@@ -9,7 +9,9 @@
 
 #include "base/error.h"
 #include "base/thread_pool.h"
+#include "ir/builder.h"
 #include "ops/pool_kernels.h"
+#include "runtime/session.h"
 #include "support/op_runner.h"
 
 namespace pg {
@@ -217,6 +219,35 @@ TEST(OpsPool, GlobalPoolsAndLp) {
     EXPECT_EQ(values_f32(run_op("GlobalAveragePool", {x})[0]), (std::vector<float>{3.5f, 0}));
     EXPECT_EQ(values_f32(run_op("GlobalMaxPool", {x})[0]), (std::vector<float>{4, 1}));
     EXPECT_NEAR(values_f32(run_op("GlobalLpPool", {x})[0])[0], 5.0f, 1e-6);
+}
+
+// Global pools with enough planes to be split over a 2-thread pool: each plane still reduced in
+// order (the same bytes as a serial loop).
+TEST(OpsPool, GlobalPoolsOverThePoolKeepEachPlanesOrder) {
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    const int64_t planes = 2 * 300, n = 11 * 13;
+    std::vector<float> v(size_t(planes * n));
+    for (float& e : v) e = u(rng);
+    for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) {
+        auto m = ir::new_model(13);
+        ir::GraphBuilder b(*m->graph);
+        b.output(b.op(op, {b.input("x", DataType::kFloat32, {2, 300, 11, 13})}));
+        runtime::SessionOptions o;
+        o.threads = 2;
+        runtime::Session session(*m, o);
+        runtime::Feeds feeds{
+            {"x", ops::RtValue::of(Tensor::from_values(DataType::kFloat32, {2, 300, 11, 13}, v))}};
+        const std::vector<float> got = values_f32(session.run(feeds).at(0).second.tensor());
+        ASSERT_EQ(got.size(), size_t(planes));
+        const bool avg = std::string(op) == "GlobalAveragePool";
+        for (int64_t p = 0; p < planes; ++p) {
+            float acc = avg ? 0.0f : -std::numeric_limits<float>::infinity();
+            for (int64_t i = 0; i < n; ++i)
+                acc = avg ? acc + v[size_t(p * n + i)] : std::max(acc, v[size_t(p * n + i)]);
+            ASSERT_EQ(got[size_t(p)], avg ? acc / float(n) : acc) << op << " plane " << p;
+        }
+    }
 }
 
 TEST(OpsPool, MaxUnpoolInvertsMaxPoolIndices) {
