@@ -60,7 +60,8 @@ class Session {
         double ms;
     };
     // run() without a hook, so with the fused steps, appending each executed main-graph step's
-    // time to `times` (profiling what a plain run spends per step).
+    // time to `times` (profiling what a plain run spends per step). Not to be called while
+    // another run of this session is in progress.
     Results run_timed(const Feeds& feeds, std::vector<StepTime>& times);
     const ir::Model& model() const { return model_; }
     // Main-graph nodes that runs without a hook execute fused into an earlier step (0: none).
