@@ -36,9 +36,12 @@ bool depthwise_avx512_available() {
     return has;
 }
 
-__attribute__((target("avx512f"))) void depthwise_3x3s2_avx512(const Window& g, const float* buf,
-                                                               int64_t cols, const float* wk,
-                                                               float b, float* yc) {
+namespace {
+
+// One plane, column stride S (1 or 2): bias, then the nine taps in order per 16 outputs.
+template <int S>
+__attribute__((target("avx512f"))) void plane_3x3(const Window& g, const float* buf, int64_t cols,
+                                                  const float* wk, float b, float* yc) {
     const __m512i even =
         _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
@@ -51,38 +54,36 @@ __attribute__((target("avx512f"))) void depthwise_3x3s2_avx512(const Window& g, 
         for (int64_t j = 0; j < g.out[2]; j += 16) {
             __m512 acc = bias;
             for (int kh = 0; kh < 3; ++kh) {
-                const float* p = r0 + kh * cols + 2 * j;
-                const __m512 a = _mm512_loadu_ps(p), c = _mm512_loadu_ps(p + 16);
-                const __m512 a2 = _mm512_loadu_ps(p + 2), c2 = _mm512_loadu_ps(p + 18);
-                acc = _mm512_fmadd_ps(_mm512_permutex2var_ps(a, even, c), w[3 * kh], acc);
-                acc = _mm512_fmadd_ps(_mm512_permutex2var_ps(a, odd, c), w[3 * kh + 1], acc);
-                acc = _mm512_fmadd_ps(_mm512_permutex2var_ps(a2, even, c2), w[3 * kh + 2], acc);
+                const float* p = r0 + kh * cols + S * j;
+                __m512 t0, t1, t2;  // the row's taps for the 16 outputs
+                if constexpr (S == 1) {
+                    t0 = _mm512_loadu_ps(p), t1 = _mm512_loadu_ps(p + 1);
+                    t2 = _mm512_loadu_ps(p + 2);
+                } else {
+                    const __m512 a = _mm512_loadu_ps(p), c = _mm512_loadu_ps(p + 16);
+                    const __m512 a2 = _mm512_loadu_ps(p + 2), c2 = _mm512_loadu_ps(p + 18);
+                    t0 = _mm512_permutex2var_ps(a, even, c), t1 = _mm512_permutex2var_ps(a, odd, c);
+                    t2 = _mm512_permutex2var_ps(a2, even, c2);
+                }
+                acc = _mm512_fmadd_ps(t0, w[3 * kh], acc);
+                acc = _mm512_fmadd_ps(t1, w[3 * kh + 1], acc);
+                acc = _mm512_fmadd_ps(t2, w[3 * kh + 2], acc);
             }
             store_row(yr, j, g.out[2], acc);
         }
     }
 }
 
-__attribute__((target("avx512f"))) void depthwise_3x3s1_avx512(const Window& g, const float* buf,
-                                                               int64_t cols, const float* wk,
-                                                               float b, float* yc) {
-    __m512 w[9];
-    for (int i = 0; i < 9; ++i) w[i] = _mm512_set1_ps(wk[i]);
-    const __m512 bias = _mm512_set1_ps(b);
-    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
-        const float* r0 = buf + oh * g.stride[1] * cols;
-        float* yr = yc + oh * g.out[2];
-        for (int64_t j = 0; j < g.out[2]; j += 16) {
-            __m512 acc = bias;
-            for (int kh = 0; kh < 3; ++kh) {
-                const float* p = r0 + kh * cols + j;
-                acc = _mm512_fmadd_ps(_mm512_loadu_ps(p), w[3 * kh], acc);
-                acc = _mm512_fmadd_ps(_mm512_loadu_ps(p + 1), w[3 * kh + 1], acc);
-                acc = _mm512_fmadd_ps(_mm512_loadu_ps(p + 2), w[3 * kh + 2], acc);
-            }
-            store_row(yr, j, g.out[2], acc);
-        }
-    }
+}  // namespace
+
+void depthwise_3x3s2_avx512(const Window& g, const float* buf, int64_t cols, const float* wk,
+                            float b, float* yc) {
+    plane_3x3<2>(g, buf, cols, wk, b, yc);
+}
+
+void depthwise_3x3s1_avx512(const Window& g, const float* buf, int64_t cols, const float* wk,
+                            float b, float* yc) {
+    plane_3x3<1>(g, buf, cols, wk, b, yc);
 }
 
 #else
