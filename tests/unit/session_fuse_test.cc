@@ -95,6 +95,16 @@ Tensor random_tensor(DataType dt, std::vector<int64_t> dims, bool positive, std:
     return t;
 }
 
+// BatchNormalization of y over `c` channels with seeded parameters (variance positive).
+ir::Value* batch_norm(ir::GraphBuilder& b, ir::Value* y, DataType dt, int64_t c, std::mt19937& rng,
+                      const std::string& name = "bn") {
+    auto t = [&](bool positive) { return random_tensor(dt, {c}, positive, rng); };
+    return b.op("BatchNormalization",
+                {y, b.constant("s", t(false)), b.constant("bb", t(false)),
+                 b.constant("mu", t(false)), b.constant("var", t(true))},
+                {}, name);
+}
+
 // x -> Conv -> BatchNormalization -> act, in `dt`; `conv_out` also marks the Conv's output as a
 // graph output.
 std::unique_ptr<ir::Model> conv_chain(DataType dt, const std::string& act, bool conv_out) {
@@ -107,11 +117,7 @@ std::unique_ptr<ir::Model> conv_chain(DataType dt, const std::string& act, bool 
     ir::Value* x = b.input("x", dt, {1, 6, 9, 9});
     ir::Value* y = b.op("Conv", {x, b.constant("w", tensor({8, 6, 3, 3}, false))},
                         ir::attrs(ir::Attribute::make_ints("pads", {1, 1, 1, 1})), "conv");
-    ir::Value* z =
-        b.op("BatchNormalization",
-             {y, b.constant("s", tensor({8}, false)), b.constant("bb", tensor({8}, false)),
-              b.constant("mu", tensor({8}, false)), b.constant("var", tensor({8}, true))},
-             {}, "bn");
+    ir::Value* z = batch_norm(b, y, dt, 8, rng);
     if (act == "Clip")
         z = b.op("Clip",
                  {z, b.constant("lo", tensor({}, false)), b.constant("hi", tensor({}, true))}, {},
@@ -150,11 +156,7 @@ std::unique_ptr<ir::Model> residual_chain(const std::string& add, const std::str
     if (other == "input") r = b.input("r", DataType::kFloat32, {1, 8, 9, 9});
     if (other == "bcast") r = b.constant("r", tensor({1, 8, 1, 1}, false));
     ir::Value* y = b.op("Conv", {x, b.constant("w", tensor({8, 6, 3, 3}, false))}, pads(), "conv");
-    ir::Value* z =
-        b.op("BatchNormalization",
-             {y, b.constant("s", tensor({8}, false)), b.constant("bb", tensor({8}, false)),
-              b.constant("mu", tensor({8}, false)), b.constant("var", tensor({8}, true))},
-             {}, "bn");
+    ir::Value* z = batch_norm(b, y, DataType::kFloat32, 8, rng);
     z = add == "Sum" ? b.op("Sum", {z, r}, {}, "sum") : b.op("Add", {r, z}, {}, "add");
     if (!act.empty()) z = b.op(act, {z}, {}, "act");
     b.output(z, DataType::kFloat32, {1, 8, 9, 9});
@@ -179,12 +181,8 @@ std::unique_ptr<ir::Model> bn_relu(DataType dt, bool bn_out) {
     auto m = ir::new_model(13);
     ir::GraphBuilder b(*m->graph);
     std::mt19937 rng(5);
-    auto tensor = [&](int64_t n, bool positive) { return random_tensor(dt, {n}, positive, rng); };
     ir::Value* x = b.input("x", dt, {2, 6, 7, 9});
-    ir::Value* y = b.op("BatchNormalization",
-                        {x, b.constant("s", tensor(6, false)), b.constant("bb", tensor(6, false)),
-                         b.constant("mu", tensor(6, false)), b.constant("var", tensor(6, true))},
-                        {}, "bn");
+    ir::Value* y = batch_norm(b, x, dt, 6, rng);
     b.output(b.op("Relu", {y}, {}, "relu"), dt, {2, 6, 7, 9});
     if (bn_out) b.output(y, dt, {2, 6, 7, 9});
     return m;
@@ -221,11 +219,7 @@ std::unique_ptr<ir::Model> eltwise_chain(DataType dt, bool mid_out) {
     ir::Value* axes =
         b.constant("axes", Tensor::from_values<int64_t>(DataType::kInt64, {2}, {1, 2}));
     ir::Value* x = b.input("x", dt, {1, 6, 9, 9});
-    ir::Value* z = b.op(
-        "BatchNormalization",
-        {conv(x, "conv"), b.constant("s", tensor({8}, false)), b.constant("bb", tensor({8}, false)),
-         b.constant("mu", tensor({8}, false)), b.constant("var", tensor({8}, true))},
-        {}, "bn");
+    ir::Value* z = batch_norm(b, conv(x, "conv"), dt, 8, rng);
     ir::Value* scale = b.op("Unsqueeze", {b.constant("sc", tensor({8}, false)), axes}, {}, "usc");
     z = b.op("Sub", {scale, z}, {}, "sub1");  // the broadcast operand first
     ir::Value* bias = b.op("Unsqueeze", {b.constant("bi", tensor({8}, false)), axes}, {}, "ubi");
@@ -296,11 +290,7 @@ std::unique_ptr<ir::Model> channel_affine_chain(DataType dt, const std::string& 
         shift = b.constant("sh", tensor({1, 1, 9}, false));
     ir::Value* y = b.op("Conv", {x, b.constant("w", tensor({8, 6, 3, 3}, false))},
                         ir::attrs(ir::Attribute::make_ints("pads", {1, 1, 1, 1})), "conv");
-    ir::Value* z =
-        b.op("BatchNormalization",
-             {y, b.constant("s", tensor({8}, false)), b.constant("bb", tensor({8}, false)),
-              b.constant("mu", tensor({8}, false)), b.constant("var", tensor({8}, true))},
-             {}, "bn");
+    ir::Value* z = batch_norm(b, y, dt, 8, rng);
     z = b.op("Mul", {scale, z}, {}, "mul");
     z = b.op("Add", {z, shift}, {}, "add");
     b.output(b.op("Relu", {z}, {}, "relu"), dt, {1, 8, 9, 9});
@@ -337,10 +327,7 @@ std::unique_ptr<ir::Model> bn_affine(DataType dt, std::vector<int64_t> dims, boo
                     {}, "u_" + name);
     };
     ir::Value* x = b.input("x", dt, dims);
-    ir::Value* y = b.op("BatchNormalization",
-                        {x, b.constant("s", tensor(8, false)), b.constant("bb", tensor(8, false)),
-                         b.constant("mu", tensor(8, false)), b.constant("var", tensor(8, true))},
-                        {}, "bn");
+    ir::Value* y = batch_norm(b, x, dt, 8, rng);
     y = b.op("Mul", {y, unsqueeze("sc")}, {}, "mul");
     y = b.op("Add", {unsqueeze("sh"), y}, {}, "add");
     if (relu) y = b.op("Relu", {y}, {}, "relu");
