@@ -62,14 +62,11 @@ void fill_phase(const Window& g, const PhasePlanes& q, const float* x, int64_t a
     }
 }
 
-// A 1x1, stride-1, unpadded Conv: im2col row c is input plane c itself, read in place.
+// A 1x1 Conv over planes xg of `plane` floats: im2col row c is plane c itself, read in place.
 void pointwise_direct(const float* xg, int64_t plane, const GemmArgs<float>& a, ThreadPool* pool) {
-    std::vector<int64_t> off(static_cast<size_t>(a.k));
-    for (int64_t r = 0; r < a.k; ++r) off[static_cast<size_t>(r)] = r * plane;
-    DirectGemm d;
-    d.m = a.m, d.n = plane, d.k = a.k, d.a = a.a, d.lda = a.lda, d.b = xg, d.b_off = off.data();
-    d.c = a.c, d.ldc = a.ldc, d.alpha = a.alpha, d.beta = a.beta, d.epilogue = a.epilogue;
-    gemm_direct(d, pool);
+    GemmArgs<float> g = a;
+    g.b = xg, g.ldb = plane, g.trans_a = g.trans_b = false;
+    gemm_direct_dense(g, pool);
 }
 
 bool is_pointwise_2d(const Window& g) {

@@ -39,6 +39,8 @@ bool gemm_direct_available();
 // C = alpha * A * op(B) + beta * C, then the epilogue; requires gemm_direct_available(). Runs
 // gemm_dot when gemm_dot_pays.
 void gemm_direct(const DirectGemm& g, ThreadPool* pool);
+// gemm_direct on a row-major, untransposed GemmArgs (B's rows ldb apart).
+void gemm_direct_dense(const GemmArgs<float>& g, ThreadPool* pool);
 
 // gemm_direct's product with the vector lanes over k (gemm_dot_avx512.cc): the useful columns
 // of op(B) copied transposed, then dot products, so a 49-column plane fills every lane; sums in

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "base/thread_pool.h"
 #include "ops/gemm_direct.h"
@@ -210,6 +211,15 @@ bool gemm_direct_available() {
     return gemm_current_isa() == GemmIsa::kAvx512;  // only ever AVX-512 where the CPU has it
 }
 
+void gemm_direct_dense(const GemmArgs<float>& g, ThreadPool* pool) {
+    std::vector<int64_t> off(static_cast<size_t>(std::max<int64_t>(g.k, 0)));
+    for (int64_t p = 0; p < g.k; ++p) off[static_cast<size_t>(p)] = p * g.ldb;
+    DirectGemm d;
+    d.m = g.m, d.n = g.n, d.k = g.k, d.a = g.a, d.lda = g.lda, d.b = g.b, d.b_off = off.data();
+    d.c = g.c, d.ldc = g.ldc, d.alpha = g.alpha, d.beta = g.beta, d.epilogue = g.epilogue;
+    gemm_direct(d, pool);
+}
+
 void gemm_direct(const DirectGemm& g0, ThreadPool* pool) {
     if (g0.m <= 0 || g0.n <= 0) return;
     if (gemm_dot_pays(g0)) return gemm_dot(g0, pool);
@@ -256,6 +266,10 @@ bool gemm_direct_available() {
 }
 
 void gemm_direct(const DirectGemm&, ThreadPool*) {
+    fail("gemm_direct: not built for this CPU");
+}
+
+void gemm_direct_dense(const GemmArgs<float>&, ThreadPool*) {
     fail("gemm_direct: not built for this CPU");
 }
 

@@ -498,15 +498,6 @@ bool direct_pays(const GemmArgs<float>& g) {
     return !g.trans_a && !g.trans_b && g.m <= 1024 && g.k > 0 && gemm_direct_available();
 }
 
-void gemm_direct_dense(const GemmArgs<float>& g, ThreadPool* pool) {
-    std::vector<int64_t> off(static_cast<size_t>(g.k));
-    for (int64_t p = 0; p < g.k; ++p) off[static_cast<size_t>(p)] = p * g.ldb;
-    DirectGemm d;
-    d.m = g.m, d.n = g.n, d.k = g.k, d.a = g.a, d.lda = g.lda, d.b = g.b, d.b_off = off.data();
-    d.c = g.c, d.ldc = g.ldc, d.alpha = g.alpha, d.beta = g.beta, d.epilogue = g.epilogue;
-    gemm_direct(d, pool);
-}
-
 }  // namespace
 
 void gemm_fast(const GemmArgs<float>& g, ThreadPool* pool) {
