@@ -1,9 +1,10 @@
 // Convolution and pooling geometry plus the convolution kernels. Every window is handled as 3-D:
 // 1-D and 2-D ops get leading spatial axes of size 1 (more than 3 spatial axes is kUnsupported).
-// conv_reference / conv_transpose_reference are the plain oracles; conv_fast (float32: GEMM
+// conv_reference / conv_transpose_reference are the plain oracles; conv_fast (float32: with
+// AVX-512, conv_direct over stride-phase planes through gemm_direct / gemm_dot; otherwise GEMM
 // with the im2col panels packed straight from the image, or from a zero-padded copy for stride-1
-// 2-D convolutions with few output channels; a register-blocked direct loop for depthwise,
-// conv_depthwise.cc) is diffed against conv_reference in tests/unit/ops_conv_test.cc.
+// 2-D convolutions with few output channels; depthwise through conv_depthwise.cc) is diffed
+// against conv_reference in tests/unit/ops_conv_test.cc and ops_gemm_dot_test.cc.
 #pragma once
 
 #include <cstdint>
@@ -66,9 +67,10 @@ std::vector<int64_t> conv_output_dims(const ConvShape& s);
 // y[n, m, out] = bias[m] + sum over (c in group, kernel) of x * w. bias may be nullptr.
 template <typename T>
 void conv_reference(const ConvShape& s, const T* x, const T* w, const T* bias, T* y);
-// float32 fast path over the pool: gemm_fast_packed per (image, group), depthwise directly.
-// `epilogue` (rows = output channels) post-processes each output channel as it is finished
-// (fused BatchNormalization / Relu / Clip); nullptr = none.
+// float32 fast path over the pool: one GEMM per (image, group) (conv_direct, else
+// gemm_fast_packed), depthwise directly. `epilogue` (rows = output channels) post-processes each
+// output channel as it is finished (fused BatchNormalization, per-channel Mul / Add, residual,
+// Relu / Clip); nullptr = none.
 void conv_fast(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
                ThreadPool* pool, const GemmEpilogue* epilogue = nullptr);
 // float32 depthwise Conv (group == c == m) over the pool (conv_depthwise.cc).
