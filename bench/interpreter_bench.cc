@@ -591,7 +591,13 @@ void profile_case(const Case& c, int reps) {
     std::sort(steps.rbegin(), steps.rend());
     double total = 0;
     for (const auto& [ms, name] : steps) total += ms;
-    std::printf("  fused steps (timed runs, no hook): %.2f ms per run; slowest:\n", total);
+    std::map<std::string, std::pair<double, int>> by_op;  // fused steps by their first op
+    for (const auto& [ms, name] : steps)
+        by_op[fused_op[name]].first += ms, ++by_op[fused_op[name]].second;
+    std::printf("  fused steps (timed runs, no hook): %.2f ms per run; by first op:\n", total);
+    for (const auto& [op, v] : by_op)
+        std::printf("  %-20s %4d steps %8.3f ms\n", op.c_str(), v.second, v.first);
+    std::printf("  slowest fused steps:\n");
     for (size_t i = 0; i < steps.size() && i < 20; ++i)
         std::printf("  %-20s %-40s %8.3f ms\n", fused_op[steps[i].second].c_str(),
                     steps[i].second.substr(0, 40).c_str(), steps[i].first);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "ops/conv_winograd.h"
 #include "ops/gemm_kernels.h"
 #include "ops/kernel.h"
 
@@ -347,6 +348,7 @@ void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const 
     if (eg.shift) eg.shift += grp * mg;
     if (bias) eg.bias = bias + grp * mg;
     if (ep || bias) a.epilogue = &eg;
+    if (conv_winograd(g, xg, cg, a, pool)) return;
     if (conv_direct(g, xg, cg, a, pool)) return;
     if (is_pointwise(g)) return gemm_fast(a, pool);
     // The padded-width path applies the epilogue to a scratch result, where no residual is.

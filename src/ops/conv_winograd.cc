@@ -1,0 +1,116 @@
+// Winograd F(2x2, 3x3) convolution (see conv_winograd.h). Layout of the scratch, per block of
+// kn output channels and band of tile rows holding nt tiles:
+//   u[xi][k][c]  transformed filters (xi = 4 * row + column of the 4x4 transform)
+//   v[xi][c][t]  transformed input tiles
+//   p[xi][k][t]  the 16 products u[xi] (kn x cg) * v[xi] (cg x nt)
+// so every GEMM is row-major with the output channels as rows, like the direct Conv's.
+#include "ops/conv_winograd.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "ops/conv_winograd_tx.h"
+#include "ops/gemm_direct.h"
+
+namespace pg::ops {
+namespace {
+
+// On unless the environment says PG_CONV_WINOGRAD=0 (benchmarks compare both paths with it).
+std::atomic<bool> g_enabled{[] {
+    const char* v = std::getenv("PG_CONV_WINOGRAD");
+    return !(v && std::string(v) == "0");
+}()};
+
+// Scratch per call: 2 MiB, or half the layer's weights when more (the run's memory target is
+// relative to weights plus activations); a quarter holds a block of transformed filters, the
+// rest a band of transformed input tiles and their products.
+int64_t scratch_bytes(int64_t cg, int64_t mg) {
+    return std::max<int64_t>(int64_t{2} << 20, mg * cg * 9 * 4 / 2);
+}
+
+WinoGeometry geometry_of(const Window& g) {
+    WinoGeometry s;
+    s.ih = g.in[1], s.iw = g.in[2], s.oh = g.out[1], s.ow = g.out[2];
+    s.th = (s.oh + 1) / 2, s.tw = (s.ow + 1) / 2, s.pt = g.pad_begin[1], s.pl = g.pad_begin[2];
+    return s;
+}
+
+std::unique_ptr<float[]> scratch(int64_t n) {
+    return std::unique_ptr<float[]>(new float[static_cast<size_t>(n)]);
+}
+
+// p[xi] = u[xi] * v[xi] for the 16 positions, one GEMM per task.
+void multiply(const float* u, const float* v, float* p, int64_t kn, int64_t cg, int64_t nt,
+              ThreadPool* pool) {
+    const bool direct = gemm_direct_available();
+    run_parallel(pool, 16, [&](int64_t b, int64_t e) {
+        for (int64_t xi = b; xi < e; ++xi) {
+            GemmArgs<float> g;
+            g.m = kn, g.n = nt, g.k = cg;
+            g.a = u + xi * kn * cg, g.lda = cg;
+            g.b = v + xi * cg * nt, g.ldb = nt;
+            g.c = p + xi * kn * nt, g.ldc = nt;
+            if (direct)
+                gemm_direct_dense(g, nullptr);
+            else
+                gemm_fast(g, nullptr);
+        }
+    });
+}
+
+// Tile rows [ty0, ty1): the input transformed once, then per block of kn output channels its
+// filters transformed (small enough to stay in L2 for the GEMMs), multiplied and transformed
+// back into y.
+void run_band(const WinoGeometry& s, const float* xg, int64_t cg, const GemmArgs<float>& a,
+              int64_t kn, int64_t ty0, int64_t ty1, float* u, float* v, float* p,
+              ThreadPool* pool) {
+    const int64_t nt = (ty1 - ty0) * s.tw;
+    run_parallel(pool, cg, [&](int64_t b, int64_t e) { wino_input(s, xg, cg, ty0, ty1, b, e, v); });
+    for (int64_t k0 = 0; k0 < a.m; k0 += kn) {
+        const int64_t kb = std::min(kn, a.m - k0);
+        run_parallel(pool, kb,
+                     [&](int64_t b, int64_t e) { wino_filters(a.a, cg, k0, kb, b, e, u); });
+        multiply(u, v, p, kb, cg, nt, pool);
+        run_parallel(pool, kb, [&](int64_t b, int64_t e) {
+            wino_output(s, p, k0, kb, ty0, ty1, b, e, a.c, a.ldc, a.epilogue);
+        });
+    }
+}
+
+}  // namespace
+
+bool set_conv_winograd(bool on) {
+    return g_enabled.exchange(on);
+}
+
+bool winograd_fits(const Window& g, int64_t cg, int64_t mg) {
+    if (g.nd != 2 || g.kernel[1] != 3 || g.kernel[2] != 3) return false;
+    if (g.stride[1] != 1 || g.stride[2] != 1 || g.dil[1] != 1 || g.dil[2] != 1) return false;
+    if (g.pad_begin[1] < 0 || g.pad_begin[2] < 0 || cg < 64 || mg < 64) return false;
+    // Measured (bench_conv_layers): with fewer channels the transforms cost what the GEMMs
+    // save, and with few tiles the filter transform does unless the channels are many.
+    const int64_t tiles = ((g.out[1] + 1) / 2) * ((g.out[2] + 1) / 2);
+    return tiles >= 100 || (tiles >= 49 && cg >= 256);
+}
+
+bool conv_winograd(const Window& g, const float* xg, int64_t cg, const GemmArgs<float>& a,
+                   ThreadPool* pool) {
+    if (!g_enabled.load(std::memory_order_relaxed) || !winograd_fits(g, cg, a.m)) return false;
+    const WinoGeometry s = geometry_of(g);
+    // Output channels per filter block, and tile rows per band (at least one).
+    const int64_t budget = scratch_bytes(cg, a.m);
+    const int64_t kn = std::clamp<int64_t>(budget / 4 / (64 * cg) / 16 * 16, 16, a.m);
+    const int64_t band_tiles = budget * 3 / 4 / (64 * (cg + kn));
+    const int64_t band_rows = std::clamp<int64_t>(band_tiles / s.tw, 1, s.th);
+    const int64_t max_nt = band_rows * s.tw;
+    const auto buf = scratch(16 * kn * cg + 16 * (cg + kn) * max_nt);
+    float *u = buf.get(), *v = u + 16 * kn * cg, *p = v + 16 * cg * max_nt;
+    for (int64_t ty0 = 0; ty0 < s.th; ty0 += band_rows)
+        run_band(s, xg, cg, a, kn, ty0, std::min(s.th, ty0 + band_rows), u, v, p, pool);
+    return true;
+}
+
+}  // namespace pg::ops

@@ -1,0 +1,35 @@
+// Winograd F(2x2, 3x3) for 2-D float32 Convs with 3x3 kernels, stride 1 and dilation 1: each
+// 4x4 input tile and each 3x3 filter are transformed to 4x4, the 16 transformed positions are
+// 16 independent GEMMs over the input channels, and each product transforms back to a 2x2
+// output block, so a 3x3 Conv takes 16 multiplications per 4 outputs instead of 36. The
+// transforms use only the factors 0, +-1 and 1/2, so the rounding stays a few ulps of the
+// direct sum's (numeric contract, not bit for bit: tests/unit/ops_conv_winograd_test.cc diffs
+// it against conv_reference). The filter transforms are made per run, in blocks of output
+// channels, and the input is transformed a band of tile rows at a time, so the scratch stays a
+// few MiB whatever the layer.
+#pragma once
+#include <cstdint>
+
+#include "ops/conv_kernels.h"
+#include "ops/gemm_kernels.h"
+
+namespace pg {
+class ThreadPool;
+}
+
+namespace pg::ops {
+
+// Whether conv_winograd takes a group of `cg` input and `mg` output channels over window g:
+// 2-D, 3x3, stride 1, dilation 1, at least 64 channels each way and enough 2x2 output tiles to
+// pay for transforming the filters each run (see the measured rule in conv_winograd.cc).
+bool winograd_fits(const Window& g, int64_t cg, int64_t mg);
+// One (image, group) of a Conv as in conv_direct (a.a: the group's mg x cg*9 weights, a.m = mg,
+// a.c / a.ldc: y_g, a.epilogue: the bias and anything fused, applied to each finished output
+// row). Returns false, doing nothing, when winograd_fits is false or Winograd is switched off.
+bool conv_winograd(const Window& g, const float* xg, int64_t cg, const GemmArgs<float>& a,
+                   ThreadPool* pool);
+// Tests: switches conv_winograd off (process-wide) so that the direct paths see 3x3 stride-1
+// geometries too; returns the previous setting.
+bool set_conv_winograd(bool on);
+
+}  // namespace pg::ops
