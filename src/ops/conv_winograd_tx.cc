@@ -79,22 +79,26 @@ PG_INLINE void split_row(const WinoGeometry& s, const float* row, float* ev, flo
     for (int64_t j = hi; j < n; ++j) edge(j);
 }
 
+// Each input row under the band is split and column-transformed once (rows 2 ty - pt + r are
+// shared by two tile rows): p[row][column][tx], then B^T over each tile row's four rows.
 PG_INLINE void input_body(const WinoGeometry& s, const float* xg, int64_t cg, int64_t ty0,
                           int64_t ty1, int64_t cb, int64_t ce, float* v, float* buf) {
     const int64_t tw = s.tw, n = tw + 1, nt = (ty1 - ty0) * tw, plane = cg * nt;
-    float *ev = buf, *od = ev + 4 * n, *p = od + 4 * n;  // p[r][column][tx]
+    const int64_t rows = 2 * (ty1 - ty0) + 2, iy0 = 2 * ty0 - s.pt;
+    float *ev = buf, *od = ev + n, *p = od + n;
     for (int64_t c = cb; c < ce; ++c) {
+        for (int64_t r = 0; r < rows; ++r) {
+            const int64_t iy = iy0 + r;
+            const float* row = iy >= 0 && iy < s.ih ? xg + (c * s.ih + iy) * s.iw : nullptr;
+            float* q = p + 4 * r * tw;
+            split_row(s, row, ev, od);
+            bt_rows(ev, od, ev + 1, od + 1, q, q + tw, q + 2 * tw, q + 3 * tw, tw);
+        }
         for (int64_t ty = ty0; ty < ty1; ++ty) {
-            for (int r = 0; r < 4; ++r) {
-                const int64_t iy = 2 * ty - s.pt + r;
-                const float* row = iy >= 0 && iy < s.ih ? xg + (c * s.ih + iy) * s.iw : nullptr;
-                float *e = ev + r * n, *o = od + r * n, *q = p + 4 * r * tw;
-                split_row(s, row, e, o);
-                bt_rows(e, o, e + 1, o + 1, q, q + tw, q + 2 * tw, q + 3 * tw, tw);
-            }
             float* o = v + c * nt + (ty - ty0) * tw;
+            const float* q0 = p + 8 * (ty - ty0) * tw;  // row 2 (ty - ty0) of the band
             for (int col = 0; col < 4; ++col) {
-                const float* q = p + col * tw;
+                const float* q = q0 + col * tw;
                 float* oc = o + col * plane;
                 bt_rows(q, q + 4 * tw, q + 8 * tw, q + 12 * tw, oc, oc + 4 * plane, oc + 8 * plane,
                         oc + 12 * plane, tw);
@@ -192,7 +196,8 @@ void wino_filters(const float* w, int64_t cg, int64_t k0, int64_t kn, int64_t kb
 
 void wino_input(const WinoGeometry& s, const float* xg, int64_t cg, int64_t ty0, int64_t ty1,
                 int64_t cb, int64_t ce, float* v) {
-    std::vector<float> buf(static_cast<size_t>(24 * s.tw + 8));
+    const int64_t rows = 2 * (ty1 - ty0) + 2;
+    std::vector<float> buf(static_cast<size_t>(2 * (s.tw + 1) + 4 * rows * s.tw));
 #if defined(__x86_64__) && defined(__GNUC__)
     if (use_avx512()) return input_avx512(s, xg, cg, ty0, ty1, cb, ce, v, buf.data());
 #endif
