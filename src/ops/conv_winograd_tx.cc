@@ -6,6 +6,10 @@
 #include <algorithm>
 #include <vector>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #define PG_INLINE inline __attribute__((always_inline))
 
 namespace pg::ops {
@@ -58,7 +62,42 @@ PG_INLINE void bt_rows(const float* __restrict d0, const float* __restrict d1,
     }
 }
 
+// ev[j] = src[2 j], od[j] = src[2 j + 1] for j < n.
+using Deinterleave = void (*)(const float*, float*, float*, int64_t);
+
+void deinterleave_base(const float* __restrict src, float* __restrict ev, float* __restrict od,
+                       int64_t n) {
+    for (int64_t j = 0; j < n; ++j) ev[j] = src[2 * j], od[j] = src[2 * j + 1];
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define PG_AVX512 __attribute__((target("avx512f")))
+// Two permutes per 16 pairs; the last pairs through masked loads and stores.
+PG_AVX512 void deinterleave_avx512(const float* __restrict src, float* __restrict ev,
+                                   float* __restrict od, int64_t n) {
+    const __m512i even =
+        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    int64_t j = 0;
+    for (; j + 16 <= n; j += 16) {
+        const __m512 a = _mm512_loadu_ps(src + 2 * j), b = _mm512_loadu_ps(src + 2 * j + 16);
+        _mm512_storeu_ps(ev + j, _mm512_permutex2var_ps(a, even, b));
+        _mm512_storeu_ps(od + j, _mm512_permutex2var_ps(a, odd, b));
+    }
+    if (j == n) return;
+    const int64_t rest = n - j;  // 1..15 pairs: 2..30 floats
+    const __mmask16 lo = rest >= 8 ? 0xFFFF : static_cast<__mmask16>((1u << (2 * rest)) - 1);
+    const __mmask16 hi = rest > 8 ? static_cast<__mmask16>((1u << (2 * rest - 16)) - 1) : 0;
+    const __mmask16 out = static_cast<__mmask16>((1u << rest) - 1);
+    const __m512 a = _mm512_maskz_loadu_ps(lo, src + 2 * j);
+    const __m512 b = _mm512_maskz_loadu_ps(hi, src + 2 * j + 16);
+    _mm512_mask_storeu_ps(ev + j, out, _mm512_permutex2var_ps(a, even, b));
+    _mm512_mask_storeu_ps(od + j, out, _mm512_permutex2var_ps(a, odd, b));
+}
+#endif
+
 // The even (ev) and odd (od) columns, j <= tw, of the padded input row under tile-row offset r.
+template <Deinterleave kSplit>
 PG_INLINE void split_row(const WinoGeometry& s, const float* row, float* ev, float* od) {
     const int64_t n = s.tw + 1;
     if (!row) {
@@ -68,8 +107,7 @@ PG_INLINE void split_row(const WinoGeometry& s, const float* row, float* ev, flo
     // Interior: both columns inside the row, a plain deinterleave the compiler vectorizes.
     const int64_t lo = std::min(n, (s.pl + 1) / 2);
     const int64_t hi = std::max(lo, std::min(n, (s.iw + s.pl) / 2));
-    const float* __restrict src = row + 2 * lo - s.pl;
-    for (int64_t j = lo; j < hi; ++j) ev[j] = src[2 * (j - lo)], od[j] = src[2 * (j - lo) + 1];
+    kSplit(row + 2 * lo - s.pl, ev + lo, od + lo, hi - lo);
     auto edge = [&](int64_t j) {
         const int64_t q0 = 2 * j - s.pl, q1 = q0 + 1;
         ev[j] = q0 >= 0 && q0 < s.iw ? row[q0] : 0.0f;
@@ -81,6 +119,7 @@ PG_INLINE void split_row(const WinoGeometry& s, const float* row, float* ev, flo
 
 // Each input row under the band is split and column-transformed once (rows 2 ty - pt + r are
 // shared by two tile rows): p[row][column][tx], then B^T over each tile row's four rows.
+template <Deinterleave kSplit>
 PG_INLINE void input_body(const WinoGeometry& s, const float* xg, int64_t cg, int64_t ty0,
                           int64_t ty1, int64_t cb, int64_t ce, float* v, float* buf) {
     const int64_t tw = s.tw, n = tw + 1, nt = (ty1 - ty0) * tw, plane = cg * nt;
@@ -91,7 +130,7 @@ PG_INLINE void input_body(const WinoGeometry& s, const float* xg, int64_t cg, in
             const int64_t iy = iy0 + r;
             const float* row = iy >= 0 && iy < s.ih ? xg + (c * s.ih + iy) * s.iw : nullptr;
             float* q = p + 4 * r * tw;
-            split_row(s, row, ev, od);
+            split_row<kSplit>(s, row, ev, od);
             bt_rows(ev, od, ev + 1, od + 1, q, q + tw, q + 2 * tw, q + 3 * tw, tw);
         }
         for (int64_t ty = ty0; ty < ty1; ++ty) {
@@ -146,7 +185,7 @@ void filters_base(const float* w, int64_t cg, int64_t k0, int64_t kn, int64_t kb
 }
 void input_base(const WinoGeometry& s, const float* xg, int64_t cg, int64_t ty0, int64_t ty1,
                 int64_t cb, int64_t ce, float* v, float* buf) {
-    input_body(s, xg, cg, ty0, ty1, cb, ce, v, buf);
+    input_body<deinterleave_base>(s, xg, cg, ty0, ty1, cb, ce, v, buf);
 }
 void output_base(const WinoGeometry& s, const float* p, int64_t k0, int64_t kn, int64_t ty0,
                  int64_t ty1, int64_t kb, int64_t ke, float* y, int64_t ldc, const GemmEpilogue* ep,
@@ -155,14 +194,13 @@ void output_base(const WinoGeometry& s, const float* p, int64_t k0, int64_t kn, 
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#define PG_AVX512 __attribute__((target("avx512f")))
 PG_AVX512 void filters_avx512(const float* w, int64_t cg, int64_t k0, int64_t kn, int64_t kb,
                               int64_t ke, float* u) {
     filters_body(w, cg, k0, kn, kb, ke, u);
 }
 PG_AVX512 void input_avx512(const WinoGeometry& s, const float* xg, int64_t cg, int64_t ty0,
                             int64_t ty1, int64_t cb, int64_t ce, float* v, float* buf) {
-    input_body(s, xg, cg, ty0, ty1, cb, ce, v, buf);
+    input_body<deinterleave_avx512>(s, xg, cg, ty0, ty1, cb, ce, v, buf);
 }
 PG_AVX512 void output_avx512(const WinoGeometry& s, const float* p, int64_t k0, int64_t kn,
                              int64_t ty0, int64_t ty1, int64_t kb, int64_t ke, float* y,
