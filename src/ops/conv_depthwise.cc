@@ -178,10 +178,11 @@ inline __attribute__((always_inline)) void rows_3x3(const Window& g, const float
     }
 }
 
-// The zero-padded copy of plane xc (padded_plane's size) in buf.
+// The zero-padded copy of plane xc (padded_plane's size) in buf, which starts zeroed: only the
+// cells under the input are written, the same ones for every plane of a window, so the padding
+// stays zero from one plane to the next without being cleared.
 void fill_padded(const Window& g, const float* xc, float* buf) {
     const PaddedPlane pp = padded_plane(g);
-    std::fill_n(buf, pp.rows * pp.cols, 0.0f);
     for (int64_t r = 0; r < g.in[1]; ++r) {
         const int64_t pr = r + g.pad_begin[1];
         if (pr < 0 || pr >= pp.rows) continue;
@@ -298,6 +299,7 @@ void depthwise_fast(const ConvShape& s, const float* x, const float* w, const fl
     const PaddedPlane pp = padded_plane(s.w);
     const PlaneFn plane = plane_padded_fn();
     run_parallel(split ? pool : nullptr, s.n * s.c, [&](int64_t b, int64_t e) {
+        // Zeroed here once: fill_padded writes only the cells under the input.
         std::vector<float> buf(padded ? static_cast<size_t>(pp.rows * pp.cols + kDepthwiseSlack)
                                       : 0);
         for (int64_t p = b; p < e; ++p) {
