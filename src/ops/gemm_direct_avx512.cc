@@ -144,13 +144,6 @@ PG_AVX512 __attribute__((noinline)) void tile(int64_t kc, const float* a, int64_
                                               __mmask16 mb1, float* c, int64_t ldc, int mr,
                                               const RowEnd& e, int64_t i0) {
     PG_ROWS(PG_DECL)
-    // The tile's C lines, for writing, fetched while the k loop runs: a layer's output buffer
-    // has mostly left the caches since it was last used, and the stores would wait on it.
-    for (int i = 0; i < mr; ++i) {
-        _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_ET0);
-        _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + 16), _MM_HINT_ET0);
-        _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + 31), _MM_HINT_ET0);
-    }
     for (int64_t p = 0; p < kc; ++p) {
         const float* bp = b + off[p];
         const float* ahead = b + off[p + kAhead < kc ? p + kAhead : p];
@@ -191,14 +184,6 @@ PG_AVX512 void run_task(const DirectGemm& g, int64_t jt, int64_t t0, int64_t t1)
     for (int s = 0; s < nseg; ++s)
         for (int q = 0; q < 2; ++q) e.mask[s][q] = panel_mask(segs[s].l0, segs[s].l1, q);
     const int64_t kc = std::max<int64_t>(0, g.k);
-    // The next column tile's B rows, into L2 while this tile's rows run (the first row tile of
-    // each column tile otherwise waits on B coming from memory).
-    if (t0 == 0 && j0 + kTileN < g.n)
-        for (int64_t p = 0; p < kc; ++p) {
-            const char* nb = reinterpret_cast<const char*>(g.b + g.b_off[p] + j0 + kTileN);
-            _mm_prefetch(nb, _MM_HINT_T1);
-            _mm_prefetch(nb + 64, _MM_HINT_T1);
-        }
     for (int64_t t = t0; t < t1; ++t) {
         int64_t ip = t * kTileM;
         int mr = static_cast<int>(std::min<int64_t>(kTileM, g.m - ip));
