@@ -1,0 +1,117 @@
+// kernel_ab: one kernel switch measured inside whole models. Each model runs in the reference
+// session with the switch on and off in alternation, run by run, in one process, so that the
+// shared machine's drift (which moves separate runs by 10-50 %) hits both sides alike; it
+// prints both medians and on / off. This is how a fast path's effect in a model is measured
+// (docs/performance.md); the models come from `interpreter_bench --save DIR`.
+//
+// Usage: kernel_ab --switch NAME [--threads N] [--reps N] MODEL.onnx...
+//   NAME: winograd (ops::set_conv_winograd). --threads N (default 2), --reps N runs per side
+//   (default 30). Inputs are uniform in [-1, 1) for float32, zero otherwise, with symbolic
+//   dims set to 1.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "onnx/model_io.h"
+#include "ops/conv_winograd.h"
+#include "runtime/session.h"
+
+namespace {
+
+using Switch = std::function<bool(bool)>;  // sets the switch, returns its previous value
+
+const std::map<std::string, Switch>& switches() {
+    static const std::map<std::string, Switch> s = {
+        {"winograd", [](bool on) { return pg::ops::set_conv_winograd(on); }},
+    };
+    return s;
+}
+
+pg::runtime::Feeds random_feeds(const pg::ir::Model& model) {
+    pg::runtime::Feeds feeds;
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (const pg::ir::Value* in : model.graph->inputs()) {
+        if (in->is_initializer() || !in->type().shape) continue;
+        std::vector<int64_t> dims;
+        for (const auto& d : *in->type().shape) dims.push_back(d.value ? *d.value : 1);
+        pg::Tensor t = pg::Tensor::zeros(in->type().elem_type, dims);
+        if (t.dtype() == pg::DataType::kFloat32) {
+            auto* p = reinterpret_cast<float*>(t.mutable_bytes());
+            for (uint64_t i = 0; i < t.numel(); ++i) p[i] = u(rng);
+        }
+        feeds[in->name()] = pg::ops::RtValue::of(t);
+    }
+    return feeds;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+// Runs `path` reps times per side, alternating, after one warm-up run per side.
+void measure(const std::string& path, const Switch& set, int threads, int reps) {
+    const auto model = pg::onnx::load_model(path);
+    pg::runtime::SessionOptions so;
+    so.threads = threads;
+    pg::runtime::Session session(*model, so);
+    const pg::runtime::Feeds feeds = random_feeds(*model);
+    const bool before = set(true);
+    std::vector<double> ms[2];
+    for (int r = -1; r < reps; ++r) {
+        for (int side = 0; side < 2; ++side) {
+            set(side == 1);
+            const auto t0 = std::chrono::steady_clock::now();
+            session.run(feeds);
+            const auto t1 = std::chrono::steady_clock::now();
+            if (r >= 0)
+                ms[side].push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+        }
+    }
+    set(before);
+    const double off = median(ms[0]), on = median(ms[1]);
+    std::printf("| %-40s | %9.3f | %9.3f | %6.3f |\n", path.c_str(), off, on, on / off);
+    std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string name;
+    int threads = 2, reps = 30;
+    std::vector<std::string> models;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--switch" && i + 1 < argc)
+            name = argv[++i];
+        else if (a == "--threads" && i + 1 < argc)
+            threads = std::max(1, std::atoi(argv[++i]));
+        else if (a == "--reps" && i + 1 < argc)
+            reps = std::max(1, std::atoi(argv[++i]));
+        else
+            models.push_back(a);
+    }
+    const auto it = switches().find(name);
+    if (it == switches().end() || models.empty()) {
+        std::fprintf(stderr, "usage: %s --switch winograd [--threads N] [--reps N] MODEL.onnx...\n",
+                     argv[0]);
+        return 2;
+    }
+    std::printf("switch %s, threads %d, median of %d runs per side, interleaved\n", name.c_str(),
+                threads, reps);
+    std::printf("| %-40s | %9s | %9s | %6s |\n", "model", "off ms", "on ms", "on/off");
+    try {
+        for (const std::string& m : models) measure(m, it->second, threads, reps);
+    } catch (const pg::Error& e) {
+        std::fprintf(stderr, "kernel_ab: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
