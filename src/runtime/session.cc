@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "base/error.h"
+#include "base/heap.h"
 #include "base/thread_pool.h"
 #include "ir/clone.h"
 #include "ir/topo.h"
@@ -318,6 +319,7 @@ Results Session::run(const Feeds& feeds, NodeHook* hook) {
     const ir::Graph& g = *model_.graph;
     std::vector<ops::RtValue> inputs = bind_feeds(g, feeds);
     std::vector<ops::RtValue> outs = impl_->execute(g, std::move(inputs), nullptr, hook);
+    retain_heap_between_runs();  // after a first run, whose frees tuned glibc's thresholds
     Results r;
     for (size_t i = 0; i < outs.size(); ++i)
         r.emplace_back(g.outputs()[i]->name(), std::move(outs[i]));

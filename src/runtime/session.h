@@ -51,7 +51,8 @@ class Session {
     Session(const Session&) = delete;
     Session& operator=(const Session&) = delete;
 
-    // Runs the main graph. Every graph input without an initializer must be fed.
+    // Runs the main graph. Every graph input without an initializer must be fed. After the run,
+    // freed heap memory stays mapped for the next one (retain_heap_between_runs, process-wide).
     Results run(const Feeds& feeds, NodeHook* hook = nullptr);
     // One main-graph step of a timed run: its node (for a fused step, the chain's first node)
     // and its wall time.
