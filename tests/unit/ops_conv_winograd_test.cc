@@ -60,14 +60,14 @@ double winograd_error(const ops::ConvShape& s, const ConvData& d, const float* b
 
 TEST(OpsConvWinograd, MatchesReferenceOnTheGeometriesItTakes) {
     // Odd and even sizes (partial last tiles), pads 0-2 on each side, several bands (64 x 64 at
-    // 40 x 60), several filter blocks (256 -> 160), batches and groups, and 49 tiles with 256
-    // channels.
+    // 40 x 60), several filter blocks (256 -> 160), batches and groups, 49 tiles with 256
+    // channels, and pads far wider than the image (most tiles all padding).
     const Case cases[] = {
         {1, 64, 64, 1, 20, 20, 1, 1, 1, 1},   {1, 64, 80, 1, 21, 19, 1, 1, 1, 1},
         {2, 96, 64, 1, 21, 25, 0, 0, 0, 0},   {1, 64, 64, 1, 25, 22, 2, 0, 1, 2},
         {1, 64, 64, 1, 40, 60, 1, 1, 1, 1},   {1, 256, 160, 1, 14, 14, 1, 1, 1, 1},
         {1, 256, 256, 1, 13, 13, 1, 1, 1, 1}, {2, 128, 128, 2, 22, 22, 1, 1, 1, 1},
-        {1, 70, 100, 1, 24, 30, 0, 2, 2, 0}};
+        {1, 70, 100, 1, 24, 30, 0, 2, 2, 0},  {1, 64, 64, 1, 8, 9, 20, 19, 21, 22}};
     std::mt19937 rng(21);
     ThreadPool pool(2);
     for (size_t t = 0; t < std::size(cases); ++t) {
