@@ -178,6 +178,35 @@ size_t movable_bytes(DataType dt) {
 
 }  // namespace
 
+namespace {
+
+// One contiguous copy of a concatenation.
+struct Piece {
+    uint8_t* dst;
+    const uint8_t* src;
+    size_t n;
+};
+
+// The copies of concat_fast, cut into pieces of at most `most` bytes (a channel concat of one
+// image is a handful of copies, which the pool could not otherwise share).
+std::vector<Piece> concat_pieces(const std::vector<const Tensor*>& in, int64_t outer, uint8_t* dst,
+                                 size_t out_row, size_t most) {
+    std::vector<Piece> pieces;
+    for (int64_t o = 0; o < outer; ++o) {
+        size_t start = 0;
+        for (const Tensor* t : in) {
+            const size_t row = t->nbytes() / static_cast<size_t>(outer);
+            for (size_t at = 0; at < row; at += most)
+                pieces.push_back({dst + o * out_row + start + at, t->bytes() + o * row + at,
+                                  std::min(most, row - at)});
+            start += row;
+        }
+    }
+    return pieces;
+}
+
+}  // namespace
+
 Tensor concat_fast(const std::vector<const Tensor*>& in, const Dims& out, size_t axis,
                    ThreadPool* pool) {
     const size_t es = movable_bytes(in.at(0)->dtype());
@@ -188,6 +217,18 @@ Tensor concat_fast(const std::vector<const Tensor*>& in, const Dims& out, size_t
     if (outer == 0 || y.numel() == 0) return y;
     const size_t out_row = y.nbytes() / static_cast<size_t>(outer);
     uint8_t* dst = y.mutable_bytes();
+    if (outer < 64) {  // few long rows: copy them in pieces of kGrain elements
+        const std::vector<Piece> pieces =
+            concat_pieces(in, outer, dst, out_row, static_cast<size_t>(kGrain) * es);
+        const auto n = static_cast<int64_t>(pieces.size());
+        parallel_rows(pool, n, static_cast<int64_t>(y.numel()) / n, [&](int64_t b, int64_t e) {
+            for (int64_t i = b; i < e; ++i) {
+                const Piece& p = pieces[static_cast<size_t>(i)];
+                std::memcpy(p.dst, p.src, p.n);
+            }
+        });
+        return y;
+    }
     parallel_rows(pool, outer, static_cast<int64_t>(y.numel()) / outer, [&](int64_t b, int64_t e) {
         size_t start = 0;
         for (const Tensor* t : in) {

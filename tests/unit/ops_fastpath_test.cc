@@ -81,6 +81,11 @@ TEST(OpsFastPath, LargeConcatAndTransposeRunInParallel) {
     const Tensor b = random_tensor(DataType::kFloat32, {300, 100, 3}, rng);
     const Tensor fast = ops::concat_fast({&a, &b}, {300, 300, 3}, 1, &pool);
     EXPECT_TRUE(fast.same_contents(ops::concat_plain({&a, &b}, {300, 300, 3}, 1, nullptr)));
+    // A channel concat of one image: rows longer than a piece, cut and shared by the pool.
+    const Tensor c = random_tensor(DataType::kFloat32, {1, 100, 401}, rng);
+    const Tensor d = random_tensor(DataType::kFloat32, {1, 60, 401}, rng);
+    EXPECT_TRUE(ops::concat_fast({&c, &d, &c}, {1, 260, 401}, 1, &pool)
+                    .same_contents(ops::concat_plain({&c, &d, &c}, {1, 260, 401}, 1, nullptr)));
     for (const Dims& perm : {Dims{2, 0, 1}, Dims{1, 0, 2}, Dims{0, 2, 1}})
         EXPECT_TRUE(ops::transpose_fast(a, perm, &pool)
                         .same_contents(ops::transpose_plain(a, perm, nullptr)));
