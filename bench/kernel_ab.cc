@@ -13,13 +13,13 @@
 #include <cstdio>
 #include <functional>
 #include <map>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "base/error.h"
 #include "onnx/model_io.h"
 #include "ops/conv_winograd.h"
+#include "random_feeds.h"
 #include "runtime/session.h"
 
 namespace {
@@ -33,24 +33,6 @@ const std::map<std::string, Switch>& switches() {
     return s;
 }
 
-pg::runtime::Feeds random_feeds(const pg::ir::Model& model) {
-    pg::runtime::Feeds feeds;
-    std::mt19937 rng(3);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    for (const pg::ir::Value* in : model.graph->inputs()) {
-        if (in->is_initializer() || !in->type().shape) continue;
-        std::vector<int64_t> dims;
-        for (const auto& d : *in->type().shape) dims.push_back(d.value ? *d.value : 1);
-        pg::Tensor t = pg::Tensor::zeros(in->type().elem_type, dims);
-        if (t.dtype() == pg::DataType::kFloat32) {
-            auto* p = reinterpret_cast<float*>(t.mutable_bytes());
-            for (uint64_t i = 0; i < t.numel(); ++i) p[i] = u(rng);
-        }
-        feeds[in->name()] = pg::ops::RtValue::of(t);
-    }
-    return feeds;
-}
-
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v.empty() ? 0.0 : v[v.size() / 2];
@@ -62,7 +44,7 @@ void measure(const std::string& path, const Switch& set, int threads, int reps) 
     pg::runtime::SessionOptions so;
     so.threads = threads;
     pg::runtime::Session session(*model, so);
-    const pg::runtime::Feeds feeds = random_feeds(*model);
+    const pg::runtime::Feeds feeds = pg::bench::random_feeds(*model);
     const bool before = set(true);
     std::vector<double> ms[2];
     for (int r = -1; r < reps; ++r) {
