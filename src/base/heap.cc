@@ -1,6 +1,7 @@
-// See heap.h. Called after a session's first run, so that glibc's mmap threshold, which it
-// raises as large blocks are freed, has already grown to the run's block sizes: setting the
-// trim threshold freezes that adjustment where it is.
+// See heap.h. Setting either threshold stops glibc's own adjustment of the mmap threshold, which
+// it raises only as large blocks are freed; frozen wherever it stood, blocks allocated later
+// above it (another model's, or a kernel's scratch the first run did not need) were mapped and
+// faulted in on every use, so it is set to 32 MiB (glibc's own ceiling for it) as well.
 #include "base/heap.h"
 
 #include <cstdlib>  // defines __GLIBC__ under glibc
@@ -13,7 +14,8 @@ namespace pg {
 
 bool retain_heap_between_runs() {
 #if defined(__GLIBC__)
-    static const bool applied = mallopt(M_TRIM_THRESHOLD, 1 << 30) != 0;
+    static const bool applied =
+        mallopt(M_MMAP_THRESHOLD, 32 << 20) != 0 && mallopt(M_TRIM_THRESHOLD, 1 << 30) != 0;
     return applied;
 #else
     return false;

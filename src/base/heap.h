@@ -2,9 +2,10 @@
 // top of its heap back to the system whenever it exceeds a threshold, and a session's run frees
 // everything it allocated, so each run's activations came back as fresh pages: 1,500-6,300 page
 // faults per run on resnet50, mobilenet and vgg19 (docs/performance.md). retain_heap_between_runs
-// stops that trimming (once per process; other C libraries: nothing), so later runs reuse the
-// same pages. The high-water mark does not move (the pages were resident at the peak anyway);
-// memory freed after a larger model stays with the process.
+// stops that trimming and serves blocks up to 32 MiB from the heap (once per process; other C
+// libraries: nothing), so later runs reuse the same pages. The runtime calls it after a
+// session's first run, so that run's peak is glibc's default; measured peaks did not move.
+// Memory freed after a larger model stays with the process.
 #pragma once
 
 namespace pg {

@@ -1,7 +1,10 @@
 // retain_heap_between_runs: freed memory at the top of the heap stays resident instead of going
-// back to the system (glibc; elsewhere it reports that nothing was set).
+// back to the system, and large blocks come from the heap (glibc; elsewhere it reports that
+// nothing was set).
 #include <gtest/gtest.h>
 
+#include <malloc.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,6 +15,11 @@
 
 namespace pg {
 namespace {
+
+// Makes the block's contents observable, so the compiler keeps the allocation and its writes.
+void keep(const void* p) {
+    asm volatile("" : : "r"(p) : "memory");
+}
 
 // Resident pages of this process (/proc/self/statm), or -1.
 long resident_pages() {
@@ -37,6 +45,7 @@ TEST(BaseHeap, FreedHeapMemoryStaysResident) {
     for (size_t i = 0; i < count; ++i) {
         blocks.push_back(new char[block]);
         std::memset(blocks.back(), 1, block);
+        keep(blocks.back());
     }
     const long before = resident_pages();
     for (size_t i = count; i-- > 0;) delete[] blocks[i];
@@ -45,6 +54,41 @@ TEST(BaseHeap, FreedHeapMemoryStaysResident) {
     const long page = sysconf(_SC_PAGESIZE);
     // Without the setting about 8,000 pages (32 MiB) would leave; allow a little churn.
     EXPECT_GT(after, before - long((4 << 20) / page)) << "before " << before << ", after " << after;
+#endif
+}
+
+// Minor page faults of this process so far.
+long minor_faults() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_minflt;
+}
+
+TEST(BaseHeap, LargeBlocksComeBackWithoutFaults) {
+#if !defined(__GLIBC__)
+    GTEST_SKIP() << "only glibc maps large blocks this way";
+#else
+    ASSERT_TRUE(retain_heap_between_runs());
+    // Use up the free top of the heap first (earlier tests may have left one), so that the block
+    // below cannot simply be cut from it.
+    const size_t top = mallinfo2().keepcost;
+    char* filler = top > 4096 ? new char[top - 4096] : nullptr;
+    keep(filler);
+    // 8 MiB: above glibc's default mmap threshold, so without the setting every allocation would
+    // be a fresh mapping, faulted in page by page (2,048 faults).
+    const size_t size = 8 << 20;
+    char* first = new char[size];
+    std::memset(first, 1, size);
+    keep(first);
+    delete[] first;
+    const long before = minor_faults();
+    char* again = new char[size];
+    std::memset(again, 2, size);
+    keep(again);
+    const long faults = minor_faults() - before;
+    delete[] again;
+    delete[] filler;
+    EXPECT_LT(faults, 256) << faults << " faults re-touching a freed 8 MiB block";
 #endif
 }
 
