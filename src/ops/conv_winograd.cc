@@ -27,7 +27,8 @@ std::atomic<bool> g_enabled{[] {
 
 // Scratch per call: 2 MiB, or half the layer's weights when more (the run's memory target is
 // relative to weights plus activations); a quarter holds a block of transformed filters, the
-// rest a band of transformed input tiles and their products.
+// rest a band of transformed input tiles and their products (each thread running blocks as
+// tasks holds a block's filters and products of its own).
 int64_t scratch_bytes(int64_t cg, int64_t mg) {
     return std::max<int64_t>(int64_t{2} << 20, mg * cg * 9 * 4 / 2);
 }
@@ -74,12 +75,12 @@ void run_block(const WinoGeometry& s, int64_t cg, const GemmArgs<float>& a, int6
 }
 
 // Tile rows [ty0, ty1): the input transformed once into v, then the blocks of kn output
-// channels. With at least two blocks per thread, each block is one task with scratch of its
-// own (measured with kernel_ab, 2 threads: vgg19 0.95, zoo_resnet_style 0.98, resnet50 0.99 of
-// the time of the phases below); otherwise block after block, each phase over the pool.
+// channels, each with a block's scratch for its filters and products. With at least two blocks
+// per thread, each block is one task with scratch of its own (measured with kernel_ab, 2
+// threads: vgg19 0.95, zoo_resnet_style 0.98, resnet50 0.99 of the time of the phases below);
+// otherwise block after block, each phase over the pool.
 void run_band(const WinoGeometry& s, const float* xg, int64_t cg, const GemmArgs<float>& a,
-              int64_t kn, int64_t ty0, int64_t ty1, float* u, float* v, float* p,
-              ThreadPool* pool) {
+              int64_t kn, int64_t ty0, int64_t ty1, float* v, ThreadPool* pool) {
     const int64_t nt = (ty1 - ty0) * s.tw, blocks = (a.m + kn - 1) / kn;
     const int threads = pool ? pool->num_threads() : 1;
     run_parallel(pool, cg, [&](int64_t b, int64_t e) { wino_input(s, xg, cg, ty0, ty1, b, e, v); });
@@ -92,6 +93,8 @@ void run_band(const WinoGeometry& s, const float* xg, int64_t cg, const GemmArgs
         });
         return;
     }
+    const auto buf = scratch(16 * kn * (cg + nt));
+    float *u = buf.get(), *p = u + 16 * kn * cg;
     for (int64_t k0 = 0; k0 < a.m; k0 += kn) {
         const int64_t kb = std::min(kn, a.m - k0);
         run_parallel(pool, kb,
@@ -113,8 +116,9 @@ bool winograd_fits(const Window& g, int64_t cg, int64_t mg) {
     if (g.nd != 2 || g.kernel[1] != 3 || g.kernel[2] != 3) return false;
     if (g.stride[1] != 1 || g.stride[2] != 1 || g.dil[1] != 1 || g.dil[2] != 1) return false;
     if (g.pad_begin[1] < 0 || g.pad_begin[2] < 0 || cg < 64 || mg < 64) return false;
-    // Measured (bench_conv_layers): with fewer channels the transforms cost what the GEMMs
-    // save, and with few tiles the filter transform does unless the channels are many.
+    // Measured (single layers, then kernel_ab in the bench models): with fewer channels the
+    // transforms cost what the GEMMs save, and with few tiles the filter transform does unless
+    // the channels are many.
     const int64_t tiles = ((g.out[1] + 1) / 2) * ((g.out[2] + 1) / 2);
     return tiles >= 100 || (tiles >= 49 && cg >= 256);
 }
@@ -128,11 +132,9 @@ bool conv_winograd(const Window& g, const float* xg, int64_t cg, const GemmArgs<
     const int64_t kn = std::clamp<int64_t>(budget / 4 / (64 * cg) / 16 * 16, 16, a.m);
     const int64_t band_tiles = budget * 3 / 4 / (64 * (cg + kn));
     const int64_t band_rows = std::clamp<int64_t>(band_tiles / s.tw, 1, s.th);
-    const int64_t max_nt = band_rows * s.tw;
-    const auto buf = scratch(16 * kn * cg + 16 * (cg + kn) * max_nt);
-    float *u = buf.get(), *v = u + 16 * kn * cg, *p = v + 16 * cg * max_nt;
+    const auto v = scratch(16 * cg * band_rows * s.tw);
     for (int64_t ty0 = 0; ty0 < s.th; ty0 += band_rows)
-        run_band(s, xg, cg, a, kn, ty0, std::min(s.th, ty0 + band_rows), u, v, p, pool);
+        run_band(s, xg, cg, a, kn, ty0, std::min(s.th, ty0 + band_rows), v.get(), pool);
     return true;
 }
 

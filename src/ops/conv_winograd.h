@@ -5,8 +5,8 @@
 // transforms use only the factors 0, +-1 and 1/2, so the rounding stays a few ulps of the
 // direct sum's (numeric contract, not bit for bit: tests/unit/ops_conv_winograd_test.cc diffs
 // it against conv_reference). The filter transforms are made per run, in blocks of output
-// channels, and the input is transformed a band of tile rows at a time, so the scratch stays a
-// few MiB whatever the layer.
+// channels, and the input is transformed a band of tile rows at a time, so the scratch stays
+// near max(2 MiB, half the layer's weights).
 #pragma once
 #include <cstdint>
 

@@ -176,10 +176,6 @@ size_t movable_bytes(DataType dt) {
     return bits > 0 && bits % 8 == 0 ? static_cast<size_t>(bits / 8) : 0;
 }
 
-}  // namespace
-
-namespace {
-
 // One contiguous copy of a concatenation.
 struct Piece {
     uint8_t* dst;
