@@ -5,7 +5,8 @@
 // (docs/performance.md); the models come from `interpreter_bench --save DIR`.
 //
 // Usage: kernel_ab --switch NAME [--threads N] [--reps N] MODEL.onnx...
-//   NAME: winograd (ops::set_conv_winograd). --threads N (default 2), --reps N runs per side
+//   NAME: winograd (ops::set_conv_winograd), shuffle (runtime::set_fuse_channel_shuffle: a
+//   plan-time switch, so each side has its own session). --threads N (default 2), --reps N runs per side
 //   (default 30). Inputs are uniform in [-1, 1) for float32, zero otherwise, with symbolic
 //   dims set to 1.
 #include <algorithm>
@@ -29,6 +30,7 @@ using Switch = std::function<bool(bool)>;  // sets the switch, returns its previ
 const std::map<std::string, Switch>& switches() {
     static const std::map<std::string, Switch> s = {
         {"winograd", [](bool on) { return pg::ops::set_conv_winograd(on); }},
+        {"shuffle", [](bool on) { return pg::runtime::set_fuse_channel_shuffle(on); }},
     };
     return s;
 }
@@ -43,15 +45,17 @@ void measure(const std::string& path, const Switch& set, int threads, int reps) 
     const auto model = pg::onnx::load_model(path);
     pg::runtime::SessionOptions so;
     so.threads = threads;
-    pg::runtime::Session session(*model, so);
+    const bool before = set(false);
+    pg::runtime::Session off_session(*model, so);  // each side planned with its setting
+    set(true);
+    pg::runtime::Session on_session(*model, so);
     const pg::runtime::Feeds feeds = pg::bench::random_feeds(*model);
-    const bool before = set(true);
     std::vector<double> ms[2];
     for (int r = -1; r < reps; ++r) {
         for (int side = 0; side < 2; ++side) {
             set(side == 1);
             const auto t0 = std::chrono::steady_clock::now();
-            session.run(feeds);
+            (side == 1 ? on_session : off_session).run(feeds);
             const auto t1 = std::chrono::steady_clock::now();
             if (r >= 0)
                 ms[side].push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());

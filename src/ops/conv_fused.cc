@@ -1,11 +1,14 @@
 // The fused Conv + BatchNormalization / Relu / Clip kernel (see conv_fused.h).
 #include "ops/conv_fused.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "base/error.h"
 #include "ops/gemm_kernels.h"
+#include "ops/tensor_util.h"
 
 namespace pg::ops {
 
@@ -13,6 +16,11 @@ namespace {
 
 bool is_f32(const Tensor& t) {
     return t.dtype() == DataType::kFloat32;
+}
+
+// One past the chain's last input before the shuffle's shapes.
+size_t chain_end(const ConvChain& c, const KernelContext& ctx) {
+    return ctx.num_inputs() - (c.shuffle ? 2 : 0);
 }
 
 // True when every input the fast path reads is float32 with the size it expects.
@@ -43,7 +51,7 @@ bool fast_path_fits(const ConvChain& c, KernelContext& ctx) {
         ++next;
     }
     if (c.act == ConvChain::Act::kClip && !c.clip_from_attrs)
-        for (size_t i = next; i < next + 2; ++i)
+        for (size_t i = next; i < std::min(next + 2, chain_end(c, ctx)); ++i)
             if (ctx.has_input(i) && (!is_f32(ctx.input(i)) || ctx.input(i).numel() != 1))
                 return false;
     return true;
@@ -75,11 +83,35 @@ GemmEpilogue epilogue(const ConvChain& c, KernelContext& ctx, std::vector<float>
         if (c.clip_from_attrs) {
             ep.lo = c.clip_min, ep.hi = c.clip_max;
         } else {
-            if (ctx.has_input(next)) ep.lo = ctx.input(next).data<float>()[0];
-            if (ctx.has_input(next + 1)) ep.hi = ctx.input(next + 1).data<float>()[0];
+            const size_t end = chain_end(c, ctx);
+            if (next < end && ctx.has_input(next)) ep.lo = ctx.input(next).data<float>()[0];
+            if (next + 1 < end && ctx.has_input(next + 1))
+                ep.hi = ctx.input(next + 1).data<float>()[0];
         }
     }
     return ep;
+}
+
+// The shuffle's group count g when the chain's Reshape (n, g, m / g, spatial...), Transpose
+// (0, 2, 1, ...) and Reshape take Conv output dims `y` back to `y`; 0 otherwise (the plain
+// kernels then run, and report any error).
+int64_t shuffle_groups(const ConvChain& c, const KernelContext& ctx, const std::vector<int64_t>& y) {
+    const size_t n = ctx.num_inputs();
+    if (!ctx.has_input(n - 2) || !ctx.has_input(n - 1)) return 0;
+    try {
+        const std::vector<int64_t> r = reshape_dims(
+            y, to_int64_vector(ctx.input(n - 2), "Reshape"), c.shuffle_allowzero[0]);
+        if (r.size() != y.size() + 1 || r[0] != y[0] || r[1] * r[2] != y[1] ||
+            !std::equal(r.begin() + 3, r.end(), y.begin() + 2))
+            return 0;
+        std::vector<int64_t> t = r;
+        std::swap(t[1], t[2]);
+        const std::vector<int64_t> back = reshape_dims(
+            t, to_int64_vector(ctx.input(n - 1), "Reshape"), c.shuffle_allowzero[1]);
+        return back == y ? r[1] : 0;
+    } catch (const Error&) {
+        return 0;
+    }
 }
 
 }  // namespace
@@ -91,13 +123,17 @@ KernelFn make_conv_chain(const ConvChain& chain, KernelFn plain) {
         const Tensor& w = ctx.input(1);
         const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
         const ConvShape s = conv_shape(chain.conv, x, w, b);
+        const std::vector<int64_t> dims = conv_output_dims(s);
+        const int64_t shuffle = chain.shuffle ? shuffle_groups(chain, ctx, dims) : 1;
+        const bool depthwise = s.group > 1 && s.group == s.c && s.group == s.m;
+        if (shuffle == 0 || (shuffle > 1 && depthwise)) return plain(ctx);
         std::vector<float> k;
         GemmEpilogue ep = epilogue(chain, ctx, k);
-        Tensor y = Tensor::uninitialized(DataType::kFloat32, conv_output_dims(s));
+        Tensor y = Tensor::uninitialized(DataType::kFloat32, dims);
         float* out = reinterpret_cast<float*>(y.mutable_bytes());
         if (ep.res) ep.res_origin = out;
         conv_fast(s, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr, out,
-                  ctx.pool(), &ep);
+                  ctx.pool(), &ep, shuffle);
         ctx.set_output(0, std::move(y));
     };
 }

@@ -28,15 +28,22 @@ struct ConvChain {
     // Clip's bounds from attributes (opset < 11); otherwise from inputs when given.
     bool clip_from_attrs = false;
     float clip_min = 0.0f, clip_max = 0.0f;
+    // Then ShuffleNet's channel shuffle: Reshape to (n, g, m / g, spatial...), Transpose
+    // (0, 2, 1, 3, ...), Reshape back to the Conv's dims, folded into where the Conv writes each
+    // output channel (conv_fast's shuffle; not with a residual). The Reshapes' allowzero.
+    bool shuffle = false;
+    bool shuffle_allowzero[2] = {false, false};
 };
 
 // The fused kernel. Its inputs: X, W, B (may be omitted), then scale, B, mean, var when
 // batch_norm, then the Mul's per-channel factors when scale, the Add's when shift (any shape
 // with one value per output channel), then the other addend when residual, then Clip's min, max
-// (may be omitted) when act is kClip and not from attributes. One output: the last op's. Anything
+// (may be omitted) when act is kClip and not from attributes, then the two Reshapes' shapes when
+// shuffle (always the last two inputs). One output: the last op's. Anything
 // the float32 fast path does not cover (other types, BatchNormalization parameters of the wrong
 // size, a residual that is not exactly the Conv output's shape, non-scalar Clip bounds, per-channel
-// factors of the wrong count) runs `plain`, which must run the unfused kernels on the same inputs.
+// factors of the wrong count, Reshapes that do not shuffle channels of this Conv's output) runs
+// `plain`, which must run the unfused kernels on the same inputs.
 KernelFn make_conv_chain(const ConvChain& chain, KernelFn plain);
 
 }  // namespace pg::ops

@@ -284,7 +284,7 @@ void conv_padded_width(const Window& g, const float* xg, int64_t cg, GemmArgs<fl
                        ThreadPool* pool) {
     const int64_t wp = g.in[2] + g.pad_begin[2] + g.pad_end[2];
     const int64_t hp = g.in[1] + g.pad_begin[1] + g.pad_end[1];
-    const int64_t ks = g.kernel_size(), kw_n = g.kernel[2], os = g.out_size();
+    const int64_t ks = g.kernel_size(), kw_n = g.kernel[2];
     const int64_t plane = hp * wp + (kw_n - 1) * g.dil[2] + kGemmNr;  // slack: the last taps
     std::vector<float> xp(static_cast<size_t>(cg * plane));
     run_parallel(pool, cg, [&](int64_t b, int64_t e) {
@@ -301,7 +301,8 @@ void conv_padded_width(const Window& g, const float* xg, int64_t cg, GemmArgs<fl
         tap[static_cast<size_t>(k)] = (k / kw_n) * g.dil[1] * wp + (k % kw_n) * g.dil[2];
     const int64_t np = g.out[1] * wp, mg = a.m;
     std::vector<float> cp(static_cast<size_t>(mg * np));
-    float* yg = a.c;
+    float* yg = a.c;  // channel planes a.ldc apart
+    const int64_t ldc = a.ldc;
     a.n = np, a.c = cp.data(), a.ldc = np;
     gemm_fast_packed(
         a,
@@ -325,34 +326,27 @@ void conv_padded_width(const Window& g, const float* xg, int64_t cg, GemmArgs<fl
     run_parallel(pool, mg, [&](int64_t b, int64_t e) {
         for (int64_t m = b; m < e; ++m)
             for (int64_t oh = 0; oh < g.out[1]; ++oh)
-                std::copy_n(cp.data() + m * np + oh * wp, g.out[2], yg + m * os + oh * g.out[2]);
+                std::copy_n(cp.data() + m * np + oh * wp, g.out[2], yg + m * ldc + oh * g.out[2]);
     });
 }
 
-// One (image, group): y_g (mg x os) = w_g (mg x cg*ks) * im2col(x_g) (cg*ks x os), then the
-// bias and `ep` as the GEMM's epilogue (no pass over y_g to prefill the bias).
-void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const float* w,
-              const float* bias, float* y, ThreadPool* pool, const GemmEpilogue* ep) {
-    const Window& g = s.w;
-    const int64_t cg = s.c / s.group, mg = s.m / s.group, kk = cg * g.kernel_size(),
-                  os = g.out_size();
-    const float* xg = x + (n * s.c + grp * cg) * g.in_size();
-    float* yg = y + (n * s.m + grp * mg) * os;
-    GemmArgs<float> a;
-    a.m = mg, a.n = os, a.k = kk, a.a = w + grp * mg * kk, a.lda = kk, a.b = xg, a.ldb = os;
-    a.c = yg, a.ldc = os;
-    GemmEpilogue eg;  // the group's rows are channels grp * mg ...; the bias is its first step
+// Rows [r0, r0 + a.m) of one (image, group)'s GEMM (a: their weights and output rows), then
+// the bias and `ep` as the GEMM's epilogue (no pass over y_g to prefill the bias); `row` is the
+// output channel of r0, which offsets the per-channel parameters.
+void conv_rows(const Window& g, const float* xg, int64_t cg, GemmArgs<float> a, int64_t row,
+               const float* bias, ThreadPool* pool, const GemmEpilogue* ep) {
+    GemmEpilogue eg;  // the rows are channels row ...; the bias is the epilogue's first step
     if (ep) eg = *ep;
-    if (eg.sub) eg.sub += grp * mg, eg.mul += grp * mg, eg.add += grp * mg;
-    if (eg.scale) eg.scale += grp * mg;
-    if (eg.shift) eg.shift += grp * mg;
-    if (bias) eg.bias = bias + grp * mg;
+    if (eg.sub) eg.sub += row, eg.mul += row, eg.add += row;
+    if (eg.scale) eg.scale += row;
+    if (eg.shift) eg.shift += row;
+    if (bias) eg.bias = bias + row;
     if (ep || bias) a.epilogue = &eg;
     if (conv_winograd(g, xg, cg, a, pool)) return;
     if (conv_direct(g, xg, cg, a, pool)) return;
     if (is_pointwise(g)) return gemm_fast(a, pool);
     // The padded-width path applies the epilogue to a scratch result, where no residual is.
-    if (use_padded_width(g, mg) && !(ep && ep->res)) return conv_padded_width(g, xg, cg, a, pool);
+    if (use_padded_width(g, a.m) && !(ep && ep->res)) return conv_padded_width(g, xg, cg, a, pool);
     gemm_fast_packed(
         a,
         [&](int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* dst) {
@@ -361,20 +355,44 @@ void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const 
         pool);
 }
 
+// One (image, group): y_g (mg x os) = w_g (mg x cg*ks) * im2col(x_g) (cg*ks x os). With a
+// channel shuffle (conv_fast), the group's rows are cut where the shuffle's groups of
+// m / shuffle channels begin; the rows of one piece go to channels `shuffle` planes apart.
+void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const float* w,
+              const float* bias, float* y, ThreadPool* pool, const GemmEpilogue* ep,
+              int64_t shuffle) {
+    const Window& g = s.w;
+    const int64_t cg = s.c / s.group, mg = s.m / s.group, kk = cg * g.kernel_size(),
+                  os = g.out_size(), seg = s.m / shuffle;
+    const float* xg = x + (n * s.c + grp * cg) * g.in_size();
+    for (int64_t r0 = 0; r0 < mg;) {
+        const int64_t o = grp * mg + r0;  // the piece's first output channel
+        const int64_t r1 = std::min(mg, r0 + seg - o % seg);
+        GemmArgs<float> a;
+        a.m = r1 - r0, a.n = os, a.k = kk, a.a = w + o * kk, a.lda = kk, a.b = xg, a.ldb = os;
+        a.c = y + (n * s.m + (o % seg) * shuffle + o / seg) * os, a.ldc = shuffle * os;
+        conv_rows(g, xg, cg, a, o, bias, pool, ep);
+        r0 = r1;
+    }
+}
+
 }  // namespace
 
 void conv_fast(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
-               ThreadPool* pool, const GemmEpilogue* epilogue) {
-    if (s.group > 1 && s.group == s.c && s.group == s.m) {  // depthwise: one channel per group
-        return depthwise_fast(s, x, w, bias, y, pool, epilogue);
-    }
+               ThreadPool* pool, const GemmEpilogue* epilogue, int64_t shuffle) {
+    const bool depthwise = s.group > 1 && s.group == s.c && s.group == s.m;
+    if (shuffle != 1 && (shuffle < 1 || s.m % shuffle != 0 || depthwise || (epilogue && epilogue->res)))
+        throw Error(ErrorKind::kInternal, "conv_fast: a channel shuffle by " +
+                                              std::to_string(shuffle) + " of " +
+                                              std::to_string(s.m) + " channels is not supported");
+    if (depthwise) return depthwise_fast(s, x, w, bias, y, pool, epilogue);
     const int64_t jobs = s.n * s.group;
     const int64_t work = (s.m / s.group) * s.w.out_size() * (s.c / s.group) * s.w.kernel_size();
     const bool split_jobs = jobs > 1 && work < (1 << 20);
     run_parallel(split_jobs ? pool : nullptr, jobs, [&](int64_t b, int64_t e) {
         for (int64_t j = b; j < e; ++j)
             conv_one(s, j / s.group, j % s.group, x, w, bias, y, split_jobs ? nullptr : pool,
-                     epilogue);
+                     epilogue, shuffle);
     });
 }
 

@@ -72,9 +72,12 @@ void conv_reference(const ConvShape& s, const T* x, const T* w, const T* bias, T
 // float32 fast path over the pool: one GEMM per (image, group) (conv_direct, else
 // gemm_fast_packed), depthwise directly. `epilogue` (rows = output channels) post-processes each
 // output channel as it is finished (fused BatchNormalization, per-channel Mul / Add, residual,
-// Relu / Clip); nullptr = none.
+// Relu / Clip); nullptr = none. `shuffle` > 1 writes the channels shuffled as ShuffleNet's
+// Reshape (n, shuffle, m / shuffle, spatial) -> Transpose (0, 2, 1, ...) -> Reshape would leave
+// them: channel o goes to (o % (m / shuffle)) * shuffle + o / (m / shuffle) (requires m %
+// shuffle == 0, no residual in the epilogue and not depthwise; kInternal otherwise).
 void conv_fast(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
-               ThreadPool* pool, const GemmEpilogue* epilogue = nullptr);
+               ThreadPool* pool, const GemmEpilogue* epilogue = nullptr, int64_t shuffle = 1);
 // float32 depthwise Conv (group == c == m) over the pool (conv_depthwise.cc).
 void depthwise_fast(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
                     ThreadPool* pool, const GemmEpilogue* epilogue = nullptr);

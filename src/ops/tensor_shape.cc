@@ -21,7 +21,8 @@ std::string dims_str(const Dims& d) {
     return s + "]";
 }
 
-// Reshape's target: 0 copies the input dim (unless allowzero), one -1 is inferred.
+}  // namespace
+
 Dims reshape_dims(const Dims& in, Dims shape, bool allowzero) {
     int64_t infer = -1, known = 1;
     for (size_t i = 0; i < shape.size(); ++i) {
@@ -49,6 +50,8 @@ Dims reshape_dims(const Dims& in, Dims shape, bool allowzero) {
         fail("Reshape: cannot reshape " + dims_str(in) + " to " + dims_str(shape));
     return shape;
 }
+
+namespace {
 
 KernelFn make_reshape(const Attrs& a, int64_t opset) {
     const bool allowzero = a.get_int("allowzero", 0) != 0;

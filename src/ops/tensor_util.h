@@ -16,6 +16,10 @@ namespace pg::ops {
 
 // `axis` in [-rank, rank) mapped to [0, rank); kInvalidInput otherwise. `what` names the op.
 int64_t normalize_axis(int64_t axis, int64_t rank, const char* what);
+// Reshape's target shape for input dims `in` (tensor_shape.cc): 0 copies the input dim (unless
+// allowzero), one -1 is inferred; kInvalidInput when the counts do not match.
+std::vector<int64_t> reshape_dims(const std::vector<int64_t>& in, std::vector<int64_t> shape,
+                                  bool allowzero);
 // The values of an int32/int64 tensor as int64.
 std::vector<int64_t> to_int64_vector(const Tensor& t, const char* what);
 // A scalar (or one-element) tensor's value as double; kInvalidInput if it holds != 1 element.

@@ -2,12 +2,14 @@
 #include "runtime/fuse.h"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <unordered_map>
 
 #include "ir/model.h"
 #include "ops/attrs.h"
 #include "ops/conv_fused.h"
+#include "runtime/session.h"
 
 namespace pg::runtime {
 
@@ -35,6 +37,7 @@ struct Chain {
     const ir::Node* add = nullptr;  // residual Add / Sum
     size_t add_other = 0;           // the input of `add` that is not the chain's value
     const ir::Node* act = nullptr;
+    const ir::Node* shuffle[3] = {};  // Reshape, Transpose, Reshape
     ops::ConvChain spec;
 };
 
@@ -66,7 +69,43 @@ void match_conv_channel_ops(const ir::Graph& g, const ir::Node& conv, int64_t op
     c.spec.shift = c.channel.add.node != nullptr;
 }
 
-// The chain starting at Conv step i, if BatchNormalization or an activation follows it.
+std::atomic<bool> g_fuse_shuffle{true};
+
+// n is a Reshape by an initializer shape (opset >= 5) with one output.
+bool constant_reshape(const ir::Node* n, int64_t opset) {
+    return is_op(n, "Reshape") && opset >= 5 && n->inputs().size() == 2 && n->inputs()[1] &&
+           n->inputs()[1]->is_initializer() && single_output(*n);
+}
+
+// After the chain's value v: Reshape -> Transpose (0, 2, 1, 3, ...) -> Reshape, each the
+// previous value's only reader (ShuffleNet's channel shuffle; the kernel checks the shapes at
+// run time). Not after a residual (the fused Add reads its addend where the output is written)
+// nor a Conv with one output channel per group (the depthwise kernel has no shuffle).
+void match_shuffle(const ir::Graph& g, const ir::Node& conv, int64_t opset,
+                   const std::unordered_map<const ir::Node*, size_t>& step_of,
+                   const ir::Value* v, Chain& c) {
+    const ir::Value* w = conv.input(1);
+    if (!g_fuse_shuffle.load(std::memory_order_relaxed) || c.add || !w || !w->is_initializer() || w->initializer()->tensor.rank() < 3 ||
+        w->initializer()->tensor.dims()[0] <= c.spec.conv.group)
+        return;
+    const ir::Node* r1 = sole_reader(g, v, step_of);
+    if (!constant_reshape(r1, opset)) return;
+    const ir::Node* t = sole_reader(g, r1->outputs()[0], step_of);
+    if (!is_op(t, "Transpose") || !single_output(*t)) return;
+    const std::vector<int64_t> perm = ops::Attrs(*t).get_ints("perm");
+    if (perm.size() != static_cast<size_t>(w->initializer()->tensor.rank()) + 1) return;
+    for (size_t i = 0; i < perm.size(); ++i)
+        if (perm[i] != static_cast<int64_t>(i == 1 ? 2 : i == 2 ? 1 : i)) return;
+    const ir::Node* r2 = sole_reader(g, t->outputs()[0], step_of);
+    if (!constant_reshape(r2, opset)) return;
+    c.shuffle[0] = r1, c.shuffle[1] = t, c.shuffle[2] = r2;
+    c.spec.shuffle = true;
+    for (int i = 0; i < 2; ++i)
+        c.spec.shuffle_allowzero[i] = ops::Attrs(*c.shuffle[2 * i]).get_int("allowzero", 0) != 0;
+}
+
+// The chain starting at Conv step i, if BatchNormalization, an activation or a channel shuffle
+// follows it.
 bool match_chain(const ir::Graph& g, const GraphPlan& p, size_t i, int64_t opset,
                  const std::unordered_map<const ir::Node*, size_t>& step_of, Chain& c) {
     const ir::Node& conv = *p.steps[i].node;
@@ -89,6 +128,7 @@ bool match_chain(const ir::Graph& g, const GraphPlan& p, size_t i, int64_t opset
         c.spec.residual = true;
         next = sole_reader(g, user->outputs()[0], step_of);
     }
+    if (c.add) v = c.add->outputs()[0];
     if (is_op(next, "Relu") && single_output(*next)) {
         c.act = next, c.spec.act = ops::ConvChain::Act::kRelu;
     } else if (is_op(next, "Clip") && single_output(*next) && next->inputs().size() <= 3 &&
@@ -99,7 +139,9 @@ bool match_chain(const ir::Graph& g, const GraphPlan& p, size_t i, int64_t opset
         c.spec.clip_min = a.get_float("min", std::numeric_limits<float>::lowest());
         c.spec.clip_max = a.get_float("max", std::numeric_limits<float>::max());
     }
-    return c.bn || c.spec.scale || c.spec.shift || c.add || c.act;
+    if (c.act) v = c.act->outputs()[0];
+    match_shuffle(g, conv, opset, step_of, v, c);
+    return c.bn || c.spec.scale || c.spec.shift || c.add || c.act || c.spec.shuffle;
 }
 
 // Slot of input i of step s (-1 when omitted or absent).
@@ -111,7 +153,7 @@ int slot_or_none(const NodeStep& s, size_t i) {
 // factor, read from its initializer, viewed with the shape the graph gave it).
 ops::KernelFn plain_chain(const NodeStep& conv, const NodeStep* bn, const NodeStep* mul,
                           const NodeStep* add_c, const Chain& c, const NodeStep* add,
-                          const NodeStep* act) {
+                          const NodeStep* act, const std::vector<const NodeStep*>& shuffle) {
     struct Part {
         const ir::Node* node;
         SharedKernel kernel;
@@ -125,7 +167,12 @@ ops::KernelFn plain_chain(const NodeStep& conv, const NodeStep* bn, const NodeSt
     if (add_c)
         parts.push_back({add_c->node, add_c->kernel, next, 1, c.channel.add.dims}), next += 1;
     if (add) parts.push_back({add->node, add->kernel, next, 1, {}}), next += 1;  // (value, other)
-    if (act) parts.push_back({act->node, act->kernel, next, act->node->inputs().size() - 1, {}});
+    if (act)
+        parts.push_back({act->node, act->kernel, next, act->node->inputs().size() - 1, {}}),
+            next += act->node->inputs().size() - 1;
+    for (const NodeStep* t : shuffle)  // Reshape (its shape), Transpose, Reshape (its shape)
+        parts.push_back({t->node, t->kernel, next, t->node->inputs().size() - 1, {}}),
+            next += t->node->inputs().size() - 1;
     return [parts](ops::KernelContext& ctx) {
         ops::RtValue y, view;
         for (size_t k = 0; k < parts.size(); ++k) {
@@ -155,6 +202,9 @@ NodeStep fused_step(const GraphPlan& p, const Chain& c,
     const NodeStep* add_c = add_node ? &p.steps[step_of.at(add_node)] : nullptr;
     const NodeStep* add = c.add ? &p.steps[step_of.at(c.add)] : nullptr;
     const NodeStep* act = c.act ? &p.steps[step_of.at(c.act)] : nullptr;
+    std::vector<const NodeStep*> shuffle;
+    if (c.spec.shuffle)
+        for (const ir::Node* n : c.shuffle) shuffle.push_back(&p.steps[step_of.at(n)]);
     NodeStep s;
     s.node = conv.node;
     for (size_t i = 0; i < 3; ++i) s.inputs.push_back(slot_or_none(conv, i));
@@ -166,17 +216,26 @@ NodeStep fused_step(const GraphPlan& p, const Chain& c,
     if (act)
         for (size_t i = 1; i < act->node->inputs().size(); ++i)
             s.inputs.push_back(slot_or_none(*act, i));
-    s.outputs = (act ? act : add ? add : add_c ? add_c : mul ? mul : bn)->outputs;
+    for (const NodeStep* t : shuffle)
+        if (t->node->inputs().size() == 2) s.inputs.push_back(slot_or_none(*t, 1));
+    s.outputs = !shuffle.empty() ? shuffle.back()->outputs
+                : (act ? act : add ? add : add_c ? add_c : mul ? mul : bn)->outputs;
     s.release = conv.release;
     s.opset = conv.opset;
-    for (const NodeStep* t : {bn, mul, add_c, add, act})
+    std::vector<const NodeStep*> fused{bn, mul, add_c, add, act};
+    fused.insert(fused.end(), shuffle.begin(), shuffle.end());
+    for (const NodeStep* t : fused)
         if (t) s.fused_with += ", fused with '" + t->node->name + "' (" + t->node->op_type + ")";
-    s.kernel =
-        share_kernel(ops::make_conv_chain(c.spec, plain_chain(conv, bn, mul, add_c, c, add, act)));
+    s.kernel = share_kernel(
+        ops::make_conv_chain(c.spec, plain_chain(conv, bn, mul, add_c, c, add, act, shuffle)));
     return s;
 }
 
 }  // namespace
+
+bool set_fuse_channel_shuffle(bool on) {
+    return g_fuse_shuffle.exchange(on);
+}
 
 bool is_op(const ir::Node* n, const char* op) {
     return n && ir::is_default_domain(n->domain) && n->op_type == op;
@@ -233,7 +292,8 @@ std::vector<NodeStep> fuse_conv_chains(const ir::Graph& g, const GraphPlan& p, i
         if (!channel_slots_known(p, c.channel)) continue;
         out[i] = fused_step(p, c, step_of);
         std::vector<const ir::Node*> dropped = channel_nodes(c.channel);
-        for (const ir::Node* n : {c.bn, c.add, c.act}) dropped.push_back(n);
+        for (const ir::Node* n : {c.bn, c.add, c.act, c.shuffle[0], c.shuffle[1], c.shuffle[2]})
+            dropped.push_back(n);
         for (const ir::Node* n : dropped) {
             if (!n) continue;
             NodeStep& later = out[step_of.at(n)];  // keeps only its releases

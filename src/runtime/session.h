@@ -75,4 +75,9 @@ class Session {
     std::unique_ptr<Impl> impl_;
 };
 
+// Whether sessions planned from now on fold ShuffleNet's channel shuffle (Reshape -> Transpose
+// -> Reshape) into the Conv step before it (on by default; benches and tests compare the two).
+// Returns the previous setting (runtime/fuse.cc).
+bool set_fuse_channel_shuffle(bool on);
+
 }  // namespace pg::runtime

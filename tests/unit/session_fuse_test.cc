@@ -4,71 +4,19 @@
 // the fast path does not cover (float64, a broadcast residual), keep the plain semantics.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <random>
 
 #include "ir/builder.h"
-#include "runners/ref_runner.h"
 #include "runtime/session.h"
+#include "support/fuse_check.h"
 #include "zoo/zoo.h"
 
 namespace pg {
 namespace {
 
-runtime::Feeds random_feeds(const ir::Model& m, DataType dt = DataType::kFloat32) {
-    std::mt19937 rng(3);
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
-    runtime::Feeds feeds;
-    for (const auto& meta : runners::graph_input_metadata(*m.graph)) {
-        std::vector<int64_t> dims;
-        for (const auto& d : *meta.shape) dims.push_back(*d.value);
-        Tensor t = Tensor::zeros(dt, dims);
-        for (uint64_t i = 0; i < t.numel(); ++i) {
-            if (dt == DataType::kFloat32)
-                reinterpret_cast<float*>(t.mutable_bytes())[i] = static_cast<float>(u(rng));
-            else
-                reinterpret_cast<double*>(t.mutable_bytes())[i] = u(rng);
-        }
-        feeds[meta.name] = ops::RtValue::of(std::move(t));
-    }
-    return feeds;
-}
-
-class CountingHook : public runtime::NodeHook {
-  public:
-    size_t nodes = 0;
-    void on_node(const ir::Node&, const std::vector<const ops::RtValue*>&,
-                 const std::vector<ops::RtValue>&) override {
-        ++nodes;
-    }
-};
-
-void expect_same(const runtime::Results& a, const runtime::Results& b) {
-    ASSERT_EQ(a.size(), b.size());
-    for (size_t i = 0; i < a.size(); ++i) {
-        const Tensor& x = a[i].second.tensor();
-        const Tensor& y = b[i].second.tensor();
-        ASSERT_EQ(x.dims(), y.dims());
-        ASSERT_EQ(x.nbytes(), y.nbytes());
-        EXPECT_EQ(std::memcmp(x.bytes(), y.bytes(), x.nbytes()), 0) << a[i].first;
-    }
-}
-
-// Runs `m` fused and plain and checks the outputs agree bit for bit; returns the fused count.
-int check_fused_matches_plain(const ir::Model& m, DataType dt = DataType::kFloat32) {
-    runtime::SessionOptions on, off;
-    on.threads = off.threads = 2;
-    off.fuse = false;
-    runtime::Session fused(m, on), plain(m, off);
-    EXPECT_EQ(plain.fused_nodes(), 0);
-    const runtime::Feeds feeds = random_feeds(m, dt);
-    const runtime::Results want = plain.run(feeds);
-    expect_same(fused.run(feeds), want);
-    CountingHook hook;  // with a hook the fused session takes the plain steps
-    expect_same(fused.run(feeds, &hook), want);
-    EXPECT_EQ(hook.nodes, m.graph->nodes().size());
-    return fused.fused_nodes();
-}
+using test::batch_norm;
+using test::check_fused_matches_plain;
+using test::random_tensor;
 
 TEST(SessionFuse, ZooModelsFuseAndMatchThePlainSteps) {
     auto resnet =
@@ -79,30 +27,6 @@ TEST(SessionFuse, ZooModelsFuseAndMatchThePlainSteps) {
     auto transformer =
         zoo::transformer_encoder({.seq = 16, .d_model = 64, .heads = 4, .layers = 1, .ffn = 128});
     EXPECT_GT(check_fused_matches_plain(*transformer), 0);  // MatMul + bias Add, element-wise
-}
-
-// A `dt` tensor of `dims` with seeded values uniform in [-1, 1), or [0.5, 2) when `positive`.
-Tensor random_tensor(DataType dt, std::vector<int64_t> dims, bool positive, std::mt19937& rng) {
-    std::uniform_real_distribution<double> u(-1.0, 1.0), pos(0.5, 2.0);
-    Tensor t = Tensor::zeros(dt, std::move(dims));
-    for (uint64_t i = 0; i < t.numel(); ++i) {
-        const double v = positive ? pos(rng) : u(rng);
-        if (dt == DataType::kFloat32)
-            reinterpret_cast<float*>(t.mutable_bytes())[i] = static_cast<float>(v);
-        else
-            reinterpret_cast<double*>(t.mutable_bytes())[i] = v;
-    }
-    return t;
-}
-
-// BatchNormalization of y over `c` channels with seeded parameters (variance positive).
-ir::Value* batch_norm(ir::GraphBuilder& b, ir::Value* y, DataType dt, int64_t c, std::mt19937& rng,
-                      const std::string& name = "bn") {
-    auto t = [&](bool positive) { return random_tensor(dt, {c}, positive, rng); };
-    return b.op("BatchNormalization",
-                {y, b.constant("s", t(false)), b.constant("bb", t(false)),
-                 b.constant("mu", t(false)), b.constant("var", t(true))},
-                {}, name);
 }
 
 // x -> Conv -> BatchNormalization -> act, in `dt`; `conv_out` also marks the Conv's output as a
@@ -352,10 +276,10 @@ TEST(SessionFuse, TimedRunsTimeEachFusedStep) {
     runtime::SessionOptions o;
     o.threads = 2;
     runtime::Session session(*m, o);
-    const runtime::Feeds feeds = random_feeds(*m);
+    const runtime::Feeds feeds = test::random_fuse_feeds(*m);
     std::vector<runtime::Session::StepTime> times;
     const runtime::Results timed = session.run_timed(feeds, times);
-    expect_same(timed, session.run(feeds));
+    test::expect_same_results(timed, session.run(feeds));
     ASSERT_EQ(times.size(), 1u);  // Conv -> BatchNormalization -> Relu in one step
     EXPECT_EQ(times[0].node->name, "conv");
     EXPECT_GE(times[0].ms, 0.0);
