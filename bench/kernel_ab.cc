@@ -6,7 +6,8 @@
 //
 // Usage: kernel_ab --switch NAME [--threads N] [--reps N] MODEL.onnx...
 //   NAME: winograd (ops::set_conv_winograd), shuffle (runtime::set_fuse_channel_shuffle: a
-//   plan-time switch, so each side has its own session). --threads N (default 2), --reps N runs per side
+//   plan-time switch, so each side has its own session), maxpool (ops::set_separable_max_pool).
+//   --threads N (default 2), --reps N runs per side
 //   (default 30). Inputs are uniform in [-1, 1) for float32, zero otherwise, with symbolic
 //   dims set to 1.
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include "base/error.h"
 #include "onnx/model_io.h"
 #include "ops/conv_winograd.h"
+#include "ops/pool_kernels.h"
 #include "random_feeds.h"
 #include "runtime/session.h"
 
@@ -31,6 +33,7 @@ const std::map<std::string, Switch>& switches() {
     static const std::map<std::string, Switch> s = {
         {"winograd", [](bool on) { return pg::ops::set_conv_winograd(on); }},
         {"shuffle", [](bool on) { return pg::runtime::set_fuse_channel_shuffle(on); }},
+        {"maxpool", [](bool on) { return pg::ops::set_separable_max_pool(on); }},
     };
     return s;
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -10,10 +11,13 @@
 
 #include "ops/gemm_kernels.h"
 #include "ops/kernel.h"
+#include "ops/pool_max_separable.h"
 
 namespace pg::ops {
 
 namespace {
+
+std::atomic<bool> g_separable_max{true};
 
 // Calls f(spatial index) for each tap of output position o that lies inside the input and
 // returns the number of taps inside the padded input.
@@ -585,7 +589,7 @@ void max_pool_fast(const Window& g, int64_t planes, const T* x, T* y, ThreadPool
     bool fast3 = false;
     if constexpr (std::is_same_v<T, float>) fast3 = is_max3x3(g);
     const Max3Fn fn3 = fast3 ? max3x3_fn(g.stride[2]) : nullptr;
-    for_planes(planes, pool, [&](int64_t p) {
+    auto exact = [&](int64_t p) {
         const T* xp = x + p * g.in_size();
         for (int64_t od = 0; od < g.out[0]; ++od)
             for (int64_t oh = 0; oh < g.out[1]; ++oh) {
@@ -605,7 +609,21 @@ void max_pool_fast(const Window& g, int64_t planes, const T* x, T* y, ThreadPool
                         pool_run<true>(g, yr, lo, hi, row, off);
                     });
             }
-    });
+    };
+    if constexpr (std::is_same_v<T, float>)
+        if (g_separable_max.load(std::memory_order_relaxed) && SeparableMax::fits(g)) {
+            run_parallel(pool, planes, [&](int64_t b, int64_t e) {
+                SeparableMax sep(g);
+                for (int64_t p = b; p < e; ++p)
+                    if (!sep.plane(x + p * g.in_size(), y + p * g.out_size())) exact(p);
+            });
+            return;
+        }
+    for_planes(planes, pool, exact);
+}
+
+bool set_separable_max_pool(bool on) {
+    return g_separable_max.exchange(on);
 }
 
 template <typename T>

@@ -23,8 +23,12 @@ void avg_pool(const Window& g, int64_t planes, const T* x, T* y, bool include_pa
 // Fast paths with the same results as max_pool (without indices) and avg_pool: the taps inside
 // the input are precomputed per output row and column instead of being searched per element.
 // Diffed against them in tests/unit/ops_pool_test.cc.
+// float32 2-D max pools with dilation 1 go through SeparableMax (pool_max_separable.h), planes
+// holding a NaN through the exact loops; set_separable_max_pool (tests, benches) turns that off
+// and returns the previous setting.
 template <typename T>
 void max_pool_fast(const Window& g, int64_t planes, const T* x, T* y, ThreadPool* pool);
+bool set_separable_max_pool(bool on);
 template <typename T>
 void avg_pool_fast(const Window& g, int64_t planes, const T* x, T* y, bool include_pad,
                    ThreadPool* pool);

@@ -11,6 +11,7 @@
 #include "base/thread_pool.h"
 #include "ir/builder.h"
 #include "ops/pool_kernels.h"
+#include "ops/pool_max_separable.h"
 #include "runtime/session.h"
 #include "support/op_runner.h"
 
@@ -85,6 +86,55 @@ TEST(OpsPool, FastPoolsMatchReferenceOnWideRowsWithNaN) {
             ops::avg_pool(g, 3, x.data(), ref.data(), pad == 1, nullptr);
             EXPECT_EQ(std::memcmp(fast.data(), ref.data(), ny * sizeof(float)), 0) << stride;
         }
+}
+
+// 2-D max pools through SeparableMax: kernels up to 7x7, strides 1-4, pads up to the kernel,
+// ceil mode, planes of signed zeros, -inf and NaN (a plane with a NaN takes the exact loops),
+// bit for bit against the reference, and the same with the separable path off.
+TEST(OpsPool, SeparableMaxPoolMatchesReferenceOnRandomShapes) {
+    std::mt19937 rng(21);
+    auto pick = [&](int64_t lo, int64_t hi) {
+        return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+    };
+    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+    ThreadPool pool(2);
+    for (int t = 0; t < 120; ++t) {
+        ops::WindowAttrs wa;
+        wa.kernel_shape = {pick(1, 7), pick(1, 7)}, wa.strides = {pick(1, 4), pick(1, 4)};
+        for (int i = 0; i < 4; ++i) wa.pads.push_back(pick(0, wa.kernel_shape[i % 2] - 1));
+        wa.ceil_mode = t % 2 == 1;
+        std::vector<int64_t> in = {pick(wa.kernel_shape[0], 40), pick(wa.kernel_shape[1], 70)};
+        if (wa.strides[0] > 1 || wa.strides[1] > 1)  // strided: small planes only
+            in = {pick(wa.kernel_shape[0], 24), pick(wa.kernel_shape[1], 40)};
+        const ops::Window g = ops::make_window(wa, in, wa.kernel_shape, "MaxPool");
+        ASSERT_TRUE(ops::SeparableMax::fits(g)) << "case " << t;
+        const int64_t planes = pick(1, 5);
+        std::vector<float> x(size_t(planes * g.in_size()));
+        for (size_t i = 0; i < x.size(); ++i) {
+            const int64_t plane = int64_t(i) / g.in_size();
+            x[i] = t % 4 == 0 && plane == 1 && i % 17 == 2 ? std::numeric_limits<float>::quiet_NaN()
+                   : t % 4 == 1 ? (rng() % 2 ? 0.0f : -0.0f)
+                   : t % 4 == 2 && i % 5 == 0 ? -std::numeric_limits<float>::infinity()
+                                              : val(rng);
+        }
+        const size_t ny = size_t(planes * g.out_size());
+        std::vector<float> ref(ny, 8.0f);
+        ops::max_pool(g, planes, x.data(), ref.data(), nullptr, false, nullptr);
+        for (bool on : {true, false}) {
+            const bool before = ops::set_separable_max_pool(on);
+            std::vector<float> fast(ny, 7.0f);
+            ops::max_pool_fast(g, planes, x.data(), fast.data(), t % 2 ? &pool : nullptr);
+            ops::set_separable_max_pool(before);
+            ASSERT_EQ(std::memcmp(fast.data(), ref.data(), ny * sizeof(float)), 0)
+                << "case " << t << (on ? " separable" : " exact loops");
+        }
+    }
+    ops::WindowAttrs wa;  // a large strided plane stays with the exact loops
+    wa.kernel_shape = {3, 3}, wa.strides = {2, 2};
+    EXPECT_FALSE(ops::SeparableMax::fits(ops::make_window(wa, {109, 109}, {3, 3}, "MaxPool")));
+    wa.strides = {1, 1};
+    EXPECT_TRUE(ops::SeparableMax::fits(ops::make_window(wa, {109, 109}, {3, 3}, "MaxPool")));
+    EXPECT_FALSE(ops::SeparableMax::fits(ops::make_window(wa, {300, 300}, {3, 3}, "MaxPool")));
 }
 
 // 2-D 3x3 max pools (the nine-taps-at-once rows): random sizes, strides 1-2 per axis, pads 0-2,
