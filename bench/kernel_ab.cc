@@ -6,7 +6,8 @@
 //
 // Usage: kernel_ab --switch NAME [--threads N] [--reps N] MODEL.onnx...
 //   NAME: winograd (ops::set_conv_winograd), shuffle (runtime::set_fuse_channel_shuffle: a
-//   plan-time switch, so each side has its own session), maxpool (ops::set_separable_max_pool).
+//   plan-time switch, so each side has its own session), maxpool (ops::set_separable_max_pool),
+//   concat (runtime::set_fuse_concat_in_place, plan-time).
 //   --threads N (default 2), --reps N runs per side
 //   (default 30). Inputs are uniform in [-1, 1) for float32, zero otherwise, with symbolic
 //   dims set to 1.
@@ -34,6 +35,7 @@ const std::map<std::string, Switch>& switches() {
         {"winograd", [](bool on) { return pg::ops::set_conv_winograd(on); }},
         {"shuffle", [](bool on) { return pg::runtime::set_fuse_channel_shuffle(on); }},
         {"maxpool", [](bool on) { return pg::ops::set_separable_max_pool(on); }},
+        {"concat", [](bool on) { return pg::runtime::set_fuse_concat_in_place(on); }},
     };
     return s;
 }

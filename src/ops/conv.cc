@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "ir/graph.h"
+#include "ops/concat_slice.h"
 #include "ops/conv_kernels.h"
 #include "ops/dispatch.h"
 #include "ops/half.h"
@@ -38,10 +39,12 @@ Dims output_dims(const ConvShape& s) {
 
 // Runs conv (fast for float32) or conv-transpose on the typed buffers.
 void run_conv(const ConvShape& s, const ConvInputs& in, bool transpose, KernelContext& ctx) {
-    Tensor y = Tensor::uninitialized(in.x->dtype(), output_dims(s));
+    // A Conv may write into a Concat's output (ops/concat_slice.h).
+    OutputSpace y = output_space(transpose ? nullptr : ctx.concat_slice(), in.x->dtype(),
+                                 output_dims(s));
     dispatch_float(in.x->dtype(), transpose ? "ConvTranspose" : "Conv", [&]<typename T>() {
         const T* b = in.b ? in.b->data<T>() : nullptr;
-        T* py = reinterpret_cast<T*>(y.mutable_bytes());
+        T* py = reinterpret_cast<T*>(y.data);
         if (transpose)
             conv_transpose_reference<T>(s, in.x->data<T>(), in.w->data<T>(), b, py);
         else if constexpr (std::is_same_v<T, float>)
@@ -49,7 +52,7 @@ void run_conv(const ConvShape& s, const ConvInputs& in, bool transpose, KernelCo
         else
             conv_reference<T>(s, in.x->data<T>(), in.w->data<T>(), b, py);
     });
-    ctx.set_output(0, std::move(y));
+    ctx.set_output(0, std::move(y.tensor));
 }
 
 Dims kernel_dims(const WindowAttrs& wa, const Tensor& w, const char* op) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "ops/concat_slice.h"
 #include "ops/gemm_kernels.h"
 #include "ops/tensor_util.h"
 
@@ -129,12 +130,12 @@ KernelFn make_conv_chain(const ConvChain& chain, KernelFn plain) {
         if (shuffle == 0 || (shuffle > 1 && depthwise)) return plain(ctx);
         std::vector<float> k;
         GemmEpilogue ep = epilogue(chain, ctx, k);
-        Tensor y = Tensor::uninitialized(DataType::kFloat32, dims);
-        float* out = reinterpret_cast<float*>(y.mutable_bytes());
+        OutputSpace y = output_space(ctx.concat_slice(), DataType::kFloat32, dims);
+        float* out = reinterpret_cast<float*>(y.data);
         if (ep.res) ep.res_origin = out;
         conv_fast(s, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr, out,
                   ctx.pool(), &ep, shuffle);
-        ctx.set_output(0, std::move(y));
+        ctx.set_output(0, std::move(y.tensor));
     };
 }
 

@@ -22,6 +22,8 @@ class Node;
 
 namespace pg::ops {
 
+struct ConcatSlice;  // ops/concat_slice.h
+
 // Runs a subgraph of the current node. Outer-scope values the subgraph reads come from the
 // frame of the calling node.
 class SubgraphRunner {
@@ -59,6 +61,10 @@ class KernelContext {
 
     ThreadPool* pool() const { return pool_; }
     SubgraphRunner& subgraphs() const;
+    // Where output 0 may be written in place (a part of a Concat's output, ops/concat_slice.h);
+    // nullptr: nowhere. Kernels that support it allocate output 0 through output_space.
+    const ConcatSlice* concat_slice() const { return concat_slice_; }
+    void set_concat_slice(const ConcatSlice* s) { concat_slice_ = s; }
 
   private:
     const ir::Node& node_;
@@ -66,6 +72,7 @@ class KernelContext {
     std::vector<RtValue> outputs_;
     ThreadPool* pool_;
     SubgraphRunner* runner_;
+    const ConcatSlice* concat_slice_ = nullptr;
 };
 
 using KernelFn = std::function<void(KernelContext&)>;

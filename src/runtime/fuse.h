@@ -42,6 +42,14 @@ std::vector<NodeStep> fuse_bn_relu(const ir::Graph& g, const GraphPlan& p,
 std::vector<NodeStep> fuse_matmul_bias(const ir::Graph& g, const std::vector<NodeStep>& steps,
                                        int* fused_nodes);
 
+// `steps` with each Concat along axis 1 whose inputs are all outputs of Conv steps (fused or
+// not; each read only by the Concat, not a graph output, weights initializers) written in place
+// (ops/concat_slice.h): the producers get a shared buffer slot (a new slot of p) and their
+// channel ranges, the Concat step copies only what is not in place. Empty when no Concat
+// qualifies; `concats` receives their number (fuse_concat.cc).
+std::vector<NodeStep> fuse_concat_in_place(const ir::Graph& g, GraphPlan& p,
+                                           const std::vector<NodeStep>& steps, int* concats);
+
 // Helpers shared by the fusion passes (fuse.cc).
 // n is the default-domain op `op` (n may be nullptr).
 bool is_op(const ir::Node* n, const char* op);

@@ -33,6 +33,10 @@ struct NodeStep {
     int64_t opset = 0;                // the opset of the node's domain (for step_context)
     const ir::Node* named = nullptr;  // the node errors name when it is not `node` (fused steps)
     CompactString fused_with;         // fused steps: ", fused with 'x' (Op)" per absorbed node
+    // A producer of a Concat written in place (ops/concat_slice.h, runtime/fuse_concat.cc): the
+    // shared buffer's slot (-1: none) and this step's channels [offset, ...) of total.
+    int concat_slot = -1;
+    int64_t concat_offset = 0, concat_total = 0;
 };
 
 // "while running node 'x' (Op, opset N)" (x: s.named or s.node) plus s.fused_with: the context

@@ -10,6 +10,7 @@
 #include "base/thread_pool.h"
 #include "ir/clone.h"
 #include "ir/topo.h"
+#include "ops/concat_slice.h"
 #include "ops/op_table.h"
 #include "runtime/feeds.h"
 #include "runtime/fuse.h"
@@ -219,6 +220,9 @@ void Session::Impl::plan_graph(const ir::Graph& g, const OpsetFn& opset) {
         auto steps =
             fuse_eltwise_chains(g, p->fused.empty() ? p->steps : p->fused, opset, &eltwise);
         if (eltwise > 0) p->fused = std::move(steps), p->fused_nodes += eltwise;
+        int concats = 0;
+        auto in_place = fuse_concat_in_place(g, *p, p->fused.empty() ? p->steps : p->fused, &concats);
+        if (concats > 0) p->fused = std::move(in_place), p->fused_nodes += concats;
     }
     p->slots.assign(p->slot.begin(), p->slot.end());
     std::sort(p->slots.begin(), p->slots.end(), [](const auto& a, const auto& b) {
@@ -244,6 +248,11 @@ void Session::Impl::run_step(const NodeStep& s, Frame& f, NodeHook* hook) {
     }
     FrameRunner runner(*this, f);
     ops::KernelContext ctx(*s.node, inputs, s.outputs.size(), &pool, &runner);
+    ops::ConcatSlice slice;
+    if (s.concat_slot >= 0) {
+        slice = {&f.slots[static_cast<size_t>(s.concat_slot)], s.concat_offset, s.concat_total};
+        ctx.set_concat_slice(&slice);
+    }
     try {
         (*s.kernel)(ctx);
     } catch (...) {

@@ -79,5 +79,8 @@ class Session {
 // -> Reshape) into the Conv step before it (on by default; benches and tests compare the two).
 // Returns the previous setting (runtime/fuse.cc).
 bool set_fuse_channel_shuffle(bool on);
+// Whether sessions planned from now on let Convs write a Concat's inputs into its output
+// (runtime/fuse_concat.cc; on by default). Returns the previous setting.
+bool set_fuse_concat_in_place(bool on);
 
 }  // namespace pg::runtime
