@@ -9,6 +9,7 @@
 
 #include "ops/broadcast.h"
 #include "ops/gemm_kernels.h"
+#include "ops/vec_math.h"
 
 namespace pg::ops {
 
@@ -82,6 +83,8 @@ void apply_link(const EltwiseLink& l, float* v, int64_t n, const float* arr, flo
         case Op::kRelu:
             for (int64_t j = 0; j < n; ++j) v[j] = apply<Op::kRelu>(v[j], 0.0f);
             return;
+        case Op::kErf:
+            return vec_erf(v, v, n);
     }
 }
 
@@ -94,7 +97,7 @@ void run_range(const std::vector<EltwiseLink>& links, const std::vector<Operand>
         std::memcpy(v, x + i, static_cast<size_t>(len) * sizeof(float));
         size_t k = 0;
         for (const EltwiseLink& l : links) {
-            if (l.op == Op::kRelu) {
+            if (eltwise_unary(l.op)) {
                 apply_link(l, v, len, nullptr, 0.0f);
                 continue;
             }
@@ -118,14 +121,19 @@ bool eltwise_link_of(const std::string& op, size_t inputs, EltwiseLink* out) {
     if (op == "Mul" && binary) return *out = {Op::kMul}, true;
     if (op == "Div" && binary) return *out = {Op::kDiv}, true;
     if (op == "Relu" && inputs == 1) return *out = {Op::kRelu}, true;
+    if (op == "Erf" && inputs == 1) return *out = {Op::kErf}, true;
     return false;
+}
+
+bool eltwise_unary(Op op) {
+    return op == Op::kRelu || op == Op::kErf;
 }
 
 bool eltwise_chain_fast(const std::vector<EltwiseLink>& links, const Tensor& x,
                         const std::vector<const Tensor*>& operands, Tensor* out, ThreadPool* pool) {
     if (x.dtype() != DataType::kFloat32) return false;
     size_t binary = 0;
-    for (const EltwiseLink& l : links) binary += l.op != Op::kRelu;
+    for (const EltwiseLink& l : links) binary += !eltwise_unary(l.op);
     if (binary != operands.size()) return false;
     const int64_t n = static_cast<int64_t>(x.numel());
     std::vector<Operand> ops(operands.size());
@@ -160,7 +168,7 @@ KernelFn make_eltwise_chain(std::vector<EltwiseLink> links, KernelFn plain) {
         Tensor y;
         if (tensors && eltwise_chain_fast(links, ctx.input(0), operands, &y, ctx.pool()))
             return ctx.set_output(0, std::move(y));
-        if (tensors && links[0].op != EltwiseLink::Op::kRelu) {  // x is the first op's second input
+        if (tensors && !eltwise_unary(links[0].op)) {  // x is the first op's second input
             std::vector<EltwiseLink> swapped = links;
             swapped[0].value_second = true;
             operands[0] = &ctx.input(0);

@@ -1,6 +1,6 @@
 // A chain of element-wise ops run as one kernel: the first op's first input (the chain value)
-// goes through Add / Sub / Mul / Div / Sum (two inputs) with one other operand each, and Relu,
-// in one pass over the output instead of one pass and one tensor per op. The float32 fast path
+// goes through Add / Sub / Mul / Div / Sum (two inputs) with one other operand each, and Relu
+// and Erf (vec_erf, which the plain float32 Erf runs too), in one pass over the output instead of one pass and one tensor per op. The float32 fast path
 // covers operands of the chain value's shape, single values, and operands broadcast along a run
 // of axes with whole blocks of at least 8 trailing elements between changes (per-channel scales
 // and biases [C, 1, 1]); each op is the plain kernel's float arithmetic, in the same order, so
@@ -16,7 +16,7 @@
 namespace pg::ops {
 
 struct EltwiseLink {
-    enum class Op { kAdd, kSub, kMul, kDiv, kRelu };
+    enum class Op { kAdd, kSub, kMul, kDiv, kRelu, kErf };  // Relu and Erf: unary
     Op op = Op::kAdd;
     // Binary ops: the chain value is the op's second input (operand op value), else its first.
     bool value_second = false;
@@ -24,6 +24,8 @@ struct EltwiseLink {
 
 // Whether `op` (a default-domain op type) with `inputs` inputs can be a link; sets *out.
 bool eltwise_link_of(const std::string& op, size_t inputs, EltwiseLink* out);
+// Relu and Erf take no operand.
+bool eltwise_unary(EltwiseLink::Op op);
 
 // The float32 fast path: out = the chain applied to x with operands[k] the other input of the
 // k-th binary link. Returns false (nothing written) when the types or shapes are not covered.

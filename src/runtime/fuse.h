@@ -101,7 +101,7 @@ const ir::Node* sole_user(const ir::Graph& g, const ir::Value* v,
                           const std::unordered_map<const ir::Node*, size_t>& step_of,
                           size_t* index);
 
-// `steps` with each chain of element-wise nodes (Add, Sub, Mul, Div, Sum of two, Relu; numpy
+// `steps` with each chain of element-wise nodes (Add, Sub, Mul, Div, Sum of two, Relu, Erf; numpy
 // broadcasting opsets), where every node's output is read only by the next and the chain spans
 // at most a few other steps, run as one step at the place of its last node (the chain's inputs
 // are released there; ops/eltwise_chain.h); bit-identical to the plain steps. Empty when

@@ -1,4 +1,4 @@
-// Element-wise chain fusion (see fuse.h): Add / Sub / Mul / Div / Sum / Relu nodes where each
+// Element-wise chain fusion (see fuse.h): Add / Sub / Mul / Div / Sum / Relu / Erf nodes where each
 // one's output is read only by the next, run as one step (ops/eltwise_chain.h) at the place of
 // the last node, where every operand of the chain is ready.
 #include <algorithm>
@@ -22,7 +22,9 @@ bool link_of(const ir::Node& n, int64_t opset, ops::EltwiseLink* l) {
     if (n.outputs().size() != 1 || !n.outputs()[0]) return false;
     for (const ir::Value* v : n.inputs())
         if (!v) return false;
-    if (n.op_type != "Relu" && opset < (n.op_type == "Sum" ? 8 : 7)) return false;
+    // Numpy broadcasting from opset 7 (Sum 8); unary Relu and Erf at any opset that has them.
+    const bool unary = n.op_type == "Relu" || n.op_type == "Erf";
+    if (!unary && opset < (n.op_type == "Sum" ? 8 : 7)) return false;
     return ops::eltwise_link_of(n.op_type, n.inputs().size(), l);
 }
 

@@ -43,6 +43,8 @@ const char* op_name(Op op) {
             return "Div";
         case Op::kRelu:
             return "Relu";
+        case Op::kErf:
+            return "Erf";
     }
     return "";
 }
@@ -66,7 +68,7 @@ Dims covered_operand(const Dims& d, std::mt19937& rng) {
 TEST(OpsEltwiseChain, FastMatchesThePlainOpsOnRandomChains) {
     std::mt19937 rng(41);
     ThreadPool pool(2);
-    const Op kOps[] = {Op::kAdd, Op::kSub, Op::kMul, Op::kDiv, Op::kRelu};
+    const Op kOps[] = {Op::kAdd, Op::kSub, Op::kMul, Op::kDiv, Op::kRelu, Op::kErf};
     for (int t = 0; t < 200; ++t) {
         Dims d;
         for (int i = 0, rank = 1 + t % 4; i < rank; ++i)
@@ -77,8 +79,9 @@ TEST(OpsEltwiseChain, FastMatchesThePlainOpsOnRandomChains) {
         std::vector<Tensor> operands;
         for (int k = 0, n = 1 + static_cast<int>(rng() % 4); k < n; ++k) {
             ops::EltwiseLink l{kOps[rng() % std::size(kOps)], rng() % 2 == 1};
-            if (l.op == Op::kRelu) l.value_second = false;
-            if (l.op != Op::kRelu) operands.push_back(random_f32(covered_operand(d, rng), rng));
+            if (ops::eltwise_unary(l.op)) l.value_second = false;
+            if (!ops::eltwise_unary(l.op))
+                operands.push_back(random_f32(covered_operand(d, rng), rng));
             links.push_back(l);
         }
         std::vector<const Tensor*> ptrs;
@@ -89,8 +92,8 @@ TEST(OpsEltwiseChain, FastMatchesThePlainOpsOnRandomChains) {
         Tensor want = x;
         size_t next = 0;
         for (const auto& l : links) {
-            if (l.op == Op::kRelu) {
-                want = test::run_op("Relu", {want}, {}, 14)[0];
+            if (ops::eltwise_unary(l.op)) {
+                want = test::run_op(op_name(l.op), {want}, {}, 14)[0];
                 continue;
             }
             const Tensor& o = operands[next++];

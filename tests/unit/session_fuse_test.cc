@@ -166,6 +166,23 @@ TEST(SessionFuse, ElementwiseChainsFuseIntoOneStep) {
         5);
 }
 
+// GELU as exporters write it: x * 0.5 * (1 + erf(x / sqrt(2))), one step (Erf in the chain).
+TEST(SessionFuse, GeluFusesWithItsErf) {
+    auto m = ir::new_model(13);
+    ir::GraphBuilder b(*m->graph);
+    auto scalar = [&](const std::string& name, float v) {
+        return b.constant(name, Tensor::from_values<float>(DataType::kFloat32, {}, {v}));
+    };
+    ir::Value* x = b.input("x", DataType::kFloat32, {2, 16, 24});
+    ir::Value* z = b.op("Div", {x, scalar("sqrt2", 1.4142135f)}, {}, "div");
+    z = b.op("Erf", {z}, {}, "erf");
+    z = b.op("Add", {z, scalar("one", 1.0f)}, {}, "add");
+    z = b.op("Mul", {x, z}, {}, "mul");
+    z = b.op("Mul", {z, scalar("half", 0.5f)}, {}, "half");
+    b.output(z, DataType::kFloat32, {2, 16, 24});
+    EXPECT_EQ(check_fused_matches_plain(*m), 4);
+}
+
 // y = Mul(Mul(c, x), Sum(d, x)): the chain Sum -> Mul takes the last Mul; the first Mul, whose
 // only reader is that Mul too, is left alone (a node belongs to one chain).
 TEST(SessionFuse, ANodeJoinsOneElementwiseChain) {
