@@ -5,10 +5,10 @@
 // (docs/performance.md); the models come from `interpreter_bench --save DIR`.
 //
 // Usage: kernel_ab --switch NAME [--threads N] [--reps N] MODEL.onnx...
-//   NAME: winograd (ops::set_conv_winograd), shuffle (runtime::set_fuse_channel_shuffle: a
-//   plan-time switch, so each side has its own session), maxpool (ops::set_separable_max_pool),
-//   concat (runtime::set_fuse_concat_in_place, plan-time).
-//   --threads N (default 2), --reps N runs per side
+//   NAME: winograd (ops::set_conv_winograd), filters_once (ops::set_winograd_filters_once),
+//   maxpool (ops::set_separable_max_pool), and the plan-time switches, for which each side has
+//   a session of its own: shuffle (runtime::set_fuse_channel_shuffle), concat
+//   (runtime::set_fuse_concat_in_place). --threads N (default 2), --reps N runs per side
 //   (default 30). Inputs are uniform in [-1, 1) for float32, zero otherwise, with symbolic
 //   dims set to 1.
 #include <algorithm>
@@ -33,6 +33,7 @@ using Switch = std::function<bool(bool)>;  // sets the switch, returns its previ
 const std::map<std::string, Switch>& switches() {
     static const std::map<std::string, Switch> s = {
         {"winograd", [](bool on) { return pg::ops::set_conv_winograd(on); }},
+        {"filters_once", [](bool on) { return pg::ops::set_winograd_filters_once(on); }},
         {"shuffle", [](bool on) { return pg::runtime::set_fuse_channel_shuffle(on); }},
         {"maxpool", [](bool on) { return pg::ops::set_separable_max_pool(on); }},
         {"concat", [](bool on) { return pg::runtime::set_fuse_concat_in_place(on); }},

@@ -24,6 +24,7 @@ std::atomic<bool> g_enabled{[] {
     const char* v = std::getenv("PG_CONV_WINOGRAD");
     return !(v && std::string(v) == "0");
 }()};
+std::atomic<bool> g_filters_once{true};  // set_winograd_filters_once
 
 // Scratch per call: 2 MiB, or half the layer's weights when more (the run's memory target is
 // relative to weights plus activations); a quarter holds a block of transformed filters, the
@@ -79,12 +80,14 @@ void run_block(const WinoGeometry& s, int64_t cg, const GemmArgs<float>& a, int6
 // per thread, each block is one task with scratch of its own (1-1.5 % faster than the phases
 // below in vgg19, zoo_resnet_style and resnet50 with 2 threads, runs interleaved in one process);
 // otherwise block after block, each phase over the pool.
+// `filters`: every filter already transformed (kn == a.m), else nullptr.
 void run_band(const WinoGeometry& s, const float* xg, int64_t cg, const GemmArgs<float>& a,
-              int64_t kn, int64_t ty0, int64_t ty1, float* v, ThreadPool* pool) {
+              int64_t kn, int64_t ty0, int64_t ty1, float* v, const float* filters,
+              ThreadPool* pool) {
     const int64_t nt = (ty1 - ty0) * s.tw, blocks = (a.m + kn - 1) / kn;
     const int threads = pool ? pool->num_threads() : 1;
     run_parallel(pool, cg, [&](int64_t b, int64_t e) { wino_input(s, xg, cg, ty0, ty1, b, e, v); });
-    if (threads > 1 && blocks >= 2 * threads) {
+    if (!filters && threads > 1 && blocks >= 2 * threads) {
         run_parallel(pool, blocks, [&](int64_t b, int64_t e) {
             const auto buf = scratch(16 * kn * (cg + nt));
             for (int64_t blk = b; blk < e; ++blk)
@@ -93,13 +96,14 @@ void run_band(const WinoGeometry& s, const float* xg, int64_t cg, const GemmArgs
         });
         return;
     }
-    const auto buf = scratch(16 * kn * (cg + nt));
-    float *u = buf.get(), *p = u + 16 * kn * cg;
+    const auto buf = scratch(16 * kn * ((filters ? 0 : cg) + nt));
+    float *u = buf.get(), *p = u + (filters ? 0 : 16 * kn * cg);
     for (int64_t k0 = 0; k0 < a.m; k0 += kn) {
         const int64_t kb = std::min(kn, a.m - k0);
-        run_parallel(pool, kb,
-                     [&](int64_t b, int64_t e) { wino_filters(a.a, cg, k0, kb, b, e, u); });
-        multiply(u, v, p, kb, cg, nt, pool);
+        if (!filters)
+            run_parallel(pool, kb,
+                         [&](int64_t b, int64_t e) { wino_filters(a.a, cg, k0, kb, b, e, u); });
+        multiply(filters ? filters : u, v, p, kb, cg, nt, pool);
         run_parallel(pool, kb, [&](int64_t b, int64_t e) {
             wino_output(s, p, k0, kb, ty0, ty1, b, e, a.c, a.ldc, a.epilogue);
         });
@@ -110,6 +114,10 @@ void run_band(const WinoGeometry& s, const float* xg, int64_t cg, const GemmArgs
 
 bool set_conv_winograd(bool on) {
     return g_enabled.exchange(on);
+}
+
+bool set_winograd_filters_once(bool on) {
+    return g_filters_once.exchange(on);
 }
 
 bool winograd_fits(const Window& g, int64_t cg, int64_t mg) {
@@ -127,14 +135,32 @@ bool conv_winograd(const Window& g, const float* xg, int64_t cg, const GemmArgs<
                    ThreadPool* pool) {
     if (!g_enabled.load(std::memory_order_relaxed) || !winograd_fits(g, cg, a.m)) return false;
     const WinoGeometry s = geometry_of(g);
-    // Output channels per filter block, and tile rows per band (at least one).
-    const int64_t budget = scratch_bytes(cg, a.m);
-    const int64_t kn = std::clamp<int64_t>(budget / 4 / (64 * cg) / 16 * 16, 16, a.m);
-    const int64_t band_tiles = budget * 3 / 4 / (64 * (cg + kn));
-    const int64_t band_rows = std::clamp<int64_t>(band_tiles / s.tw, 1, s.th);
+    // Output channels per filter block, and tile rows per band (at least one). When the image
+    // takes several bands and every transformed filter fits in the budget beside bands as many
+    // as before, all filters are transformed once up front (one block) instead of once per band
+    // (measured on single layers, 2 threads: 64 @224 0.78, 64 @56 0.89, 64 -> 128 @112 0.90;
+    // where it would take more bands, 128 @28 and 128 @112, it was 0.94-1.08, so those stay).
+    const int64_t budget = scratch_bytes(cg, a.m), all_filters = 64 * a.m * cg;  // bytes
+    const int64_t kn_blocks = std::clamp<int64_t>(budget / 4 / (64 * cg) / 16 * 16, 16, a.m);
+    const int64_t rows_blocks =
+        std::clamp<int64_t>(budget * 3 / 4 / (64 * (cg + kn_blocks)) / s.tw, 1, s.th);
+    const int64_t rows_once = std::clamp<int64_t>(
+        std::max<int64_t>(0, budget - all_filters) / (64 * (cg + a.m)) / s.tw, 1, s.th);
+    const auto bands = [&](int64_t rows) { return (s.th + rows - 1) / rows; };
+    const bool once = g_filters_once.load(std::memory_order_relaxed) && rows_blocks < s.th && all_filters <= budget / 2 &&
+                      bands(rows_once) <= bands(rows_blocks);
+    const int64_t kn = once ? a.m : kn_blocks, band_rows = once ? rows_once : rows_blocks;
+    std::unique_ptr<float[]> filters;
+    if (once) {
+        filters = scratch(16 * a.m * cg);
+        run_parallel(pool, a.m, [&](int64_t b, int64_t e) {
+            wino_filters(a.a, cg, 0, a.m, b, e, filters.get());
+        });
+    }
     const auto v = scratch(16 * cg * band_rows * s.tw);
     for (int64_t ty0 = 0; ty0 < s.th; ty0 += band_rows)
-        run_band(s, xg, cg, a, kn, ty0, std::min(s.th, ty0 + band_rows), v.get(), pool);
+        run_band(s, xg, cg, a, kn, ty0, std::min(s.th, ty0 + band_rows), v.get(), filters.get(),
+                 pool);
     return true;
 }
 

@@ -5,8 +5,9 @@
 // transforms use only the factors 0, +-1 and 1/2, so the rounding stays a few ulps of the
 // direct sum's (numeric contract, not bit for bit: tests/unit/ops_conv_winograd_test.cc diffs
 // it against conv_reference). The filter transforms are made per run, in blocks of output
-// channels, and the input is transformed a band of tile rows at a time, so the scratch stays
-// near max(2 MiB, half the layer's weights).
+// channels (all at once, up front, when the image takes several bands and they fit), and the
+// input is transformed a band of tile rows at a time, so the scratch stays near max(2 MiB, half
+// the layer's weights).
 #pragma once
 #include <cstdint>
 
@@ -31,5 +32,8 @@ bool conv_winograd(const Window& g, const float* xg, int64_t cg, const GemmArgs<
 // Tests: switches conv_winograd off (process-wide) so that the direct paths see 3x3 stride-1
 // geometries too; returns the previous setting.
 bool set_conv_winograd(bool on);
+// Tests and benches: turns off transforming every filter once up front (each band then
+// transforms its blocks' filters itself; the same values); returns the previous setting.
+bool set_winograd_filters_once(bool on);
 
 }  // namespace pg::ops

@@ -86,6 +86,28 @@ TEST(OpsConvWinograd, MatchesReferenceOnTheGeometriesItTakes) {
     }
 }
 
+// Several bands of 64 -> 64 (and 64 -> 96): every filter transformed once up front gives the
+// very values of transforming them band by band.
+TEST(OpsConvWinograd, FiltersTransformedOnceGiveTheBandByBandValues) {
+    std::mt19937 rng(23);
+    ThreadPool pool(2);
+    for (const Case& k : {Case{1, 64, 64, 1, 40, 60, 1, 1, 1, 1},
+                          Case{1, 64, 96, 1, 57, 56, 1, 1, 1, 1}}) {
+        const ops::ConvShape s = shape_of(k);
+        const ConvData d = random_conv(s, rng);
+        std::vector<float> once(size_t(s.m * s.w.out_size())), banded(once.size());
+        ops::conv_fast(s, d.x.data(), d.w.data(), d.b.data(), once.data(), &pool);
+        const bool before = ops::set_winograd_filters_once(false);
+        ops::conv_fast(s, d.x.data(), d.w.data(), d.b.data(), banded.data(), &pool);
+        ops::set_winograd_filters_once(before);
+        EXPECT_EQ(once, banded) << k.m;
+        std::vector<float> ref(once.size());
+        ops::conv_reference(s, d.x.data(), d.w.data(), d.b.data(), ref.data());
+        EXPECT_LE(winograd_error(s, d, d.b.data(), ref, nullptr),
+                  1e-5 * std::sqrt(double(s.c * 9) + 1));
+    }
+}
+
 // Switched off, conv_winograd declines and conv_fast sums directly: other roundings, the same
 // values within the bound.
 TEST(OpsConvWinograd, SwitchedOffLeavesTheDirectPath) {
