@@ -6,7 +6,8 @@
 namespace pg::test {
 
 std::vector<Tensor> run_op(const std::string& op_type, const std::vector<Tensor>& inputs,
-                           std::vector<ir::Attribute> attrs, int64_t opset, size_t num_outputs) {
+                           std::vector<ir::Attribute> attrs, int64_t opset, size_t num_outputs,
+                           int threads) {
     auto m = ir::new_model(opset);
     ir::GraphBuilder b(*m->graph);
     std::vector<ir::Value*> ins;
@@ -23,7 +24,7 @@ std::vector<Tensor> run_op(const std::string& op_type, const std::vector<Tensor>
     ir::Node* n = b.op_multi(op_type, ins, num_outputs, std::move(attrs), "node");
     for (ir::Value* out : n->outputs()) b.output(out);
     runtime::SessionOptions opts;
-    opts.threads = 1;
+    opts.threads = threads;
     runtime::Session s(*m, opts);
     std::vector<Tensor> out;
     for (auto& [name, v] : s.run(feeds)) out.push_back(v.is_tensor() ? v.tensor() : Tensor());

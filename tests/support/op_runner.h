@@ -12,9 +12,11 @@
 namespace pg::test {
 
 // Builds a one-node model (inputs x0, x1, ...; an empty Tensor with kUndefined dtype = omitted
-// input) at `opset`, runs it single-threaded and returns the tensor outputs.
+// input) at `opset`, runs it with `threads` threads (single-threaded by default) and returns the
+// tensor outputs.
 std::vector<Tensor> run_op(const std::string& op_type, const std::vector<Tensor>& inputs,
-                           std::vector<ir::Attribute> attrs = {}, int64_t opset = 17, size_t num_outputs = 1);
+                           std::vector<ir::Attribute> attrs = {}, int64_t opset = 17,
+                           size_t num_outputs = 1, int threads = 1);
 
 // A float32 tensor from values.
 Tensor f32(std::vector<int64_t> dims, std::vector<float> values);

@@ -320,6 +320,27 @@ TEST(OpsFastPath, RecurrentFloat32MatchesFloat64Plain) {
     }
 }
 
+// With 2 threads a large recurrent product is split over the pool (LSTM: each part takes a range
+// of hidden units through its gate math too); every random case, peepholes, clip,
+// input_forget and activations included, gives the single-threaded bits.
+TEST(OpsFastPath, RecurrentTwoThreadsMatchOneThread) {
+    std::mt19937 rng(31);
+    int split = 0;
+    for (int t = 0; t < 120; ++t) {
+        const RecurrentCase c = random_recurrent_case(t, rng);
+        split += c.hidden >= 91;  // 4 H x H rows: large enough to split
+        const size_t outs = c.op == "LSTM" ? 3 : 2;
+        const auto a = test::run_op(c.op, c.f32s, c.attrs(), 14, outs, 1);
+        const auto b = test::run_op(c.op, c.f32s, c.attrs(), 14, outs, 2);
+        for (size_t k = 0; k < outs; ++k) {
+            ASSERT_EQ(a[k].dims(), b[k].dims()) << c.op << " case " << t;
+            ASSERT_EQ(std::memcmp(a[k].bytes(), b[k].bytes(), a[k].nbytes()), 0)
+                << c.op << " case " << t << " output " << k;
+        }
+    }
+    EXPECT_GT(split, 3);
+}
+
 TEST(OpsFastPath, UninitializedTensorsArePoisonedOnRequest) {
     Tensor::set_poison_uninitialized(true);
     const Tensor t = Tensor::uninitialized(DataType::kFloat32, {3, 5});
