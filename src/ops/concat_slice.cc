@@ -35,19 +35,29 @@ uint8_t* buffer_bytes(const Tensor& b) {
 
 }  // namespace
 
+// Channels of the slice's base (0 without one), or -1 when it is not a tensor that fits dims.
+int64_t base_channels(const ConcatSlice& s, DataType dt, const std::vector<int64_t>& dims) {
+    if (!s.base) return 0;
+    if (!s.base->is_tensor() || s.base->tensor().dtype() != dt) return -1;
+    const std::vector<int64_t>& b = s.base->tensor().dims();
+    return fits_buffer(b, dims) ? b[1] : -1;
+}
+
 OutputSpace output_space(const ConcatSlice* s, DataType dt, const std::vector<int64_t>& dims) {
     const uint64_t elem = element_bytes(dt);
-    const bool usable = s && s->buffer && elem > 0 && dims.size() >= 2 &&
+    const int64_t base = s ? base_channels(*s, dt, dims) : -1;
+    const bool usable = s && s->buffer && elem > 0 && base >= 0 && dims.size() >= 2 &&
                         dims[0] == 1 && dims[1] >= 0 && s->offset + dims[1] <= s->total;
+    const int64_t offset = usable ? base + s->offset : 0, total = usable ? base + s->total : 0;
     if (usable && s->buffer->is_none()) {
         std::vector<int64_t> all = dims;
-        all[1] = s->total;
+        all[1] = total;
         *s->buffer = RtValue::of(Tensor::uninitialized(dt, all));
     }
     if (usable && s->buffer->is_tensor()) {
         const Tensor& b = s->buffer->tensor();
-        if (b.dtype() == dt && b.dims()[1] == s->total && fits_buffer(dims, b.dims())) {
-            const uint64_t at = static_cast<uint64_t>(s->offset * channel_size(dims)) * elem;
+        if (b.dtype() == dt && b.dims()[1] == total && fits_buffer(dims, b.dims())) {
+            const uint64_t at = static_cast<uint64_t>(offset * channel_size(dims)) * elem;
             const uint64_t size = static_cast<uint64_t>(dims[1] * channel_size(dims)) * elem;
             uint8_t* data = buffer_bytes(b) + at;
             return {Tensor::from_view(dt, dims, data, size, std::make_shared<const Tensor>(b)),
@@ -70,7 +80,7 @@ KernelFn make_concat_in_place(KernelFn plain) {
                        fits_buffer(ctx.input(i).dims(), slot->tensor().dims());
             if (in_place) channels += ctx.input(i).dims()[1];
         }
-        if (!in_place || channels != slot->tensor().dims()[1]) {
+        if (!in_place || channels > slot->tensor().dims()[1]) {
             std::vector<const RtValue*> inputs;
             for (size_t i = 0; i < n; ++i) inputs.push_back(ctx.value(i));
             KernelContext sub(ctx.node(), inputs, ctx.num_outputs(), ctx.pool(), nullptr);
@@ -86,7 +96,12 @@ KernelFn make_concat_in_place(KernelFn plain) {
             if (x.bytes() != at && x.nbytes() > 0) std::memcpy(at, x.bytes(), x.nbytes());
             at += x.nbytes();
         }
-        ctx.set_output(0, b);
+        if (channels == b.dims()[1]) return ctx.set_output(0, b);
+        std::vector<int64_t> dims = b.dims();  // a chain's earlier Concat: the first channels
+        dims[1] = channels;
+        const uint64_t size = static_cast<uint64_t>(at - buffer_bytes(b));
+        ctx.set_output(0, Tensor::from_view(b.dtype(), std::move(dims), b.bytes(), size,
+                                            std::make_shared<const Tensor>(b)));
     };
 }
 

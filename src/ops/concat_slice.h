@@ -13,10 +13,13 @@
 
 namespace pg::ops {
 
-// One producer's part of a Concat along axis 1: channels [offset, offset + its own) of `total`.
+// One producer's part of a Concat along axis 1: channels [offset, offset + its own) of `total`,
+// both counted after the channels of `base` when set (a chain's first input, copied in by the
+// first Concat; its channels are known only at run time).
 struct ConcatSlice {
     RtValue* buffer = nullptr;  // the shared buffer's slot (empty until a producer allocates it)
     int64_t offset = 0, total = 0;
+    const RtValue* base = nullptr;
 };
 
 // Storage for output dims `dims` of type `dt`: `data` is writable and `tensor` is set as the
@@ -30,9 +33,10 @@ struct OutputSpace {
 OutputSpace output_space(const ConcatSlice* s, DataType dt, const std::vector<int64_t>& dims);
 
 // The Concat step over its inputs plus the shared buffer (the last input): when the buffer is
-// there and is exactly the concatenation's shape and type, inputs not already in place are
-// copied into it and it becomes the output; otherwise `plain` (the Concat kernel) runs on the
-// inputs without the buffer.
+// there and the concatenation is [1, c, rest...] of its type with c at most its channels, inputs
+// not already in place are copied into it and its first c channels become the output (the whole
+// buffer for a chain's last Concat); otherwise `plain` (the Concat kernel) runs on the inputs
+// without the buffer.
 KernelFn make_concat_in_place(KernelFn plain);
 
 }  // namespace pg::ops

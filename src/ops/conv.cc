@@ -40,8 +40,8 @@ Dims output_dims(const ConvShape& s) {
 // Runs conv (fast for float32) or conv-transpose on the typed buffers.
 void run_conv(const ConvShape& s, const ConvInputs& in, bool transpose, KernelContext& ctx) {
     // A Conv may write into a Concat's output (ops/concat_slice.h).
-    OutputSpace y = output_space(transpose ? nullptr : ctx.concat_slice(), in.x->dtype(),
-                                 output_dims(s));
+    OutputSpace y =
+        output_space(transpose ? nullptr : ctx.concat_slice(), in.x->dtype(), output_dims(s));
     dispatch_float(in.x->dtype(), transpose ? "ConvTranspose" : "Conv", [&]<typename T>() {
         const T* b = in.b ? in.b->data<T>() : nullptr;
         T* py = reinterpret_cast<T*>(y.data);

@@ -96,19 +96,20 @@ GemmEpilogue epilogue(const ConvChain& c, KernelContext& ctx, std::vector<float>
 // The shuffle's group count g when the chain's Reshape (n, g, m / g, spatial...), Transpose
 // (0, 2, 1, ...) and Reshape take Conv output dims `y` back to `y`; 0 otherwise (the plain
 // kernels then run, and report any error).
-int64_t shuffle_groups(const ConvChain& c, const KernelContext& ctx, const std::vector<int64_t>& y) {
+int64_t shuffle_groups(const ConvChain& c, const KernelContext& ctx,
+                       const std::vector<int64_t>& y) {
     const size_t n = ctx.num_inputs();
     if (!ctx.has_input(n - 2) || !ctx.has_input(n - 1)) return 0;
     try {
-        const std::vector<int64_t> r = reshape_dims(
-            y, to_int64_vector(ctx.input(n - 2), "Reshape"), c.shuffle_allowzero[0]);
+        const std::vector<int64_t> r =
+            reshape_dims(y, to_int64_vector(ctx.input(n - 2), "Reshape"), c.shuffle_allowzero[0]);
         if (r.size() != y.size() + 1 || r[0] != y[0] || r[1] * r[2] != y[1] ||
             !std::equal(r.begin() + 3, r.end(), y.begin() + 2))
             return 0;
         std::vector<int64_t> t = r;
         std::swap(t[1], t[2]);
-        const std::vector<int64_t> back = reshape_dims(
-            t, to_int64_vector(ctx.input(n - 1), "Reshape"), c.shuffle_allowzero[1]);
+        const std::vector<int64_t> back =
+            reshape_dims(t, to_int64_vector(ctx.input(n - 1), "Reshape"), c.shuffle_allowzero[1]);
         return back == y ? r[1] : 0;
     } catch (const Error&) {
         return 0;

@@ -147,8 +147,8 @@ bool conv_winograd(const Window& g, const float* xg, int64_t cg, const GemmArgs<
     const int64_t rows_once = std::clamp<int64_t>(
         std::max<int64_t>(0, budget - all_filters) / (64 * (cg + a.m)) / s.tw, 1, s.th);
     const auto bands = [&](int64_t rows) { return (s.th + rows - 1) / rows; };
-    const bool once = g_filters_once.load(std::memory_order_relaxed) && rows_blocks < s.th && all_filters <= budget / 2 &&
-                      bands(rows_once) <= bands(rows_blocks);
+    const bool once = g_filters_once.load(std::memory_order_relaxed) && rows_blocks < s.th &&
+                      all_filters <= budget / 2 && bands(rows_once) <= bands(rows_blocks);
     const int64_t kn = once ? a.m : kn_blocks, band_rows = once ? rows_once : rows_blocks;
     std::unique_ptr<float[]> filters;
     if (once) {

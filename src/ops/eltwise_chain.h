@@ -1,12 +1,13 @@
 // A chain of element-wise ops run as one kernel: the first op's first input (the chain value)
 // goes through Add / Sub / Mul / Div / Sum (two inputs) with one other operand each, and Relu
-// and Erf (vec_erf, which the plain float32 Erf runs too), in one pass over the output instead of one pass and one tensor per op. The float32 fast path
-// covers operands of the chain value's shape, single values, and operands broadcast along a run
-// of axes with whole blocks of at least 8 trailing elements between changes (per-channel scales
-// and biases [C, 1, 1]); each op is the plain kernel's float arithmetic, in the same order, so
-// the result is bit-identical to running the ops one after another
-// (tests/unit/ops_eltwise_chain_test.cc; the runtime decides what to fuse: runtime/fuse.cc). To
-// add an op, add it to EltwiseLink::Op, to apply_link (eltwise_chain.cc) and to the matcher.
+// and Erf (vec_erf, which the plain float32 Erf runs too), in one pass over the output instead of
+// one pass and one tensor per op. The float32 fast path covers operands of the chain value's shape,
+// single values, and operands broadcast along a run of axes with whole blocks of at least 8
+// trailing elements between changes (per-channel scales and biases [C, 1, 1]); each op is the plain
+// kernel's float arithmetic, in the same order, so the result is bit-identical to running the ops
+// one after another (tests/unit/ops_eltwise_chain_test.cc; the runtime decides what to fuse:
+// runtime/fuse.cc). To add an op, add it to EltwiseLink::Op, to apply_link (eltwise_chain.cc) and
+// to the matcher.
 #pragma once
 
 #include <vector>

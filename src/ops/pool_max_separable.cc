@@ -16,7 +16,7 @@ typedef float V8 __attribute__((vector_size(32)));
 typedef int I8 __attribute__((vector_size(32)));
 
 constexpr int64_t kMaxFloats = int64_t{1} << 16;  // padded plane floats (256 KiB per thread)
-constexpr int64_t kStridedMaxPlane = 1024;       // input plane floats, strided windows
+constexpr int64_t kStridedMaxPlane = 1024;        // input plane floats, strided windows
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 int64_t round8(int64_t v) {
@@ -201,8 +201,8 @@ SeparableMax::SeparableMax(const Window& g)
 }
 
 bool SeparableMax::plane(const float* x, float* y) {
-    const Geo geo{g_.in[1],     g_.in[2],     g_.out[1],       g_.out[2],       g_.kernel[1],
-                  g_.kernel[2], g_.stride[1], g_.stride[2],    g_.pad_begin[1], g_.pad_begin[2],
+    const Geo geo{g_.in[1],     g_.in[2],     g_.out[1],    g_.out[2],       g_.kernel[1],
+                  g_.kernel[2], g_.stride[1], g_.stride[2], g_.pad_begin[1], g_.pad_begin[2],
                   rows_,        cols_,        pitch_};
     return reinterpret_cast<PlaneFn>(fn_)(geo, x, y, pad_.data(), hmax_.data(), line_.data());
 }

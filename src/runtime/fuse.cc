@@ -82,10 +82,11 @@ bool constant_reshape(const ir::Node* n, int64_t opset) {
 // run time). Not after a residual (the fused Add reads its addend where the output is written)
 // nor a Conv with one output channel per group (the depthwise kernel has no shuffle).
 void match_shuffle(const ir::Graph& g, const ir::Node& conv, int64_t opset,
-                   const std::unordered_map<const ir::Node*, size_t>& step_of,
-                   const ir::Value* v, Chain& c) {
+                   const std::unordered_map<const ir::Node*, size_t>& step_of, const ir::Value* v,
+                   Chain& c) {
     const ir::Value* w = conv.input(1);
-    if (!g_fuse_shuffle.load(std::memory_order_relaxed) || c.add || !w || !w->is_initializer() || w->initializer()->tensor.rank() < 3 ||
+    if (!g_fuse_shuffle.load(std::memory_order_relaxed) || c.add || !w || !w->is_initializer() ||
+        w->initializer()->tensor.rank() < 3 ||
         w->initializer()->tensor.dims()[0] <= c.spec.conv.group)
         return;
     const ir::Node* r1 = sole_reader(g, v, step_of);
@@ -219,7 +220,12 @@ NodeStep fused_step(const GraphPlan& p, const Chain& c,
     for (const NodeStep* t : shuffle)
         if (t->node->inputs().size() == 2) s.inputs.push_back(slot_or_none(*t, 1));
     s.outputs = !shuffle.empty() ? shuffle.back()->outputs
-                : (act ? act : add ? add : add_c ? add_c : mul ? mul : bn)->outputs;
+                                 : (act     ? act
+                                    : add   ? add
+                                    : add_c ? add_c
+                                    : mul   ? mul
+                                            : bn)
+                                       ->outputs;
     s.release = conv.release;
     s.opset = conv.opset;
     std::vector<const NodeStep*> fused{bn, mul, add_c, add, act};

@@ -1,12 +1,14 @@
 // Internal to the runtime: plan-time fusion for runs that no NodeHook observes, bit-identical to
 // the plain steps. Conv -> BatchNormalization -> per-channel Mul / Add -> residual Add / Sum ->
-// Relu / Clip chains (any part but the Conv optional) become one step (ops/conv_fused.h): each
+// Relu / Clip -> channel shuffle (Reshape, Transpose, Reshape; not after the residual) chains
+// (any part but the Conv optional) become one step (ops/conv_fused.h): each
 // intermediate value has exactly one reader (the next op of the chain, as its first input; either
 // input of the Mul / Add / Sum) and is not a graph output, and the later ops' other inputs are
 // initializers or graph inputs, or (the residual) an earlier step's output, so they can be read
 // at the Conv's place. BatchNormalization -> per-channel Mul / Add -> Relu chains become one step
 // at the BatchNormalization (fuse_bn.cc), MatMul -> bias Add pairs one step at the MatMul
-// (fuse_matmul.cc), element-wise chains one step at their last node's place (fuse_eltwise.cc).
+// (fuse_matmul.cc), element-wise chains one step at their last node's place (fuse_eltwise.cc),
+// and Concats of Conv outputs are written in place by the Convs (fuse_concat.cc).
 // To fuse another pattern, match it here and give ops/ a kernel for it.
 #pragma once
 

@@ -1,4 +1,8 @@
-// Concats written in place by the Convs producing their inputs (see fuse.h).
+// Concats written in place by the Convs producing their inputs (see fuse.h). A Concat whose first
+// input is the output of the previous Concat of a chain (DenseNet's blocks: each Concat extends
+// the last by one Conv's channels) joins that chain: the chain's Concats share one buffer, each
+// an ever longer prefix of it, and the chain's first input (the base, when not a Conv output
+// itself) is copied in once, by the first Concat.
 #include <algorithm>
 #include <atomic>
 #include <unordered_map>
@@ -15,13 +19,22 @@ namespace {
 
 std::atomic<bool> g_enabled{true};
 
-// A Concat input: the step producing it and its channel count.
+// A Conv step writing a part of a chain's buffer, channels from `offset` after the base's.
 struct Part {
     size_t step = 0;
-    int64_t channels = 0;
+    int64_t offset = 0;
 };
 
-// Output channels and rank of the Conv step `s` (its weights an initializer), or false.
+// Concats sharing one buffer.
+struct Chain {
+    int base = -1;                 // slot of the first Concat's first input when not a Conv part
+    int64_t channels = 0;          // Conv channels so far (all of them once planned)
+    int64_t rank = 0;              // the Conv outputs' rank
+    std::vector<Part> parts;       // the producers
+    std::vector<size_t> concats;   // member Concat steps, in order
+};
+
+// Output channels and rank of Conv step `s` (its weights an initializer), or false.
 bool conv_output(const NodeStep& s, int64_t* channels, int64_t* rank) {
     if (!s.kernel || !is_op(s.node, "Conv") || s.node->inputs().size() < 2) return false;
     const ir::Value* w = s.node->inputs()[1];
@@ -31,35 +44,94 @@ bool conv_output(const NodeStep& s, int64_t* channels, int64_t* rank) {
     return true;
 }
 
-// The parts of Concat step c when every input qualifies (see fuse.h); empty otherwise.
-std::vector<Part> concat_parts(const ir::Graph& g, const std::vector<NodeStep>& steps,
-                               const NodeStep& c,
-                               const std::unordered_map<int, size_t>& producer) {
-    const ir::Node& n = *c.node;
-    std::vector<Part> parts;
-    if (n.inputs().empty() || c.inputs.size() != n.inputs().size() || !single_output(n))
-        return {};
-    int64_t rank = 0;
-    for (size_t i = 0; i < n.inputs().size(); ++i) {
-        const ir::Value* v = n.inputs()[i];
+struct Planner {
+    const ir::Graph& g;
+    std::vector<NodeStep>& steps;
+    std::unordered_map<int, size_t> producer;  // slot -> the step writing it
+    std::unordered_map<int, size_t> tip;       // a chain's last Concat output slot -> chain
+    std::vector<Chain> chains;
+
+    // Input i of Concat step c as a Conv part: its channels and rank, or false.
+    bool conv_part(const NodeStep& c, size_t i, size_t* step, int64_t* channels, int64_t* rank) {
+        const ir::Value* v = c.node->inputs()[i];
         if (!v || v->uses().size() != 1 || c.inputs[i] < 0 ||
             std::count(g.outputs().begin(), g.outputs().end(), v))
-            return {};
+            return false;
         auto it = producer.find(c.inputs[i]);
-        if (it == producer.end()) return {};
+        if (it == producer.end()) return false;
         const NodeStep& s = steps[it->second];
-        Part part{it->second, 0};
-        int64_t r = 0;
-        if (s.outputs.empty() || s.outputs[0] != c.inputs[i] || s.concat_slot >= 0 ||
-            !conv_output(s, &part.channels, &r) || (rank && r != rank))
-            return {};
-        rank = r;
-        parts.push_back(part);
+        *step = it->second;
+        return !s.outputs.empty() && s.outputs[0] == c.inputs[i] && s.concat_slot < 0 &&
+               conv_output(s, channels, rank);
     }
-    const int64_t axis = ops::Attrs(n).get_int("axis", 1);
-    if (axis != 1 && axis != 1 - rank) return {};
-    return parts;
-}
+
+    // Adds Concat step ci to a chain (a new one, or the one whose last output it extends).
+    bool add(size_t ci) {
+        const NodeStep& c = steps[ci];
+        const ir::Node& n = *c.node;
+        if (n.inputs().empty() || c.inputs.size() != n.inputs().size() || !single_output(n) ||
+            c.outputs.empty() || c.outputs[0] < 0)
+            return false;
+        std::vector<std::pair<size_t, int64_t>> convs;  // (step, channels) of inputs 1...
+        int64_t rank = 0;
+        for (size_t i = 1; i < n.inputs().size(); ++i) {
+            size_t s = 0;
+            int64_t ch = 0, r = 0;
+            if (!conv_part(c, i, &s, &ch, &r) || (rank && r != rank)) return false;
+            rank = r, convs.emplace_back(s, ch);
+        }
+        size_t s0 = 0;
+        int64_t ch0 = 0, r0 = 0;
+        const bool first_conv = conv_part(c, 0, &s0, &ch0, &r0);
+        const auto extends = tip.find(c.inputs[0]);
+        if (first_conv) {
+            if (rank && r0 != rank) return false;
+            rank = r0;
+        }
+        if (rank == 0) return false;  // no Conv part: nothing to write in place
+        const int64_t axis = ops::Attrs(n).get_int("axis", 1);
+        if (axis != 1 && axis != 1 - rank) return false;
+        size_t k = chains.size();
+        if (!first_conv && extends != tip.end() && chains[extends->second].rank == rank) {
+            k = extends->second;
+            tip.erase(extends);
+        } else {
+            chains.push_back({});
+            chains.back().rank = rank;
+            if (first_conv)
+                convs.insert(convs.begin(), {s0, ch0});
+            else
+                chains.back().base = c.inputs[0];
+        }
+        Chain& chain = chains[k];
+        for (const auto& [s, ch] : convs) {
+            chain.parts.push_back({s, chain.channels});
+            chain.channels += ch;
+            steps[s].concat_slot = 0;  // claimed (the slot is set in finish)
+        }
+        chain.concats.push_back(ci);
+        tip[c.outputs[0]] = k;
+        return true;
+    }
+
+    // Gives each chain its buffer slot and the producers and Concats their parts.
+    void finish(GraphPlan& p) {
+        for (Chain& chain : chains) {
+            const int buffer = p.num_slots++;
+            for (const Part& part : chain.parts) {
+                NodeStep& s = steps[part.step];
+                s.concat_slot = buffer, s.concat_offset = part.offset;
+                s.concat_total = chain.channels, s.concat_base = chain.base;
+            }
+            for (size_t ci : chain.concats) {
+                NodeStep& c = steps[ci];
+                c.inputs.push_back(buffer);
+                c.kernel = share_kernel(ops::make_concat_in_place(*c.kernel));
+            }
+            steps[chain.concats.back()].release.push_back(buffer);
+        }
+    }
+};
 
 }  // namespace
 
@@ -72,27 +144,13 @@ std::vector<NodeStep> fuse_concat_in_place(const ir::Graph& g, GraphPlan& p,
     *concats = 0;
     if (!g_enabled.load(std::memory_order_relaxed)) return {};
     std::vector<NodeStep> out = steps;
-    std::unordered_map<int, size_t> producer;  // slot -> the step writing it
+    Planner plan{g, out, {}, {}, {}};
     for (size_t i = 0; i < out.size(); ++i)
         for (int slot : out[i].outputs)
-            if (slot >= 0) producer[slot] = i;
-    for (NodeStep& c : out) {
-        if (!c.kernel || !is_op(c.node, "Concat")) continue;
-        const std::vector<Part> parts = concat_parts(g, out, c, producer);
-        if (parts.empty()) continue;
-        const int buffer = p.num_slots++;
-        int64_t offset = 0, total = 0;
-        for (const Part& part : parts) total += part.channels;
-        for (const Part& part : parts) {
-            NodeStep& s = out[part.step];
-            s.concat_slot = buffer, s.concat_offset = offset, s.concat_total = total;
-            offset += part.channels;
-        }
-        c.inputs.push_back(buffer);
-        c.release.push_back(buffer);
-        c.kernel = share_kernel(ops::make_concat_in_place(*c.kernel));
-        ++*concats;
-    }
+            if (slot >= 0) plan.producer[slot] = i;
+    for (size_t i = 0; i < out.size(); ++i)
+        if (out[i].kernel && is_op(out[i].node, "Concat") && plan.add(i)) ++*concats;
+    plan.finish(p);
     if (*concats == 0) out.clear();
     return out;
 }

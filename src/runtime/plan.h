@@ -34,8 +34,9 @@ struct NodeStep {
     const ir::Node* named = nullptr;  // the node errors name when it is not `node` (fused steps)
     CompactString fused_with;         // fused steps: ", fused with 'x' (Op)" per absorbed node
     // A producer of a Concat written in place (ops/concat_slice.h, runtime/fuse_concat.cc): the
-    // shared buffer's slot (-1: none) and this step's channels [offset, ...) of total.
-    int concat_slot = -1;
+    // shared buffer's slot (-1: none), this step's channels [offset, ...) of total, both after
+    // the channels of the base (the slot of the chain's first input, -1: none).
+    int concat_slot = -1, concat_base = -1;
     int64_t concat_offset = 0, concat_total = 0;
 };
 

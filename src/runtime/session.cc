@@ -221,7 +221,8 @@ void Session::Impl::plan_graph(const ir::Graph& g, const OpsetFn& opset) {
             fuse_eltwise_chains(g, p->fused.empty() ? p->steps : p->fused, opset, &eltwise);
         if (eltwise > 0) p->fused = std::move(steps), p->fused_nodes += eltwise;
         int concats = 0;
-        auto in_place = fuse_concat_in_place(g, *p, p->fused.empty() ? p->steps : p->fused, &concats);
+        auto in_place =
+            fuse_concat_in_place(g, *p, p->fused.empty() ? p->steps : p->fused, &concats);
         if (concats > 0) p->fused = std::move(in_place), p->fused_nodes += concats;
     }
     p->slots.assign(p->slot.begin(), p->slot.end());
@@ -250,7 +251,8 @@ void Session::Impl::run_step(const NodeStep& s, Frame& f, NodeHook* hook) {
     ops::KernelContext ctx(*s.node, inputs, s.outputs.size(), &pool, &runner);
     ops::ConcatSlice slice;
     if (s.concat_slot >= 0) {
-        slice = {&f.slots[static_cast<size_t>(s.concat_slot)], s.concat_offset, s.concat_total};
+        slice = {&f.slots[static_cast<size_t>(s.concat_slot)], s.concat_offset, s.concat_total,
+                 s.concat_base >= 0 ? &f.slots[static_cast<size_t>(s.concat_base)] : nullptr};
         ctx.set_concat_slice(&slice);
     }
     try {

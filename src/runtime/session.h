@@ -65,7 +65,8 @@ class Session {
     // another run of this session is in progress.
     Results run_timed(const Feeds& feeds, std::vector<StepTime>& times);
     const ir::Model& model() const { return model_; }
-    // Main-graph nodes that runs without a hook execute fused into an earlier step (0: none).
+    // Main-graph nodes that runs without a hook execute fused into an earlier step, plus the
+    // Concats their Convs write in place (0: none).
     int fused_nodes() const;
 
     struct Impl;  // the plans and the executor (session.cc)

@@ -77,8 +77,8 @@ ir::Value* batch_norm(ir::GraphBuilder& b, ir::Value* y, DataType dt, int64_t c,
                       const std::string& name) {
     auto t = [&](bool positive) { return random_tensor(dt, {c}, positive, rng); };
     return b.op("BatchNormalization",
-                {y, b.constant("s", t(false)), b.constant("bb", t(false)),
-                 b.constant("mu", t(false)), b.constant("var", t(true))},
+                {y, b.constant(name + "_s", t(false)), b.constant(name + "_b", t(false)),
+                 b.constant(name + "_mean", t(false)), b.constant(name + "_var", t(true))},
                 {}, name);
 }
 

@@ -21,7 +21,8 @@ void expect_same_results(const runtime::Results& a, const runtime::Results& b);
 int check_fused_matches_plain(const ir::Model& m, DataType dt = DataType::kFloat32);
 // A `dt` tensor of `dims` with seeded values uniform in [-1, 1), or [0.5, 2) when `positive`.
 Tensor random_tensor(DataType dt, std::vector<int64_t> dims, bool positive, std::mt19937& rng);
-// BatchNormalization of y over `c` channels with seeded parameters (variance positive).
+// BatchNormalization `name` of y over `c` channels with seeded parameters (variance positive),
+// its initializers named after it.
 ir::Value* batch_norm(ir::GraphBuilder& b, ir::Value* y, DataType dt, int64_t c, std::mt19937& rng,
                       const std::string& name = "bn");
 

@@ -91,8 +91,8 @@ TEST(OpsConvWinograd, MatchesReferenceOnTheGeometriesItTakes) {
 TEST(OpsConvWinograd, FiltersTransformedOnceGiveTheBandByBandValues) {
     std::mt19937 rng(23);
     ThreadPool pool(2);
-    for (const Case& k : {Case{1, 64, 64, 1, 40, 60, 1, 1, 1, 1},
-                          Case{1, 64, 96, 1, 57, 56, 1, 1, 1, 1}}) {
+    for (const Case& k :
+         {Case{1, 64, 64, 1, 40, 60, 1, 1, 1, 1}, Case{1, 64, 96, 1, 57, 56, 1, 1, 1, 1}}) {
         const ops::ConvShape s = shape_of(k);
         const ConvData d = random_conv(s, rng);
         std::vector<float> once(size_t(s.m * s.w.out_size())), banded(once.size());

@@ -113,9 +113,9 @@ TEST(OpsPool, SeparableMaxPoolMatchesReferenceOnRandomShapes) {
         for (size_t i = 0; i < x.size(); ++i) {
             const int64_t plane = int64_t(i) / g.in_size();
             x[i] = t % 4 == 0 && plane == 1 && i % 17 == 2 ? std::numeric_limits<float>::quiet_NaN()
-                   : t % 4 == 1 ? (rng() % 2 ? 0.0f : -0.0f)
-                   : t % 4 == 2 && i % 5 == 0 ? -std::numeric_limits<float>::infinity()
-                                              : val(rng);
+                   : t % 4 == 1                            ? (rng() % 2 ? 0.0f : -0.0f)
+                   : t % 4 == 2 && i % 5 == 0              ? -std::numeric_limits<float>::infinity()
+                                                           : val(rng);
         }
         const size_t ny = size_t(planes * g.out_size());
         std::vector<float> ref(ny, 8.0f);

@@ -19,11 +19,11 @@ using test::check_fused_matches_plain;
 
 struct Fire {
     int64_t batch = 1;
-    bool relu = true;           // Conv -> Relu chains, else lone Convs
-    bool e1_alone = false;      // the 1x1 expand without its Relu
-    bool pool_branch = false;   // a third input from MaxPool (not a Conv)
-    bool expand_read = false;   // the 1x1 branch is also a graph output
-    int64_t second_pad = 1;     // 0: the 3x3 branch is 2 smaller (the Concat fails)
+    bool relu = true;          // Conv -> Relu chains, else lone Convs
+    bool e1_alone = false;     // the 1x1 expand without its Relu
+    bool pool_branch = false;  // a third input from MaxPool (not a Conv)
+    bool expand_read = false;  // the 1x1 branch is also a graph output
+    int64_t second_pad = 1;    // 0: the 3x3 branch is 2 smaller (the Concat fails)
     int64_t axis = 1;
     DataType dt = DataType::kFloat32;
 };
@@ -73,14 +73,17 @@ TEST(SessionFuseConcat, ConvOutputsAreWrittenIntoTheConcat) {
 
 TEST(SessionFuseConcat, OtherInputsKeepThePlainConcat) {
     EXPECT_EQ(check_fused_matches_plain(*fire({.pool_branch = true})), 3);
-    EXPECT_EQ(check_fused_matches_plain(*fire({.expand_read = true})), 3);
     EXPECT_EQ(check_fused_matches_plain(*fire({.axis = 2})), 3);
+    // The first input read elsewhere too: copied in as the base, the 3x3 branch in place.
+    EXPECT_EQ(check_fused_matches_plain(*fire({.expand_read = true})), 3 + 1);
 }
 
 TEST(SessionFuseConcat, ShapesTheBufferDoesNotFitRunThePlainConcat) {
     EXPECT_EQ(check_fused_matches_plain(*fire({.batch = 2})), 3 + 1);
     const auto bad = fire({.second_pad = 0});  // 10x10 and 8x8 planes: Concat's own error
-    runtime::Session fused(*bad, {}), plain(*bad, {.fuse = false});
+    runtime::SessionOptions off;
+    off.fuse = false;
+    runtime::Session fused(*bad, {}), plain(*bad, off);
     const runtime::Feeds feeds = test::random_fuse_feeds(*bad);
     std::string want, got;
     try {
@@ -95,6 +98,50 @@ TEST(SessionFuseConcat, ShapesTheBufferDoesNotFitRunThePlainConcat) {
     }
     EXPECT_NE(want.find("Concat"), std::string::npos) << want;
     EXPECT_EQ(got, want);
+}
+
+// A DenseNet block: x -> MaxPool -> (BN -> Relu -> 3x3 Conv -> Concat with what came before)
+// `layers` times; each Concat extends the previous one, read by the next layer's BN too.
+// `branch`: a second Concat also extends the first one (it starts a chain of its own).
+std::unique_ptr<ir::Model> dense_block(int layers, bool branch, int64_t batch = 1) {
+    auto m = ir::new_model(13);
+    ir::GraphBuilder b(*m->graph);
+    std::mt19937 rng(8);
+    const DataType f = DataType::kFloat32;
+    ir::Value* x = b.input("x", f, {batch, 6, 9, 9});
+    ir::Value* c = b.op("MaxPool", {x},
+                        ir::attrs(ir::Attribute::make_ints("kernel_shape", {1, 1})), "pool");
+    int64_t channels = 6;
+    std::vector<ir::Value*> concats;
+    for (int i = 0; i < layers; ++i) {
+        const std::string name = "l" + std::to_string(i);
+        ir::Value* y = b.op("Relu", {test::batch_norm(b, c, f, channels, rng, name + "_bn")}, {},
+                            name + "_relu");
+        y = b.op("Conv",
+                 {y, b.constant(name + "_w", test::random_tensor(f, {4, channels, 3, 3}, false, rng))},
+                 ir::attrs(ir::Attribute::make_ints("pads", {1, 1, 1, 1})), name + "_conv");
+        c = b.op("Concat", {c, y}, ir::attrs(ir::Attribute::make_int("axis", 1)), name + "_cat");
+        concats.push_back(c);
+        channels += 4;
+    }
+    b.output(b.op("Relu", {c}, {}, "out"), f, {});
+    if (branch) {
+        ir::Value* y = b.op("Conv",
+                            {concats[0], b.constant("bw", test::random_tensor(
+                                                              f, {3, 10, 1, 1}, false, rng))},
+                            {}, "branch_conv");
+        b.output(b.op("Concat", {concats[0], y}, ir::attrs(ir::Attribute::make_int("axis", 1)),
+                      "branch_cat"),
+                 f, {});
+    }
+    return m;
+}
+
+TEST(SessionFuseConcat, ConcatsExtendingTheLastShareOneBuffer) {
+    // Each layer: Relu into nothing (BN -> Relu fuses: 1), the Concat in place (1).
+    EXPECT_EQ(check_fused_matches_plain(*dense_block(4, false)), 4 * (1 + 1));
+    EXPECT_EQ(check_fused_matches_plain(*dense_block(4, true)), 4 * (1 + 1) + 1);
+    EXPECT_EQ(check_fused_matches_plain(*dense_block(3, false, 2)), 3 * (1 + 1));  // plain Concats
 }
 
 TEST(ConcatSlice, OutputSpaceFallsBackToAFreshTensor) {

@@ -16,13 +16,13 @@ namespace {
 using test::check_fused_matches_plain;
 
 struct ShuffleNet {
-    bool bn = true;                                  // Conv -> BN -> Relu, else the Conv alone
-    std::vector<int64_t> first = {1, 3, 4, 9, 9};    // the first Reshape's shape
-    std::vector<int64_t> perm = {0, 2, 1, 3, 4};     // the Transpose's
-    std::vector<int64_t> second = {1, 12, 9, 9};     // the second Reshape's
-    int64_t group = 2;                               // the Conv's (12 output channels)
-    bool transposed_out = false;                     // the Transpose's output is a graph output
-    bool residual = false;                           // an Add of the input before the Relu
+    bool bn = true;                                // Conv -> BN -> Relu, else the Conv alone
+    std::vector<int64_t> first = {1, 3, 4, 9, 9};  // the first Reshape's shape
+    std::vector<int64_t> perm = {0, 2, 1, 3, 4};   // the Transpose's
+    std::vector<int64_t> second = {1, 12, 9, 9};   // the second Reshape's
+    int64_t group = 2;                             // the Conv's (12 output channels)
+    bool transposed_out = false;                   // the Transpose's output is a graph output
+    bool residual = false;                         // an Add of the input before the Relu
 };
 
 // x [1, 12, 9, 9] -> 1x1 Conv (12 channels) -> [BN] -> [Add x] -> [Relu] -> Reshape -> Transpose
@@ -33,8 +33,8 @@ std::unique_ptr<ir::Model> shuffle_net(const ShuffleNet& o) {
     std::mt19937 rng(9);
     const DataType f = DataType::kFloat32;
     auto ints = [&](const std::string& name, const std::vector<int64_t>& v) {
-        return b.constant(name, Tensor::from_values<int64_t>(DataType::kInt64,
-                                                              {int64_t(v.size())}, v));
+        return b.constant(name,
+                          Tensor::from_values<int64_t>(DataType::kInt64, {int64_t(v.size())}, v));
     };
     ir::Value* x = b.input("x", f, {1, 12, 9, 9});
     ir::Value* y = b.op(
@@ -44,8 +44,8 @@ std::unique_ptr<ir::Model> shuffle_net(const ShuffleNet& o) {
     if (o.residual) y = b.op("Add", {y, x}, {}, "add");
     if (o.bn) y = b.op("Relu", {y}, {}, "relu");
     ir::Value* r = b.op("Reshape", {y, ints("s1", o.first)}, {}, "reshape1");
-    ir::Value* t = b.op("Transpose", {r}, ir::attrs(ir::Attribute::make_ints("perm", o.perm)),
-                        "transpose");
+    ir::Value* t =
+        b.op("Transpose", {r}, ir::attrs(ir::Attribute::make_ints("perm", o.perm)), "transpose");
     ir::Value* z = b.op("Reshape", {t, ints("s2", o.second)}, {}, "reshape2");
     b.output(b.op("Relu", {z}, {}, "out"), f, {1, 12, 9, 9});
     if (o.transposed_out) b.output(t, f, {});
