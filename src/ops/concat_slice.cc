@@ -35,9 +35,14 @@ uint8_t* buffer_bytes(const Tensor& b) {
 
 }  // namespace
 
-// Channels of the slice's base (0 without one), or -1 when it is not a tensor that fits dims.
+// Channels of the slice's base (0 without one): what the buffer holds beyond the chain's Conv
+// channels once allocated (the base itself may be released by then: its last reader, the
+// chain's first Concat, can run before later producers), else the base's own; -1 when the base
+// is not a tensor that fits dims.
 int64_t base_channels(const ConcatSlice& s, DataType dt, const std::vector<int64_t>& dims) {
     if (!s.base) return 0;
+    if (s.buffer && s.buffer->is_tensor() && s.buffer->tensor().rank() >= 2)
+        return std::max<int64_t>(-1, s.buffer->tensor().dims()[1] - s.total);
     if (!s.base->is_tensor() || s.base->tensor().dtype() != dt) return -1;
     const std::vector<int64_t>& b = s.base->tensor().dims();
     return fits_buffer(b, dims) ? b[1] : -1;

@@ -15,7 +15,8 @@ namespace pg::ops {
 
 // One producer's part of a Concat along axis 1: channels [offset, offset + its own) of `total`,
 // both counted after the channels of `base` when set (a chain's first input, copied in by the
-// first Concat; its channels are known only at run time).
+// first Concat; its channels are known only at run time: from the base for the producer that
+// allocates the buffer, from the buffer's size after).
 struct ConcatSlice {
     RtValue* buffer = nullptr;  // the shared buffer's slot (empty until a producer allocates it)
     int64_t offset = 0, total = 0;

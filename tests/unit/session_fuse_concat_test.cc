@@ -161,6 +161,17 @@ TEST(ConcatSlice, OutputSpaceFallsBackToAFreshTensor) {
         EXPECT_TRUE(b.data < slot.tensor().bytes() ||
                     b.data >= slot.tensor().bytes() + slot.tensor().nbytes());
     }
+    // A chain with a base: the allocating producer reads the base's channels (4), a later one
+    // the buffer's (the base may be released by then).
+    ops::RtValue chain, base = ops::RtValue::of(Tensor::zeros(DataType::kFloat32, {1, 4, 2, 2}));
+    ops::ConcatSlice first{&chain, 0, 6, &base}, later{&chain, 3, 6, &base};
+    ops::OutputSpace f = ops::output_space(&first, DataType::kFloat32, {1, 3, 2, 2});
+    ASSERT_TRUE(chain.is_tensor());
+    EXPECT_EQ(chain.tensor().dims(), (std::vector<int64_t>{1, 10, 2, 2}));
+    EXPECT_EQ(f.data, chain.tensor().bytes() + 4 * 4 * sizeof(float));
+    base = ops::RtValue();
+    ops::OutputSpace l = ops::output_space(&later, DataType::kFloat32, {1, 3, 2, 2});
+    EXPECT_EQ(l.data, chain.tensor().bytes() + 7 * 4 * sizeof(float));
     ops::OutputSpace c = ops::output_space(&s, DataType::kFloat64, {1, 3, 2, 2});  // other type
     EXPECT_EQ(c.tensor.dtype(), DataType::kFloat64);
     EXPECT_TRUE(c.data < slot.tensor().bytes() ||
