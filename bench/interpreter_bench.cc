@@ -21,13 +21,15 @@
 // the kernels run for the first time, counted in VmHWM but not model memory) with the memory
 // ratio without it.
 //
-// Usage: interpreter_bench [--quick] [--ort-no-spin] [--reps N] [--settle MS] [--models DIR]
+// Usage: interpreter_bench [--quick] [--ort-no-spin] [--reps N] [--blocks N] [--settle MS]
+// [--models DIR]
 // [--only NAME] [--threads N]
 // [--profile N] [--save DIR]
 //                          [--polygraph PATH (ignored)]
 //   --quick: no warm-up, 1 timed run (smoke test). Exits 1 when a model fails to run.
-//   --reps N: N timed runs per runner (default 5). --settle MS: idle gap before each block
-//   of runs (default 100). --ort-no-spin: ONNX Runtime with intra-op spinning off (slower
+//   --reps N: N timed runs per runner (default 5), in --blocks N alternating blocks per runner
+//   (default 3; more blocks interleave the two runners more finely, so a slow phase of a busy
+//   machine falls on both). --settle MS: idle gap before each block of runs (default 100). --ort-no-spin: ONNX Runtime with intra-op spinning off (slower
 //   ONNX Runtime on small models; default: its own default, spinning).
 //   --threads N: threads of both runners (default 2; 1 gives steadier figures on a busy machine).
 //   --only NAME: bench one model. --profile N: N reference runs (for perf record), the
@@ -314,17 +316,18 @@ double time_once(pg::runners::Runner& r, const Feeds& feeds, NamedTensors& out) 
 int g_settle_ms = 100;
 
 // Median wall times of `reps` calls of infer() on `a` and on `b` (nullptr: a alone). The calls
-// come in kBlocks alternating blocks (a's, then b's, then a's ...), each after an idle gap and
+// come in g_blocks alternating blocks (a's, then b's, then a's ...), each after an idle gap and
 // `warmup` untimed calls, so load from other processes falls on both alike while each runner
 // runs back to back within a block. The last outputs in out_a / out_b.
-constexpr int kBlocks = 3;
+int g_blocks = 3;  // --blocks N
 
 std::pair<double, double> time_alternating(pg::runners::Runner& a, pg::runners::Runner* b,
                                            const Feeds& feeds, int warmup, int reps,
                                            NamedTensors& out_a, NamedTensors& out_b) {
     std::vector<double> ms_a, ms_b;
-    for (int blk = 0; blk < kBlocks; ++blk) {
-        const int n = reps * (blk + 1) / kBlocks - reps * blk / kBlocks;
+    const int blocks = std::min(g_blocks, reps);
+    for (int blk = 0; blk < blocks; ++blk) {
+        const int n = reps * (blk + 1) / blocks - reps * blk / blocks;
         std::this_thread::sleep_for(std::chrono::milliseconds(g_settle_ms));
         for (int i = 0; i < warmup; ++i) out_a = a.infer(feeds);
         for (int i = 0; i < n; ++i) ms_a.push_back(time_once(a, feeds, out_a));
@@ -709,7 +712,8 @@ int run_bench(const Options& o) {
         std::printf(
             "threads %d, %s\n", g_threads,
             o.quick ? "--quick: 1 run, no warm-up"
-                    : ("median of " + std::to_string(o.reps) + " in " + std::to_string(kBlocks) +
+                    : ("median of " + std::to_string(o.reps) + " in " +
+                       std::to_string(std::min(g_blocks, o.reps)) +
                        " alternating blocks, each after a warm-up run")
                           .c_str());
         std::fflush(stdout);
@@ -747,6 +751,8 @@ int main(int argc, char** argv) {
                 o.quick = true;
             else if (a == "--settle" && i + 1 < argc)
                 g_settle_ms = std::max(0, std::stoi(argv[++i]));
+            else if (a == "--blocks" && i + 1 < argc)
+                g_blocks = std::max(1, std::stoi(argv[++i]));
             else if (a == "--ort-no-spin")
                 o.ort_no_spin = true;
             else if (a == "--reps" && i + 1 < argc)
@@ -765,8 +771,9 @@ int main(int argc, char** argv) {
                 ++i;  // passed by run_all.sh; unused
             else {
                 std::fprintf(stderr,
-                             "usage: %s [--quick] [--ort-no-spin] [--reps N] [--settle MS] "
-                             "[--models DIR] [--only NAME] [--threads N] [--profile N]\n",
+                             "usage: %s [--quick] [--ort-no-spin] [--reps N] [--blocks N] "
+                             "[--settle MS] [--models DIR] [--only NAME] [--threads N] "
+                             "[--profile N] [--save DIR]\n",
                              argv[0]);
                 return 2;
             }
