@@ -13,6 +13,7 @@
 #include "ops/pool_kernels.h"
 #include "ops/pool_max_separable.h"
 #include "runtime/session.h"
+#include "support/gemm_isa.h"
 #include "support/op_runner.h"
 
 namespace pg {
@@ -120,14 +121,15 @@ TEST(OpsPool, SeparableMaxPoolMatchesReferenceOnRandomShapes) {
         const size_t ny = size_t(planes * g.out_size());
         std::vector<float> ref(ny, 8.0f);
         ops::max_pool(g, planes, x.data(), ref.data(), nullptr, false, nullptr);
-        for (bool on : {true, false}) {
-            const bool before = ops::set_separable_max_pool(on);
-            std::vector<float> fast(ny, 7.0f);
-            ops::max_pool_fast(g, planes, x.data(), fast.data(), t % 2 ? &pool : nullptr);
-            ops::set_separable_max_pool(before);
-            ASSERT_EQ(std::memcmp(fast.data(), ref.data(), ny * sizeof(float)), 0)
-                << "case " << t << (on ? " separable" : " exact loops");
-        }
+        for (bool on : {true, false})
+            test::for_each_gemm_isa([&] {  // the separable builds follow the GEMM ISA
+                const bool before = ops::set_separable_max_pool(on);
+                std::vector<float> fast(ny, 7.0f);
+                ops::max_pool_fast(g, planes, x.data(), fast.data(), t % 2 ? &pool : nullptr);
+                ops::set_separable_max_pool(before);
+                ASSERT_EQ(std::memcmp(fast.data(), ref.data(), ny * sizeof(float)), 0)
+                    << "case " << t << (on ? " separable" : " exact loops");
+            });
     }
     ops::WindowAttrs wa;  // a large strided plane stays with the exact loops
     wa.kernel_shape = {3, 3}, wa.strides = {2, 2};
