@@ -3,7 +3,8 @@
 // (and copies what is not in place). The producers share one buffer, held in a runtime slot and
 // allocated by whichever producer runs first; each writes its channel range and outputs a view
 // of it. Views and the buffer share the storage; the buffer's bytes are written only where no
-// view lies yet, so no value anyone holds ever changes.
+// view lies yet (or, when a Concat copies in an input that was not in place, with the very bytes
+// the views there already hold), so no value anyone holds ever changes.
 #pragma once
 
 #include <cstdint>
