@@ -24,8 +24,8 @@ bool fits_buffer(const std::vector<int64_t>& dims, const std::vector<int64_t>& b
 
 // Bytes per element of dt, or 0 for strings and packed sub-byte types.
 uint64_t element_bytes(DataType dt) {
-    const auto one = dtype_storage_bytes(dt, 1), two = dtype_storage_bytes(dt, 2);
-    return dt != DataType::kString && one && two && *two == 2 * *one ? *one : 0;
+    const int bits = dtype_bits(dt);
+    return bits > 0 && bits % 8 == 0 ? static_cast<uint64_t>(bits / 8) : 0;
 }
 
 // Writable bytes of the shared buffer (concat_slice.h: only where no view lies yet).

@@ -127,8 +127,7 @@ KernelFn make_conv_chain(const ConvChain& chain, KernelFn plain) {
         const ConvShape s = conv_shape(chain.conv, x, w, b);
         const std::vector<int64_t> dims = conv_output_dims(s);
         const int64_t shuffle = chain.shuffle ? shuffle_groups(chain, ctx, dims) : 1;
-        const bool depthwise = s.group > 1 && s.group == s.c && s.group == s.m;
-        if (shuffle == 0 || (shuffle > 1 && depthwise)) return plain(ctx);
+        if (shuffle == 0 || (shuffle > 1 && is_depthwise(s))) return plain(ctx);
         std::vector<float> k;
         GemmEpilogue ep = epilogue(chain, ctx, k);
         OutputSpace y = output_space(ctx.concat_slice(), DataType::kFloat32, dims);

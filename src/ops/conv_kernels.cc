@@ -380,7 +380,7 @@ void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const 
 
 void conv_fast(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
                ThreadPool* pool, const GemmEpilogue* epilogue, int64_t shuffle) {
-    const bool depthwise = s.group > 1 && s.group == s.c && s.group == s.m;
+    const bool depthwise = is_depthwise(s);
     if (shuffle != 1 &&
         (shuffle < 1 || s.m % shuffle != 0 || depthwise || (epilogue && epilogue->res)))
         throw Error(ErrorKind::kInternal, "conv_fast: a channel shuffle by " +

@@ -65,6 +65,10 @@ ConvAttrs read_conv_attrs(const Attrs& a);
 ConvShape conv_shape(const ConvAttrs& a, const Tensor& x, const Tensor& w, const Tensor* b);
 // Conv's output dims for `s`: (n, m, spatial out...).
 std::vector<int64_t> conv_output_dims(const ConvShape& s);
+// One input and one output channel per group (conv_fast's depthwise kernel).
+inline bool is_depthwise(const ConvShape& s) {
+    return s.group > 1 && s.group == s.c && s.group == s.m;
+}
 
 // y[n, m, out] = bias[m] + sum over (c in group, kernel) of x * w. bias may be nullptr.
 template <typename T>

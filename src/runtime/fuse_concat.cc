@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/model.h"
 #include "ops/attrs.h"
@@ -27,11 +28,11 @@ struct Part {
 
 // Concats sharing one buffer.
 struct Chain {
-    int base = -1;                 // slot of the first Concat's first input when not a Conv part
-    int64_t channels = 0;          // Conv channels so far (all of them once planned)
-    int64_t rank = 0;              // the Conv outputs' rank
-    std::vector<Part> parts;       // the producers
-    std::vector<size_t> concats;   // member Concat steps, in order
+    int base = -1;                // slot of the first Concat's first input when not a Conv part
+    int64_t channels = 0;         // Conv channels so far (all of them once planned)
+    int64_t rank = 0;             // the Conv outputs' rank
+    std::vector<Part> parts;      // the producers
+    std::vector<size_t> concats;  // member Concat steps, in order
 };
 
 // Output channels and rank of Conv step `s` (its weights an initializer), or false.
@@ -49,6 +50,7 @@ struct Planner {
     std::vector<NodeStep>& steps;
     std::unordered_map<int, size_t> producer;  // slot -> the step writing it
     std::unordered_map<int, size_t> tip;       // a chain's last Concat output slot -> chain
+    std::unordered_set<size_t> claimed;        // Conv steps already a chain's part
     std::vector<Chain> chains;
 
     // Input i of Concat step c as a Conv part: its channels and rank, or false.
@@ -61,7 +63,7 @@ struct Planner {
         if (it == producer.end()) return false;
         const NodeStep& s = steps[it->second];
         *step = it->second;
-        return !s.outputs.empty() && s.outputs[0] == c.inputs[i] && s.concat_slot < 0 &&
+        return !s.outputs.empty() && s.outputs[0] == c.inputs[i] && !claimed.count(it->second) &&
                conv_output(s, channels, rank);
     }
 
@@ -107,7 +109,7 @@ struct Planner {
         for (const auto& [s, ch] : convs) {
             chain.parts.push_back({s, chain.channels});
             chain.channels += ch;
-            steps[s].concat_slot = 0;  // claimed (the slot is set in finish)
+            claimed.insert(s);
         }
         chain.concats.push_back(ci);
         tip[c.outputs[0]] = k;
@@ -144,7 +146,7 @@ std::vector<NodeStep> fuse_concat_in_place(const ir::Graph& g, GraphPlan& p,
     *concats = 0;
     if (!g_enabled.load(std::memory_order_relaxed)) return {};
     std::vector<NodeStep> out = steps;
-    Planner plan{g, out, {}, {}, {}};
+    Planner plan{g, out, {}, {}, {}, {}};
     for (size_t i = 0; i < out.size(); ++i)
         for (int slot : out[i].outputs)
             if (slot >= 0) plan.producer[slot] = i;

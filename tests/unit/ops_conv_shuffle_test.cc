@@ -85,8 +85,9 @@ void expect_shuffle_matches(const Case& k, ThreadPool* pool, std::mt19937& rng, 
             << "case " << label << " at " << i;
         // A group inside one shuffle segment runs as one piece, the very GEMM of the unshuffled
         // Conv: the same bits (a group cut into pieces may take another path, e.g. not Winograd).
-        if (k.group % k.shuffle == 0)
+        if (k.group % k.shuffle == 0) {
             ASSERT_EQ(fast[i], plain[i]) << "case " << label << " at " << i;
+        }
     }
 }
 
