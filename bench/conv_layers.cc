@@ -67,6 +67,11 @@ const Layer kLayers[] = {
     {"squeezenet 3x3 48->192 @13", 48, 192, 3, 1, 13, 1},
     {"mobilenet dw 3x3 128 @56", 128, 128, 3, 1, 56, 128},
     {"mobilenet dw 3x3/2 256 @56", 256, 256, 3, 2, 56, 256},
+    {"mobilenet stem 3x3/2 3->32 @224", 3, 32, 3, 2, 224, 1},
+    {"mobilenet dw 3x3 32 @112", 32, 32, 3, 1, 112, 32},
+    {"mobilenet 1x1 32->64 @112", 32, 64, 1, 1, 112, 1},
+    {"mobilenet dw 3x3/2 64 @112", 64, 64, 3, 2, 112, 64},
+    {"mobilenet 1x1 512->512 @14", 512, 512, 1, 1, 14, 1},
 };
 
 Tensor uniform(std::vector<int64_t> dims, float bound, std::mt19937& rng) {

@@ -3,13 +3,16 @@
 // runs its steps: the recurrent product R h through matvec_add_f32 and the gate arithmetic of
 // rnn.cc's cell_step in float32 with vector activations (rnn_kernels.h). Inputs are read in
 // place and outputs written in place in either layout (no float64 copies, no transposes).
-// Several chains run in parallel on the pool; a lone chain splits its recurrent product by rows
-// when it is large (a row's sum does not depend on the split). tests/unit/ops_fastpath_test.cc
-// diffs this path against the float64 plain kernel.
+// Several chains run in parallel on the pool. A lone GRU or RNN chain splits its recurrent
+// product by rows when it is large (a row's sum does not depend on the split); a lone LSTM chain
+// runs on a team of threads that each own a range of hidden units and meet once per step
+// (run_lstm_chain). tests/unit/ops_fastpath_test.cc diffs this path against the float64 plain
+// kernel.
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
+#include "base/team.h"
 #include "base/thread_pool.h"
 #include "ops/gemm_kernels.h"
 #include "ops/rnn_config.h"
@@ -106,31 +109,98 @@ struct Chain {
     ThreadPool* pool;
 };
 
-void lstm_step(Chain& ch, const float* xw, float* h, float* cs) {
-    const Problem& q = ch.q;
-    const int64_t H = q.H;
-    float *g = ch.g.data(), *tmp = ch.tmp.data();
-    float *gi = g, *go = g + H, *gf = g + 2 * H, *gc = g + 3 * H;
-    std::copy(xw, xw + 4 * H, g);
-    recurrent(ch.r, h, 4 * H, H, g, ch.pool);
-    const float* p = q.p ? q.p + ch.d * 3 * H : nullptr;  // peepholes i, o, f
+// The input products of LSTM chain (d, bb) for its first len steps: row t holds x_t W^T + Wb +
+// Rb (4 H: the i, o, f and c rows), rows of W split over the pool.
+std::vector<float> lstm_inputs(const Problem& q, int64_t d, int64_t bb, int64_t len,
+                               ThreadPool* pool) {
+    const int64_t gh = 4 * q.H;
+    std::vector<float> xw(static_cast<size_t>(len * gh), 0.0f);
+    if (len == 0) return xw;
+    const float* x = q.x + q.x_row(0, bb) * q.I;
+    const int64_t ldx = len > 1 ? (q.x_row(1, bb) - q.x_row(0, bb)) * q.I : q.I;
+    const float* bias = q.b ? q.b + d * 2 * gh : nullptr;  // Wb, then Rb
+    auto rows = [&](int64_t r0, int64_t r1) {
+        if (bias)
+            for (int64_t t = 0; t < len; ++t)
+                for (int64_t r = r0; r < r1; ++r) xw[t * gh + r] = bias[r] + bias[gh + r];
+        matvecs_add_f32(q.w + (d * gh + r0) * q.I, r1 - r0, q.I, x, len, ldx, xw.data() + r0, gh);
+    };
+    if (!pool || gh * q.I * len < (1 << 16)) {
+        rows(0, gh);
+        return xw;
+    }
+    run_parallel(pool, (gh + 31) / 32, [&](int64_t b, int64_t e) {  // blocks of 32 rows
+        rows(b * 32, std::min(gh, e * 32));
+    });
+    return xw;
+}
+
+// One LSTM step for hidden units [j0, j1): the gate sums from the input products xw (this step's
+// row of lstm_inputs) plus R h over those units' rows, the gate arithmetic, the cell state cs[j]
+// and h_out[j]. g holds 4 * (j1 - j0) floats (i, o, f, c), tmp j1 - j0. A unit's values do not
+// depend on the range it is computed in.
+void lstm_units(const Problem& q, int64_t d, const float* r, const Act* act, const float* xw,
+                const float* h, float* cs, float* h_out, int64_t j0, int64_t j1, float* g,
+                float* tmp) {
+    const int64_t H = q.H, n = j1 - j0;
+    float *gi = g, *go = g + n, *gf = g + 2 * n, *gc = g + 3 * n;
+    for (int64_t k = 0; k < 4; ++k) {
+        std::copy(xw + k * H + j0, xw + k * H + j1, g + k * n);
+        matvec_add_f32(r + (k * H + j0) * H, h, n, H, g + k * n);
+    }    const float* p = q.p ? q.p + d * 3 * H + j0 : nullptr;  // peepholes i, o, f
+    cs += j0;
     if (p)
-        for (int64_t j = 0; j < H; ++j) gi[j] += p[j] * cs[j], gf[j] += p[2 * H + j] * cs[j];
-    clip_f32(gi, H, q.c.clip);
-    clip_f32(gf, 2 * H, q.c.clip);  // f and c
-    ch.act[0].apply(gi, H);
-    ch.act[0].apply(gf, H);
-    ch.act[1].apply(gc, H);
+        for (int64_t j = 0; j < n; ++j) gi[j] += p[j] * cs[j], gf[j] += p[2 * H + j] * cs[j];
+    clip_f32(gi, n, q.c.clip);
+    clip_f32(gf, 2 * n, q.c.clip);  // f and c
+    act[0].apply(gi, n);
+    act[0].apply(gf, n);
+    act[1].apply(gc, n);
     if (q.c.input_forget)
-        for (int64_t j = 0; j < H; ++j) gf[j] = 1 - gi[j];
-    for (int64_t j = 0; j < H; ++j) cs[j] = gf[j] * cs[j] + gi[j] * gc[j];
+        for (int64_t j = 0; j < n; ++j) gf[j] = 1 - gi[j];
+    for (int64_t j = 0; j < n; ++j) cs[j] = gf[j] * cs[j] + gi[j] * gc[j];
     if (p)
-        for (int64_t j = 0; j < H; ++j) go[j] += p[H + j] * cs[j];
-    clip_f32(go, H, q.c.clip);
-    ch.act[0].apply(go, H);
-    std::copy(cs, cs + H, tmp);
-    ch.act[2].apply(tmp, H);
-    for (int64_t j = 0; j < H; ++j) h[j] = go[j] * tmp[j];
+        for (int64_t j = 0; j < n; ++j) go[j] += p[H + j] * cs[j];
+    clip_f32(go, n, q.c.clip);
+    act[0].apply(go, n);
+    std::copy(cs, cs + n, tmp);
+    act[2].apply(tmp, n);
+    for (int64_t j = 0; j < n; ++j) h_out[j0 + j] = go[j] * tmp[j];
+}
+
+// First hidden unit of member `part` of `parts` (a multiple of 8; H for part == parts).
+int64_t first_unit(int part, int parts, int64_t H) {
+    return part >= parts ? H : H * part / parts / 8 * 8;
+}
+
+// The steps of LSTM chain (d, bb) on its state h / cs, writing Y. With a pool and a large R, on
+// a team (base/team.h, run_steps): in each step every member takes a range of hidden units, their
+// rows of R and their part of the cell state; h is double-buffered (a step reads one copy and
+// writes the other), so the members meet once per step.
+void run_lstm_chain(const Problem& q, int64_t d, int64_t bb, float* h, float* cs, float* y,
+                    ThreadPool* pool) {
+    const int64_t H = q.H;
+    const float* r = q.r + d * 4 * H * H;
+    const Act* act = &q.c.acts[static_cast<size_t>(d * acts_per_dir(q.c.cell))];
+    const bool rev = q.c.reverse || d == 1;
+    const int64_t len = std::min(q.dims.lens[static_cast<size_t>(bb)], q.S);
+    const std::vector<float> xw = lstm_inputs(q, d, bb, len, pool);
+    std::vector<float> hb(static_cast<size_t>(2 * H));
+    std::copy(h, h + H, hb.data());
+    const int max_parts =
+        4 * H * H >= (1 << 15) ? static_cast<int>(std::max<int64_t>(1, H / 32)) : 1;
+    const int scratch = pool ? std::min(max_parts, pool->num_threads()) : 1;
+    std::vector<float> work(static_cast<size_t>(scratch * 5 * H));  // g and tmp per member
+    run_steps(pool, len, max_parts, [&](int64_t step, int part, int parts) {
+        const int64_t j0 = first_unit(part, parts, H), j1 = first_unit(part + 1, parts, H);
+        const int64_t t = rev ? len - 1 - step : step;
+        float* out = hb.data() + (step + 1) % 2 * H;
+        float* g = work.data() + part * 5 * H;
+        lstm_units(q, d, r, act, xw.data() + t * 4 * H, hb.data() + step % 2 * H, cs, out, j0, j1,
+                   g, g + 4 * H);
+        std::copy(out + j0, out + j1, y + q.y_at(t, d, bb) + j0);
+    });
+    std::copy(hb.data() + len % 2 * H, hb.data() + len % 2 * H + H, h);
 }
 
 void gru_step(Chain& ch, const float* xw, float* h) {
@@ -167,9 +237,9 @@ void rnn_step(Chain& ch, const float* xw, float* h) {
     std::copy(g, g + H, h);
 }
 
-// Runs the steps of chain (d, bb) on its state h / cs (LSTM), writing Y.
+// Runs the steps of GRU or RNN chain (d, bb) on its state h, writing Y.
 void run_chain(const Problem& q, const std::vector<float>& xw, int64_t d, int64_t bb, float* h,
-               float* cs, float* y, ThreadPool* pool) {
+               float* y, ThreadPool* pool) {
     Chain ch{q,
              d,
              q.r + d * q.G * q.H * q.H,
@@ -182,9 +252,7 @@ void run_chain(const Problem& q, const std::vector<float>& xw, int64_t d, int64_
     for (int64_t step = 0; step < len; ++step) {
         const int64_t t = rev ? len - 1 - step : step;
         const float* row = xw.data() + (d * q.S * q.B + q.x_row(t, bb)) * q.G * q.H;
-        if (q.c.cell == Cell::kLstm)
-            lstm_step(ch, row, h, cs);
-        else if (q.c.cell == Cell::kGru)
+        if (q.c.cell == Cell::kGru)
             gru_step(ch, row, h);
         else
             rnn_step(ch, row, h);
@@ -220,7 +288,7 @@ void run_f32(KernelContext& ctx, const RnnConfig& c) {
     q.h0 = data_or_null(ctx, 5);
     const bool lstm = c.cell == Cell::kLstm;
     if (lstm) q.c0 = data_or_null(ctx, 6), q.p = data_or_null(ctx, 7);
-    const std::vector<float> xw = input_products(q, ctx.pool());
+    const std::vector<float> xw = lstm ? std::vector<float>() : input_products(q, ctx.pool());
     const bool bf = c.layout_batch_first;
     Tensor y = Tensor::zeros(DataType::kFloat32, bf ? std::vector<int64_t>{q.B, q.S, q.D, q.H}
                                                     : std::vector<int64_t>{q.S, q.D, q.B, q.H});
@@ -234,7 +302,10 @@ void run_f32(KernelContext& ctx, const RnnConfig& c) {
     const int64_t chains = q.D * q.B;
     auto chain = [&](int64_t i, ThreadPool* pool) {
         const int64_t d = i / q.B, bb = i % q.B, at = q.state_at(d, bb);
-        run_chain(q, xw, d, bb, ph + at, pc ? pc + at : nullptr, py, pool);
+        if (lstm)
+            run_lstm_chain(q, d, bb, ph + at, pc + at, py, pool);
+        else
+            run_chain(q, xw, d, bb, ph + at, py, pool);
     };
     if (chains == 1) {
         chain(0, ctx.pool());

@@ -27,12 +27,10 @@ bool use_avx2() {
     return has && !g_force_portable.load(std::memory_order_relaxed);
 }
 
-void matvec_portable(const float* m, const float* v, int64_t rows, int64_t cols, float* out) {
-    for (int64_t r = 0; r < rows; ++r) {
-        float s = 0;
-        for (int64_t k = 0; k < cols; ++k) s += m[r * cols + k] * v[k];
-        out[r] += s;
-    }
+float dot_portable(const float* a, const float* b, int64_t n) {
+    float s = 0;
+    for (int64_t k = 0; k < n; ++k) s += a[k] * b[k];
+    return s;
 }
 
 // Lanes of four accumulators summed to one value each: ((l0 + l1) + (l2 + l3)) + ((l4 + l5) +
@@ -43,42 +41,66 @@ __attribute__((target("avx2,fma"))) inline __m128 reduce4(__m256 a0, __m256 a1, 
     return _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
 }
 
-__attribute__((target("avx2,fma"))) void matvec_avx2(const float* m, const float* v, int64_t rows,
-                                                     int64_t cols, float* out) {
+// The AVX2 row sums: cols split into `full` (a multiple of 8) and a masked tail of `rem`.
+struct Cols {
+    int64_t full, rem;
+    __m256i mask;
+};
+
+__attribute__((target("avx2,fma"))) inline Cols cols_of(int64_t cols) {
     alignas(32) static const int32_t kMask[16] = {-1, -1, -1, -1, -1, -1, -1, -1,
                                                   0,  0,  0,  0,  0,  0,  0,  0};
     const int64_t full = cols / 8 * 8, rem = cols - full;
-    const __m256i mask = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kMask + 8 - rem));
-    const __m256 vt = _mm256_maskload_ps(v + full, mask);
+    return {full, rem, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kMask + 8 - rem))};
+}
+
+// out[0, 4) += the sums of rows p0 .. p0 + 3 * cols (cols apart) times v.
+__attribute__((target("avx2,fma"))) inline void rows4(const float* p0, int64_t cols, const Cols& c,
+                                                      const float* v, float* out) {
+    const float *p1 = p0 + cols, *p2 = p1 + cols, *p3 = p2 + cols;
     const __m256 zero = _mm256_setzero_ps();
+    __m256 a0 = zero, a1 = zero, a2 = zero, a3 = zero;
+    for (int64_t k = 0; k < c.full; k += 8) {
+        const __m256 x = _mm256_loadu_ps(v + k);
+        a0 = _mm256_fmadd_ps(_mm256_loadu_ps(p0 + k), x, a0);
+        a1 = _mm256_fmadd_ps(_mm256_loadu_ps(p1 + k), x, a1);
+        a2 = _mm256_fmadd_ps(_mm256_loadu_ps(p2 + k), x, a2);
+        a3 = _mm256_fmadd_ps(_mm256_loadu_ps(p3 + k), x, a3);
+    }
+    if (c.rem) {
+        const __m256 vt = _mm256_maskload_ps(v + c.full, c.mask);
+        a0 = _mm256_fmadd_ps(_mm256_maskload_ps(p0 + c.full, c.mask), vt, a0);
+        a1 = _mm256_fmadd_ps(_mm256_maskload_ps(p1 + c.full, c.mask), vt, a1);
+        a2 = _mm256_fmadd_ps(_mm256_maskload_ps(p2 + c.full, c.mask), vt, a2);
+        a3 = _mm256_fmadd_ps(_mm256_maskload_ps(p3 + c.full, c.mask), vt, a3);
+    }
+    _mm_storeu_ps(out, _mm_add_ps(_mm_loadu_ps(out), reduce4(a0, a1, a2, a3)));
+}
+
+// *out += the sum of row p0 times v, reduced in rows4's order.
+__attribute__((target("avx2,fma"))) inline void row1(const float* p0, const Cols& c, const float* v,
+                                                     float* out) {
+    const __m256 zero = _mm256_setzero_ps();
+    __m256 a0 = zero;
+    for (int64_t k = 0; k < c.full; k += 8)
+        a0 = _mm256_fmadd_ps(_mm256_loadu_ps(p0 + k), _mm256_loadu_ps(v + k), a0);
+    if (c.rem)
+        a0 = _mm256_fmadd_ps(_mm256_maskload_ps(p0 + c.full, c.mask),
+                             _mm256_maskload_ps(v + c.full, c.mask), a0);
+    *out += _mm_cvtss_f32(reduce4(a0, zero, zero, zero));
+}
+
+// out[j * ldo + r] += m row r times vector j (vs + j * ldv), for j < nv: each block of four
+// rows against every vector while the rows are in L1.
+__attribute__((target("avx2,fma"))) void matvecs_avx2(const float* m, int64_t rows, int64_t cols,
+                                                      const float* vs, int64_t nv, int64_t ldv,
+                                                      float* out, int64_t ldo) {
+    const Cols c = cols_of(cols);
     int64_t r = 0;
-    for (; r + 4 <= rows; r += 4) {
-        const float* p0 = m + r * cols;
-        const float *p1 = p0 + cols, *p2 = p1 + cols, *p3 = p2 + cols;
-        __m256 a0 = zero, a1 = zero, a2 = zero, a3 = zero;
-        for (int64_t k = 0; k < full; k += 8) {
-            const __m256 x = _mm256_loadu_ps(v + k);
-            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(p0 + k), x, a0);
-            a1 = _mm256_fmadd_ps(_mm256_loadu_ps(p1 + k), x, a1);
-            a2 = _mm256_fmadd_ps(_mm256_loadu_ps(p2 + k), x, a2);
-            a3 = _mm256_fmadd_ps(_mm256_loadu_ps(p3 + k), x, a3);
-        }
-        if (rem) {
-            a0 = _mm256_fmadd_ps(_mm256_maskload_ps(p0 + full, mask), vt, a0);
-            a1 = _mm256_fmadd_ps(_mm256_maskload_ps(p1 + full, mask), vt, a1);
-            a2 = _mm256_fmadd_ps(_mm256_maskload_ps(p2 + full, mask), vt, a2);
-            a3 = _mm256_fmadd_ps(_mm256_maskload_ps(p3 + full, mask), vt, a3);
-        }
-        _mm_storeu_ps(out + r, _mm_add_ps(_mm_loadu_ps(out + r), reduce4(a0, a1, a2, a3)));
-    }
-    for (; r < rows; ++r) {
-        const float* p0 = m + r * cols;
-        __m256 a0 = zero;
-        for (int64_t k = 0; k < full; k += 8)
-            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(p0 + k), _mm256_loadu_ps(v + k), a0);
-        if (rem) a0 = _mm256_fmadd_ps(_mm256_maskload_ps(p0 + full, mask), vt, a0);
-        out[r] += _mm_cvtss_f32(reduce4(a0, zero, zero, zero));
-    }
+    for (; r + 4 <= rows; r += 4)
+        for (int64_t j = 0; j < nv; ++j) rows4(m + r * cols, cols, c, vs + j * ldv, out + j * ldo + r);
+    for (; r < rows; ++r)
+        for (int64_t j = 0; j < nv; ++j) row1(m + r * cols, c, vs + j * ldv, out + j * ldo + r);
 }
 
 // exp(x) for x clamped to [-87.3, 88.3] (2^n stays a normal float); NaN stays NaN (MINPS and
@@ -139,11 +161,16 @@ __attribute__((target("avx2,fma"))) void map_avx2(float* x, int64_t n) {
 }  // namespace
 
 void matvec_add_f32(const float* m, const float* v, int64_t rows, int64_t cols, float* out) {
-    if (rows <= 0 || cols <= 0) return;
-    if (use_avx2())
-        matvec_avx2(m, v, rows, cols, out);
-    else
-        matvec_portable(m, v, rows, cols, out);
+    matvecs_add_f32(m, rows, cols, v, 1, cols, out, rows);
+}
+
+void matvecs_add_f32(const float* m, int64_t rows, int64_t cols, const float* vs, int64_t nv,
+                     int64_t ldv, float* out, int64_t ldo) {
+    if (rows <= 0 || cols <= 0 || nv <= 0) return;
+    if (use_avx2()) return matvecs_avx2(m, rows, cols, vs, nv, ldv, out, ldo);
+    for (int64_t j = 0; j < nv; ++j)
+        for (int64_t r = 0; r < rows; ++r)
+            out[j * ldo + r] += dot_portable(m + r * cols, vs + j * ldv, cols);
 }
 
 void sigmoid_f32(float* x, int64_t n) {

@@ -14,6 +14,11 @@ namespace pg::ops {
 // not depend on `rows` or on where the row range starts, so splitting rows between threads gives
 // the same results.
 void matvec_add_f32(const float* m, const float* v, int64_t rows, int64_t cols, float* out);
+// matvec_add_f32 for nv vectors at once: out[j * ldo + r] += sum_k m[r * cols + k] * vs[j * ldv
+// + k], each value exactly as matvec_add_f32 gives it (the input products of every step from the
+// same weight rows while they are in cache).
+void matvecs_add_f32(const float* m, int64_t rows, int64_t cols, const float* vs, int64_t nv,
+                     int64_t ldv, float* out, int64_t ldo);
 
 // x[i] = 1 / (1 + exp(-x[i])), within a few float32 ulp (NaN stays NaN).
 void sigmoid_f32(float* x, int64_t n);

@@ -320,8 +320,9 @@ TEST(OpsFastPath, RecurrentFloat32MatchesFloat64Plain) {
     }
 }
 
-// With 2 threads a large recurrent product is split over the pool (LSTM: each part takes a range
-// of hidden units through its gate math too); every random case, peepholes, clip,
+// With 2 or 4 threads a large recurrent product is split over the pool (a lone LSTM chain runs
+// on a team whose members each take a range of hidden units through the gate math too, and join
+// as they come, so a run mixes steps of 1 to 4 parts); every random case, peepholes, clip,
 // input_forget and activations included, gives the single-threaded bits.
 TEST(OpsFastPath, RecurrentTwoThreadsMatchOneThread) {
     std::mt19937 rng(31);
@@ -331,11 +332,13 @@ TEST(OpsFastPath, RecurrentTwoThreadsMatchOneThread) {
         split += c.hidden >= 91;  // 4 H x H rows: large enough to split
         const size_t outs = c.op == "LSTM" ? 3 : 2;
         const auto a = test::run_op(c.op, c.f32s, c.attrs(), 14, outs, 1);
-        const auto b = test::run_op(c.op, c.f32s, c.attrs(), 14, outs, 2);
-        for (size_t k = 0; k < outs; ++k) {
-            ASSERT_EQ(a[k].dims(), b[k].dims()) << c.op << " case " << t;
-            ASSERT_EQ(std::memcmp(a[k].bytes(), b[k].bytes(), a[k].nbytes()), 0)
-                << c.op << " case " << t << " output " << k;
+        for (const int threads : {2, 4}) {
+            const auto b = test::run_op(c.op, c.f32s, c.attrs(), 14, outs, threads);
+            for (size_t k = 0; k < outs; ++k) {
+                ASSERT_EQ(a[k].dims(), b[k].dims()) << c.op << " case " << t;
+                ASSERT_EQ(std::memcmp(a[k].bytes(), b[k].bytes(), a[k].nbytes()), 0)
+                    << c.op << " case " << t << " output " << k << ", " << threads << " threads";
+            }
         }
     }
     EXPECT_GT(split, 3);
