@@ -656,6 +656,11 @@ std::string cell(double v, const char* fmt) {
     return buf;
 }
 
+// A time in ms with three significant digits down to 1 us (small models run in 0.1 ms).
+std::string ms_cell(double v) {
+    return cell(v, v < 1 ? "%.3f" : v < 10 ? "%.2f" : "%.1f");
+}
+
 void print_table(const std::vector<Row>& rows) {
     std::printf("| %-24s | %9s | %9s | %6s | %11s | %12s | %19s | %6s |\n", "model", "ref ms",
                 "ORT ms", "ratio", "max rel err", "ref peak MiB", "(weights+live) MiB", "ratio");
@@ -663,7 +668,7 @@ void print_table(const std::vector<Row>& rows) {
     for (const Row& r : rows) {
         const double est = r.mem.weights + r.mem.live;
         std::printf("| %-24s | %9s | %9s | %6s | %11s | %12s | %19s | %6s |\n", r.name.c_str(),
-                    cell(r.ref_ms, "%.1f").c_str(), cell(r.ort_ms, "%.1f").c_str(),
+                    ms_cell(r.ref_ms).c_str(), ms_cell(r.ort_ms).c_str(),
                     cell(r.ref_ms / r.ort_ms, "%.2f").c_str(),
                     cell(r.agree.max_rel, "%.2e").c_str(), cell(r.mem.peak / kMiB, "%.1f").c_str(),
                     cell(est / kMiB, "%.1f").c_str(), cell(r.mem.peak / est, "%.2f").c_str());
