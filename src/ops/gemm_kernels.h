@@ -84,6 +84,9 @@ void gemm_plain(const GemmArgs<T>& g) {
 void gemm_reference(const GemmArgs<float>& g);
 // float32 fast path; `pool` may be nullptr (single-threaded). m == 1 runs a matrix-vector loop.
 void gemm_fast(const GemmArgs<float>& g, ThreadPool* pool);
+// Whether m == 1 with a transposed B reads eight rows of B at a time where the CPU has AVX2 (on
+// by default; the sums are the same either way). Tests and kernel_ab; returns the old setting.
+bool set_gemv_row_blocks(bool on);
 
 // Width of the column panels gemm_fast packs B into.
 constexpr int kGemmNr = 16;

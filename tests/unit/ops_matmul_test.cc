@@ -91,6 +91,35 @@ TEST(OpsMatMul, FastGemmMatchesReferenceInEverySplit) {
     });
 }
 
+// m = 1 with a transposed B reads eight rows of B at a time (set_gemv_row_blocks); every row's
+// sum is the one-row loop's, bit for bit, over widths and depths that leave partial blocks of
+// eight rows and of eight columns, with and without the pool, and near the reference.
+TEST(OpsMatMul, MatrixVectorRowBlocksGiveTheOneRowBits) {
+    std::mt19937 rng(17);
+    ThreadPool pool(2);
+    for (int t = 0; t < 60; ++t) {
+        const int64_t n = 1 + rng() % (t % 3 ? 40 : 3000), k = 1 + rng() % (t % 2 ? 70 : 1100);
+        const auto a = random_values(size_t(k), rng), b = random_values(size_t(k * n), rng);
+        std::vector<float> blocks(static_cast<size_t>(n)), rows(blocks), ref(blocks);
+        ops::GemmArgs<float> g;
+        g.m = 1, g.n = n, g.k = k, g.a = a.data(), g.lda = k, g.b = b.data(), g.ldb = k;
+        g.trans_b = true, g.ldc = n;
+        ThreadPool* p = t % 4 ? &pool : nullptr;
+        g.c = blocks.data();
+        ops::gemm_fast(g, p);
+        const bool was = ops::set_gemv_row_blocks(false);
+        g.c = rows.data();
+        ops::gemm_fast(g, p);
+        ops::set_gemv_row_blocks(was);
+        g.c = ref.data();
+        ops::gemm_reference(g);
+        ASSERT_EQ(std::memcmp(blocks.data(), rows.data(), size_t(n) * sizeof(float)), 0)
+            << "n=" << n << " k=" << k;
+        for (int64_t j = 0; j < n; ++j)
+            ASSERT_NEAR(blocks[size_t(j)], ref[size_t(j)], 1e-5 * std::sqrt(double(k) + 1) * (1 + std::fabs(ref[size_t(j)])));
+    }
+}
+
 // The column-bias epilogue (MatMul + bias Add) gives gemm_fast's bytes followed by the plain
 // per-column add, in every path: gemm_direct, packed (each ISA), matrix-vector, k = 0.
 TEST(OpsMatMul, ColumnBiasEpilogueMatchesPlainAddBitForBit) {
