@@ -72,6 +72,7 @@ const Layer kLayers[] = {
     {"mobilenet 1x1 32->64 @112", 32, 64, 1, 1, 112, 1},
     {"mobilenet dw 3x3/2 64 @112", 64, 64, 3, 2, 112, 64},
     {"mobilenet 1x1 512->512 @14", 512, 512, 1, 1, 14, 1},
+    {"mobilenet dw 3x3 512 @14", 512, 512, 3, 1, 14, 512},
 };
 
 Tensor uniform(std::vector<int64_t> dims, float bound, std::mt19937& rng) {
