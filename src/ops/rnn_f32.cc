@@ -3,11 +3,11 @@
 // runs its steps: the recurrent product R h through matvec_add_f32 and the gate arithmetic of
 // rnn.cc's cell_step in float32 with vector activations (rnn_kernels.h). Inputs are read in
 // place and outputs written in place in either layout (no float64 copies, no transposes).
-// Several chains run in parallel on the pool. A lone GRU or RNN chain splits its recurrent
-// product by rows when it is large (a row's sum does not depend on the split); a lone LSTM chain
-// runs on a team of threads that each own a range of hidden units and meet once per step
-// (run_lstm_chain). tests/unit/ops_fastpath_test.cc diffs this path against the float64 plain
-// kernel.
+// Several chains run in parallel on the pool. A lone chain with a large R runs on a team of
+// threads (base/team.h) whose members each take a range of hidden units (a row's sum does not
+// depend on the split) and meet once per step (GRU without linear_before_reset: twice). The LSTM
+// computes its input products per chain (matvecs_add_f32, no packed copy of W).
+// tests/unit/ops_fastpath_test.cc diffs this path against the float64 plain kernel.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -86,29 +86,6 @@ void clip_f32(float* v, int64_t n, double clip) {
     for (int64_t i = 0; i < n; ++i) v[i] = std::max(-c, std::min(c, v[i]));
 }
 
-// out += m h for `rows` rows of m (H columns). When large, the rows are split into one block per
-// thread (multiples of 4 rows), so each thread reads the same part of m at every step.
-void recurrent(const float* m, const float* h, int64_t rows, int64_t H, float* out,
-               ThreadPool* pool) {
-    const int64_t parts = pool ? pool->num_threads() : 1;
-    if (parts < 2 || rows * H < (1 << 15)) return matvec_add_f32(m, h, rows, H, out);
-    const int64_t per = ((rows + parts - 1) / parts + 3) & ~int64_t{3};
-    run_parallel(pool, parts, [&](int64_t b, int64_t e) {
-        const int64_t r0 = std::min(rows, b * per), r1 = std::min(rows, e * per);
-        matvec_add_f32(m + r0 * H, h, r1 - r0, H, out + r0);
-    });
-}
-
-// Scratch and parameters of one chain's steps.
-struct Chain {
-    const Problem& q;
-    int64_t d;
-    const float* r;  // R of direction d
-    const Act* act;  // its activations
-    std::vector<float> g, tmp;
-    ThreadPool* pool;
-};
-
 // The input products of LSTM chain (d, bb) for its first len steps: row t holds x_t W^T + Wb +
 // Rb (4 H: the i, o, f and c rows), rows of W split over the pool.
 std::vector<float> lstm_inputs(const Problem& q, int64_t d, int64_t bb, int64_t len,
@@ -173,6 +150,12 @@ int64_t first_unit(int part, int parts, int64_t H) {
     return part >= parts ? H : H * part / parts / 8 * 8;
 }
 
+// The most members a chain's team takes when each step reads `rows` rows of R (H columns): one
+// per 32 hidden units once the product outweighs a barrier per step, else one.
+int team_parts(int64_t rows, int64_t H) {
+    return rows * H >= (1 << 15) ? static_cast<int>(std::max<int64_t>(1, H / 32)) : 1;
+}
+
 // The steps of LSTM chain (d, bb) on its state h / cs, writing Y. With a pool and a large R, on
 // a team (base/team.h, run_steps): in each step every member takes a range of hidden units, their
 // rows of R and their part of the cell state; h is double-buffered (a step reads one copy and
@@ -187,8 +170,7 @@ void run_lstm_chain(const Problem& q, int64_t d, int64_t bb, float* h, float* cs
     const std::vector<float> xw = lstm_inputs(q, d, bb, len, pool);
     std::vector<float> hb(static_cast<size_t>(2 * H));
     std::copy(h, h + H, hb.data());
-    const int max_parts =
-        4 * H * H >= (1 << 15) ? static_cast<int>(std::max<int64_t>(1, H / 32)) : 1;
+    const int max_parts = team_parts(4 * H, H);
     const int scratch = pool ? std::min(max_parts, pool->num_threads()) : 1;
     std::vector<float> work(static_cast<size_t>(scratch * 5 * H));  // g and tmp per member
     run_steps(pool, len, max_parts, [&](int64_t step, int part, int parts) {
@@ -203,61 +185,82 @@ void run_lstm_chain(const Problem& q, int64_t d, int64_t bb, float* h, float* cs
     std::copy(hb.data() + len % 2 * H, hb.data() + len % 2 * H + H, h);
 }
 
-void gru_step(Chain& ch, const float* xw, float* h) {
-    const Problem& q = ch.q;
+// The steps of RNN chain (d, bb) on its state h, writing Y: as run_lstm_chain, one team step
+// per time step (h = f(x W^T + Wb + Rb + R h) per hidden unit).
+void run_rnn_chain(const Problem& q, const std::vector<float>& xw, int64_t d, int64_t bb,
+                   float* h, float* y, ThreadPool* pool) {
     const int64_t H = q.H;
-    float *g = ch.g.data(), *tmp = ch.tmp.data();
-    float *gz = g, *gr = g + H, *gh = g + 2 * H;
-    std::copy(xw, xw + 3 * H, g);
-    recurrent(ch.r, h, 2 * H, H, g, ch.pool);
-    clip_f32(g, 2 * H, q.c.clip);
-    ch.act[0].apply(g, 2 * H);  // z and r
-    const float* rh = ch.r + 2 * H * H;
-    if (!q.c.linear_before_reset) {  // x W_h^T + (r * h) R_h^T + Wbh + Rbh
-        for (int64_t j = 0; j < H; ++j) tmp[j] = gr[j] * h[j];
-        recurrent(rh, tmp, H, H, gh, ch.pool);
-    } else {  // x W_h^T + r * (h R_h^T + Rbh) + Wbh
-        const float* rbh = q.b ? q.b + ch.d * 6 * H + 5 * H : nullptr;
-        for (int64_t j = 0; j < H; ++j) tmp[j] = rbh ? rbh[j] : 0.0f;
-        recurrent(rh, h, H, H, tmp, ch.pool);
-        for (int64_t j = 0; j < H; ++j) gh[j] += gr[j] * tmp[j];
-    }
-    clip_f32(gh, H, q.c.clip);
-    ch.act[1].apply(gh, H);
-    for (int64_t j = 0; j < H; ++j) h[j] = (1 - gz[j]) * gh[j] + gz[j] * h[j];
-}
-
-void rnn_step(Chain& ch, const float* xw, float* h) {
-    const int64_t H = ch.q.H;
-    float* g = ch.g.data();
-    std::copy(xw, xw + H, g);
-    recurrent(ch.r, h, H, H, g, ch.pool);
-    clip_f32(g, H, ch.q.c.clip);
-    ch.act[0].apply(g, H);
-    std::copy(g, g + H, h);
-}
-
-// Runs the steps of GRU or RNN chain (d, bb) on its state h, writing Y.
-void run_chain(const Problem& q, const std::vector<float>& xw, int64_t d, int64_t bb, float* h,
-               float* y, ThreadPool* pool) {
-    Chain ch{q,
-             d,
-             q.r + d * q.G * q.H * q.H,
-             &q.c.acts[static_cast<size_t>(d * acts_per_dir(q.c.cell))],
-             std::vector<float>(static_cast<size_t>(q.G * q.H)),
-             std::vector<float>(static_cast<size_t>(q.H)),
-             pool};
+    const float* r = q.r + d * H * H;
+    const Act* act = &q.c.acts[static_cast<size_t>(d * acts_per_dir(q.c.cell))];
     const bool rev = q.c.reverse || d == 1;
     const int64_t len = std::min(q.dims.lens[static_cast<size_t>(bb)], q.S);
-    for (int64_t step = 0; step < len; ++step) {
+    std::vector<float> hb(static_cast<size_t>(2 * H));
+    std::copy(h, h + H, hb.data());
+    run_steps(pool, len, team_parts(H, H), [&](int64_t step, int part, int parts) {
+        const int64_t j0 = first_unit(part, parts, H), j1 = first_unit(part + 1, parts, H);
+        const int64_t t = rev ? len - 1 - step : step, n = j1 - j0;
+        const float* row = xw.data() + (d * q.S * q.B + q.x_row(t, bb)) * H;
+        float* g = hb.data() + (step + 1) % 2 * H + j0;
+        std::copy(row + j0, row + j1, g);
+        matvec_add_f32(r + j0 * H, hb.data() + step % 2 * H, n, H, g);
+        clip_f32(g, n, q.c.clip);
+        act[0].apply(g, n);
+        std::copy(g, g + n, y + q.y_at(t, d, bb) + j0);
+    });
+    std::copy(hb.data() + len % 2 * H, hb.data() + len % 2 * H + H, h);
+}
+
+// The steps of GRU chain (d, bb) on its state h, writing Y, on a team as run_lstm_chain. Gates
+// z, r, h (ONNX order). Without linear_before_reset the h gate's product reads r * h over every
+// unit, so each time step is two team steps: z, r and r * h for the member's units, then the h
+// gate's product and the new state. The gate sums live in chain-wide arrays (g: z, r, h; rh;
+// tmp), indexed by unit, so members may take other units in the second step.
+void run_gru_chain(const Problem& q, const std::vector<float>& xw, int64_t d, int64_t bb,
+                   float* h, float* y, ThreadPool* pool) {
+    const int64_t H = q.H;
+    const float* r = q.r + d * 3 * H * H;
+    const Act* act = &q.c.acts[static_cast<size_t>(d * acts_per_dir(q.c.cell))];
+    const bool rev = q.c.reverse || d == 1, lbr = q.c.linear_before_reset;
+    const int64_t len = std::min(q.dims.lens[static_cast<size_t>(bb)], q.S);
+    const float* rbh = q.b ? q.b + d * 6 * H + 5 * H : nullptr;
+    std::vector<float> hb(static_cast<size_t>(2 * H)), g(static_cast<size_t>(3 * H)),
+        rh(static_cast<size_t>(H));
+    std::copy(h, h + H, hb.data());
+    // tmp (linear_before_reset's h R_h^T + Rbh) shares rh's storage: each mode uses one of them.
+    float *gz = g.data(), *gr = gz + H, *gh = gr + H, *tmp = rh.data();
+    const int64_t phases = lbr ? 1 : 2;
+    run_steps(pool, len * phases, team_parts(2 * H, H), [&](int64_t s, int part, int parts) {
+        const int64_t step = s / phases, j0 = first_unit(part, parts, H),
+                      j1 = first_unit(part + 1, parts, H), n = j1 - j0;
         const int64_t t = rev ? len - 1 - step : step;
-        const float* row = xw.data() + (d * q.S * q.B + q.x_row(t, bb)) * q.G * q.H;
-        if (q.c.cell == Cell::kGru)
-            gru_step(ch, row, h);
-        else
-            rnn_step(ch, row, h);
-        std::copy(h, h + q.H, y + q.y_at(t, d, bb));
-    }
+        const float* in = hb.data() + step % 2 * H;
+        float* out = hb.data() + (step + 1) % 2 * H;
+        if (s % phases == 0) {
+            const float* row = xw.data() + (d * q.S * q.B + q.x_row(t, bb)) * 3 * H;
+            for (int64_t k = 0; k < 3; ++k) std::copy(row + k * H + j0, row + k * H + j1, gz + k * H + j0);
+            for (int64_t k = 0; k < 2; ++k)
+                matvec_add_f32(r + (k * H + j0) * H, in, n, H, gz + k * H + j0);
+            for (float* v : {gz + j0, gr + j0}) {
+                clip_f32(v, n, q.c.clip);
+                act[0].apply(v, n);
+            }
+            if (!lbr) {  // x W_h^T + (r * h) R_h^T + Wbh + Rbh: r * h first, over every unit
+                for (int64_t j = j0; j < j1; ++j) rh[j] = gr[j] * in[j];
+                return;
+            }
+            // x W_h^T + r * (h R_h^T + Rbh) + Wbh
+            for (int64_t j = j0; j < j1; ++j) tmp[j] = rbh ? rbh[j] : 0.0f;
+            matvec_add_f32(r + (2 * H + j0) * H, in, n, H, tmp + j0);
+            for (int64_t j = j0; j < j1; ++j) gh[j] += gr[j] * tmp[j];
+        } else {
+            matvec_add_f32(r + (2 * H + j0) * H, rh.data(), n, H, gh + j0);
+        }
+        clip_f32(gh + j0, n, q.c.clip);
+        act[1].apply(gh + j0, n);
+        for (int64_t j = j0; j < j1; ++j) out[j] = (1 - gz[j]) * gh[j] + gz[j] * in[j];
+        std::copy(out + j0, out + j1, y + q.y_at(t, d, bb) + j0);
+    });
+    std::copy(hb.data() + len % 2 * H, hb.data() + len % 2 * H + H, h);
 }
 
 // A state output filled from the initial state (same layout) or zeros.
@@ -304,8 +307,10 @@ void run_f32(KernelContext& ctx, const RnnConfig& c) {
         const int64_t d = i / q.B, bb = i % q.B, at = q.state_at(d, bb);
         if (lstm)
             run_lstm_chain(q, d, bb, ph + at, pc + at, py, pool);
+        else if (c.cell == Cell::kGru)
+            run_gru_chain(q, xw, d, bb, ph + at, py, pool);
         else
-            run_chain(q, xw, d, bb, ph + at, py, pool);
+            run_rnn_chain(q, xw, d, bb, ph + at, py, pool);
     };
     if (chains == 1) {
         chain(0, ctx.pool());

@@ -344,6 +344,55 @@ TEST(OpsFastPath, RecurrentTwoThreadsMatchOneThread) {
     EXPECT_GT(split, 3);
 }
 
+// A lone chain (batch 1, one direction) large enough to run on a team (base/team.h): RNN
+// (hidden 192: H x H rows past the threshold), GRU with and without linear_before_reset (two team
+// steps per time step), LSTM with peepholes; forward and reverse, a sequence_lens shorter than
+// the sequence. With 2 and 4 threads every output has the 1-thread bits, and it stays within
+// float32 accuracy of the float64 plain kernel.
+TEST(OpsFastPath, RecurrentTeamsMatchOneThreadAndTheFloat64Kernel) {
+    std::mt19937 rng(41);
+    const int64_t H = 192, I = 33, S = 20;
+    const std::pair<std::string, bool> ops[] = {
+        {"RNN", false}, {"GRU", false}, {"GRU", true}, {"LSTM", false}};
+    for (const auto& [op, lbr] : ops) {
+        for (const bool reverse : {false, true}) {
+            RecurrentCase c;
+            c.op = op, c.hidden = H, c.direction = reverse ? "reverse" : "forward";
+            c.linear_before_reset = lbr;
+            const int64_t G = op == "RNN" ? 1 : op == "GRU" ? 3 : 4;
+            const Dims shapes[] = {{S, 1, I}, {1, G * H, I}, {1, G * H, H}, {1, 2 * G * H},
+                                   {1},       {1, 1, H},     {1, 1, H},     {1, 3 * H}};
+            for (size_t i = 0; i < (op == "LSTM" ? 8u : 6u); ++i) {
+                if (i == 4) {
+                    const Tensor lens = Tensor::from_values(DataType::kInt32, {1}, std::vector<int32_t>{13});
+                    c.f32s.push_back(lens), c.f64s.push_back(lens);
+                    continue;
+                }
+                const float scale = i == 1 || i == 2 ? 2.0f / std::sqrt(float(i == 1 ? I : H)) : 1.0f;
+                const auto v = random_floats(size_t(*checked_numel(shapes[i])), rng, -scale, scale);
+                c.f32s.push_back(Tensor::from_values(DataType::kFloat32, shapes[i], v));
+                c.f64s.push_back(Tensor::from_values(DataType::kFloat64, shapes[i],
+                                                     std::vector<double>(v.begin(), v.end())));
+            }
+            const size_t outs = op == "LSTM" ? 3 : 2;
+            const auto one = test::run_op(op, c.f32s, c.attrs(), 14, outs, 1);
+            const auto plain = test::run_op(op, c.f64s, c.attrs(), 14, outs);
+            for (size_t k = 0; k < outs; ++k)
+                for (uint64_t i = 0; i < one[k].numel(); ++i)
+                    ASSERT_NEAR(one[k].data<float>()[i], plain[k].data<double>()[i],
+                                2e-5 * (1 + std::fabs(plain[k].data<double>()[i])))
+                        << op << " output " << k << " element " << i;
+            for (const int threads : {2, 4}) {
+                const auto team = test::run_op(op, c.f32s, c.attrs(), 14, outs, threads);
+                for (size_t k = 0; k < outs; ++k)
+                    ASSERT_EQ(std::memcmp(one[k].bytes(), team[k].bytes(), one[k].nbytes()), 0)
+                        << op << " lbr " << c.linear_before_reset << " reverse " << reverse
+                        << " output " << k << ", " << threads << " threads";
+            }
+        }
+    }
+}
+
 TEST(OpsFastPath, UninitializedTensorsArePoisonedOnRequest) {
     Tensor::set_poison_uninitialized(true);
     const Tensor t = Tensor::uninitialized(DataType::kFloat32, {3, 5});
