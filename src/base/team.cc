@@ -55,10 +55,14 @@ struct Steps {
     int members = 1;  // the leader's count of admitted members
 
     // Leader: admits the arrivals so far from step s on and publishes step s's member count.
+    // The count is stored before the starts: a member admitted for step 0 waits for no barrier,
+    // so its acquire of start[] is all that orders its read of the count (read first, the
+    // count could be stale, the member would run step 0 as a team of one beside the leader and
+    // the barrier count would drift: found as a hang after about 100,000 runs).
     int admit(int64_t s) {
-        const int here = std::min(arrived.load(std::memory_order_acquire), max_parts);
+        const int here = std::max(members, std::min(arrived.load(std::memory_order_acquire), max_parts));
+        parts_of[s % 2].store(here, std::memory_order_release);
         for (; members < here; ++members) start[members].store(s, std::memory_order_release);
-        parts_of[s % 2].store(members, std::memory_order_release);
         return members;
     }
 
