@@ -29,8 +29,9 @@
 //   --quick: no warm-up, 1 timed run (smoke test). Exits 1 when a model fails to run.
 //   --reps N: N timed runs per runner (default 5), in --blocks N alternating blocks per runner
 //   (default 3; more blocks interleave the two runners more finely, so a slow phase of a busy
-//   machine falls on both). --settle MS: idle gap before each block of runs (default 100). --ort-no-spin: ONNX Runtime with intra-op spinning off (slower
-//   ONNX Runtime on small models; default: its own default, spinning).
+//   machine falls on both). --settle MS: idle gap before each block of runs (default 100).
+//   --ort-no-spin: ONNX Runtime with intra-op spinning off (slower ONNX Runtime on small models;
+//   default: its own default, spinning).
 //   --threads N: threads of both runners (default 2; 1 gives steadier figures on a busy machine).
 //   --only NAME: bench one model. --profile N: N reference runs (for perf record), the
 //   reference's time per op type and slowest nodes (hooked, unfused runs), its slowest fused
@@ -714,13 +715,12 @@ int run_bench(const Options& o) {
     int status = 0;
     try {
         const bool with_ort = ort_available();
-        std::printf(
-            "threads %d, %s\n", g_threads,
-            o.quick ? "--quick: 1 run, no warm-up"
-                    : ("median of " + std::to_string(o.reps) + " in " +
-                       std::to_string(std::min(g_blocks, o.reps)) +
-                       " alternating blocks, each after a warm-up run")
-                          .c_str());
+        std::printf("threads %d, %s\n", g_threads,
+                    o.quick ? "--quick: 1 run, no warm-up"
+                            : ("median of " + std::to_string(o.reps) + " in " +
+                               std::to_string(std::min(g_blocks, o.reps)) +
+                               " alternating blocks, each after a warm-up run")
+                                  .c_str());
         std::fflush(stdout);
         std::vector<Row> rows;
         const std::vector<Case> cases = make_cases(o, tmp);

@@ -60,7 +60,8 @@ struct Steps {
     // count could be stale, the member would run step 0 as a team of one beside the leader and
     // the barrier count would drift: found as a hang after about 100,000 runs).
     int admit(int64_t s) {
-        const int here = std::max(members, std::min(arrived.load(std::memory_order_acquire), max_parts));
+        const int here =
+            std::max(members, std::min(arrived.load(std::memory_order_acquire), max_parts));
         parts_of[s % 2].store(here, std::memory_order_release);
         for (; members < here; ++members) start[members].store(s, std::memory_order_release);
         return members;

@@ -124,7 +124,8 @@ void lstm_units(const Problem& q, int64_t d, const float* r, const Act* act, con
     for (int64_t k = 0; k < 4; ++k) {
         std::copy(xw + k * H + j0, xw + k * H + j1, g + k * n);
         matvec_add_f32(r + (k * H + j0) * H, h, n, H, g + k * n);
-    }    const float* p = q.p ? q.p + d * 3 * H + j0 : nullptr;  // peepholes i, o, f
+    }
+    const float* p = q.p ? q.p + d * 3 * H + j0 : nullptr;  // peepholes i, o, f
     cs += j0;
     if (p)
         for (int64_t j = 0; j < n; ++j) gi[j] += p[j] * cs[j], gf[j] += p[2 * H + j] * cs[j];
@@ -187,8 +188,8 @@ void run_lstm_chain(const Problem& q, int64_t d, int64_t bb, float* h, float* cs
 
 // The steps of RNN chain (d, bb) on its state h, writing Y: as run_lstm_chain, one team step
 // per time step (h = f(x W^T + Wb + Rb + R h) per hidden unit).
-void run_rnn_chain(const Problem& q, const std::vector<float>& xw, int64_t d, int64_t bb,
-                   float* h, float* y, ThreadPool* pool) {
+void run_rnn_chain(const Problem& q, const std::vector<float>& xw, int64_t d, int64_t bb, float* h,
+                   float* y, ThreadPool* pool) {
     const int64_t H = q.H;
     const float* r = q.r + d * H * H;
     const Act* act = &q.c.acts[static_cast<size_t>(d * acts_per_dir(q.c.cell))];
@@ -215,8 +216,8 @@ void run_rnn_chain(const Problem& q, const std::vector<float>& xw, int64_t d, in
 // unit, so each time step is two team steps: z, r and r * h for the member's units, then the h
 // gate's product and the new state. The gate sums live in chain-wide arrays (g: z, r, h; rh;
 // tmp), indexed by unit, so members may take other units in the second step.
-void run_gru_chain(const Problem& q, const std::vector<float>& xw, int64_t d, int64_t bb,
-                   float* h, float* y, ThreadPool* pool) {
+void run_gru_chain(const Problem& q, const std::vector<float>& xw, int64_t d, int64_t bb, float* h,
+                   float* y, ThreadPool* pool) {
     const int64_t H = q.H;
     const float* r = q.r + d * 3 * H * H;
     const Act* act = &q.c.acts[static_cast<size_t>(d * acts_per_dir(q.c.cell))];
@@ -237,7 +238,8 @@ void run_gru_chain(const Problem& q, const std::vector<float>& xw, int64_t d, in
         float* out = hb.data() + (step + 1) % 2 * H;
         if (s % phases == 0) {
             const float* row = xw.data() + (d * q.S * q.B + q.x_row(t, bb)) * 3 * H;
-            for (int64_t k = 0; k < 3; ++k) std::copy(row + k * H + j0, row + k * H + j1, gz + k * H + j0);
+            for (int64_t k = 0; k < 3; ++k)
+                std::copy(row + k * H + j0, row + k * H + j1, gz + k * H + j0);
             for (int64_t k = 0; k < 2; ++k)
                 matvec_add_f32(r + (k * H + j0) * H, in, n, H, gz + k * H + j0);
             for (float* v : {gz + j0, gr + j0}) {

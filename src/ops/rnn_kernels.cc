@@ -98,7 +98,8 @@ __attribute__((target("avx2,fma"))) void matvecs_avx2(const float* m, int64_t ro
     const Cols c = cols_of(cols);
     int64_t r = 0;
     for (; r + 4 <= rows; r += 4)
-        for (int64_t j = 0; j < nv; ++j) rows4(m + r * cols, cols, c, vs + j * ldv, out + j * ldo + r);
+        for (int64_t j = 0; j < nv; ++j)
+            rows4(m + r * cols, cols, c, vs + j * ldv, out + j * ldo + r);
     for (; r < rows; ++r)
         for (int64_t j = 0; j < nv; ++j) row1(m + r * cols, c, vs + j * ldv, out + j * ldo + r);
 }

@@ -29,7 +29,8 @@ struct Recurrence {
         const int64_t b = kWidth * part / parts, e = kWidth * (part + 1) / parts;
         int64_t sum = 0;
         for (int64_t i = 0; i < kWidth; ++i) sum += v[static_cast<size_t>(s * kWidth + i)];
-        for (int64_t i = b; i < e; ++i) v[static_cast<size_t>((s + 1) * kWidth + i)] = sum % 1000 + i;
+        for (int64_t i = b; i < e; ++i)
+            v[static_cast<size_t>((s + 1) * kWidth + i)] = sum % 1000 + i;
         hits[static_cast<size_t>(s)].fetch_add(static_cast<int>(e - b));
         int w = widest.load();
         while (parts > w && !widest.compare_exchange_weak(w, parts)) {
@@ -50,9 +51,11 @@ TEST(Team, StepsRunInOrderAndEachIsCoveredOnce) {
         ThreadPool pool(threads);
         for (int round = 0; round < 5; ++round) {
             Recurrence r(steps);
-            run_steps(&pool, steps, 4, [&](int64_t s, int part, int parts) { r.step(s, part, parts); });
+            run_steps(&pool, steps, 4,
+                      [&](int64_t s, int part, int parts) { r.step(s, part, parts); });
             ASSERT_EQ(r.v, want) << threads << " threads, round " << round;
-            for (int64_t s = 0; s < steps; ++s) ASSERT_EQ(r.hits[static_cast<size_t>(s)].load(), kWidth);
+            for (int64_t s = 0; s < steps; ++s)
+                ASSERT_EQ(r.hits[static_cast<size_t>(s)].load(), kWidth);
             EXPECT_LE(r.widest.load(), std::min(threads, 4));
         }
     }

@@ -243,6 +243,14 @@ struct RecurrentCase {
     }
 };
 
+// Appends one input of `dims` with values uniform in +-scale, as float32 and as float64.
+void push_random(RecurrentCase& c, const Dims& dims, float scale, std::mt19937& rng) {
+    const auto v = random_floats(size_t(*checked_numel(dims)), rng, -scale, scale);
+    c.f32s.push_back(Tensor::from_values(DataType::kFloat32, dims, v));
+    c.f64s.push_back(
+        Tensor::from_values(DataType::kFloat64, dims, std::vector<double>(v.begin(), v.end())));
+}
+
 RecurrentCase random_recurrent_case(int t, std::mt19937& rng) {
     RecurrentCase c;
     const char* ops[] = {"RNN", "GRU", "LSTM"};
@@ -290,11 +298,8 @@ RecurrentCase random_recurrent_case(int t, std::mt19937& rng) {
             c.f32s.push_back(lens), c.f64s.push_back(lens);
             continue;
         }
-        const float scale = i == 1 || i == 2 ? 2.0f / std::sqrt(float(i == 1 ? input : H)) : 1.0f;
-        const auto v = random_floats(size_t(*checked_numel(shapes[i])), rng, -scale, scale);
-        c.f32s.push_back(Tensor::from_values(DataType::kFloat32, shapes[i], v));
-        c.f64s.push_back(Tensor::from_values(DataType::kFloat64, shapes[i],
-                                             std::vector<double>(v.begin(), v.end())));
+        push_random(c, shapes[i],
+                    i == 1 || i == 2 ? 2.0f / std::sqrt(float(i == 1 ? input : H)) : 1.0f, rng);
     }
     return c;
 }
@@ -364,15 +369,13 @@ TEST(OpsFastPath, RecurrentTeamsMatchOneThreadAndTheFloat64Kernel) {
                                    {1},       {1, 1, H},     {1, 1, H},     {1, 3 * H}};
             for (size_t i = 0; i < (op == "LSTM" ? 8u : 6u); ++i) {
                 if (i == 4) {
-                    const Tensor lens = Tensor::from_values(DataType::kInt32, {1}, std::vector<int32_t>{13});
+                    const Tensor lens =
+                        Tensor::from_values(DataType::kInt32, {1}, std::vector<int32_t>{13});
                     c.f32s.push_back(lens), c.f64s.push_back(lens);
                     continue;
                 }
-                const float scale = i == 1 || i == 2 ? 2.0f / std::sqrt(float(i == 1 ? I : H)) : 1.0f;
-                const auto v = random_floats(size_t(*checked_numel(shapes[i])), rng, -scale, scale);
-                c.f32s.push_back(Tensor::from_values(DataType::kFloat32, shapes[i], v));
-                c.f64s.push_back(Tensor::from_values(DataType::kFloat64, shapes[i],
-                                                     std::vector<double>(v.begin(), v.end())));
+                push_random(c, shapes[i],
+                            i == 1 || i == 2 ? 2.0f / std::sqrt(float(i == 1 ? I : H)) : 1.0f, rng);
             }
             const size_t outs = op == "LSTM" ? 3 : 2;
             const auto one = test::run_op(op, c.f32s, c.attrs(), 14, outs, 1);

@@ -116,7 +116,8 @@ TEST(OpsMatMul, MatrixVectorRowBlocksGiveTheOneRowBits) {
         ASSERT_EQ(std::memcmp(blocks.data(), rows.data(), size_t(n) * sizeof(float)), 0)
             << "n=" << n << " k=" << k;
         for (int64_t j = 0; j < n; ++j)
-            ASSERT_NEAR(blocks[size_t(j)], ref[size_t(j)], 1e-5 * std::sqrt(double(k) + 1) * (1 + std::fabs(ref[size_t(j)])));
+            ASSERT_NEAR(blocks[size_t(j)], ref[size_t(j)],
+                        1e-5 * std::sqrt(double(k) + 1) * (1 + std::fabs(ref[size_t(j)])));
     }
 }
 

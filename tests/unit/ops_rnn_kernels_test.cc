@@ -83,7 +83,8 @@ TEST(RnnKernels, MatvecsMatchOneVectorAtATime) {
         for (int t = 0; t < 50; ++t) {
             const int64_t rows = 1 + rng() % 30, cols = 1 + rng() % 50, nv = 1 + rng() % 7;
             const int64_t ldv = cols + rng() % 5, ldo = rows + rng() % 5;
-            std::vector<float> m(static_cast<size_t>(rows * cols)), vs(static_cast<size_t>(nv * ldv));
+            std::vector<float> m(static_cast<size_t>(rows * cols)),
+                vs(static_cast<size_t>(nv * ldv));
             for (float& x : m) x = u(rng);
             for (float& x : vs) x = u(rng);
             std::vector<float> got(static_cast<size_t>(nv * ldo)), want;
@@ -91,9 +92,11 @@ TEST(RnnKernels, MatvecsMatchOneVectorAtATime) {
             want = got;
             ops::matvecs_add_f32(m.data(), rows, cols, vs.data(), nv, ldv, got.data(), ldo);
             for (int64_t j = 0; j < nv; ++j)
-                ops::matvec_add_f32(m.data(), vs.data() + j * ldv, rows, cols, want.data() + j * ldo);
+                ops::matvec_add_f32(m.data(), vs.data() + j * ldv, rows, cols,
+                                    want.data() + j * ldo);
             for (size_t i = 0; i < got.size(); ++i)
-                ASSERT_EQ(got[i], want[i]) << "portable " << portable << " case " << t << " at " << i;
+                ASSERT_EQ(got[i], want[i])
+                    << "portable " << portable << " case " << t << " at " << i;
         }
     });
 }
