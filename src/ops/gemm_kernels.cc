@@ -409,8 +409,6 @@ void gemm_by_rows(const GemmArgs<float>& g, const GemmMicro& micro, const Packed
     });
 }
 
-// y[j] = alpha * sum_p a[p] * op(B)[p, j] + beta * y[j] for one row of A (a matrix-vector
-// product: no packing, op(B) streamed once).
 // Eight lane sums of a dot product (lane u: the terms p = u mod 8 below k / 8 * 8, then the
 // tail in lane 0, in order), reduced in pairs: the m == 1 sum of a row of op(B).
 inline float reduce_lanes(float* s, const float* av, const float* row, int64_t full, int64_t k) {
@@ -459,6 +457,8 @@ __attribute__((target("avx2"))) void dot_rows_avx2(const float* av, const GemmAr
 
 std::atomic<bool> g_gemv_row_blocks{true};  // set_gemv_row_blocks
 
+// y[j] = alpha * sum_p a[p] * op(B)[p, j] + beta * y[j] for one row of A (a matrix-vector
+// product: no packing, op(B) streamed once).
 void gemv(const GemmArgs<float>& g, ThreadPool* pool) {
     std::vector<float> av(static_cast<size_t>(g.k));
     for (int64_t p = 0; p < g.k; ++p) av[p] = g.trans_a ? g.a[p * g.lda] : g.a[p];
