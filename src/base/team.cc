@@ -58,7 +58,7 @@ struct Steps {
     // The count is stored before the starts: a member admitted for step 0 waits for no barrier,
     // so its acquire of start[] is all that orders its read of the count (read first, the
     // count could be stale, the member would run step 0 as a team of one beside the leader and
-    // the barrier count would drift: found as a hang after about 100,000 runs).
+    // the barrier count would drift: found as a hang after about a million runs).
     int admit(int64_t s) {
         const int here =
             std::max(members, std::min(arrived.load(std::memory_order_acquire), max_parts));
