@@ -157,6 +157,30 @@ int team_parts(int64_t rows, int64_t H) {
     return rows * H >= (1 << 15) ? static_cast<int>(std::max<int64_t>(1, H / 32)) : 1;
 }
 
+// What the steps of chain (d, bb) share: its activations, its length and direction, and h
+// double-buffered (step s reads h_in(s) and writes h_out(s), so a team meets once per step).
+struct ChainState {
+    ChainState(const Problem& q, int64_t d, int64_t bb, const float* h0)
+        : H(q.H),
+          act(&q.c.acts[static_cast<size_t>(d * acts_per_dir(q.c.cell))]),
+          len(std::min(q.dims.lens[static_cast<size_t>(bb)], q.S)),
+          rev(q.c.reverse || d == 1),
+          hb(h0, h0 + q.H) {
+        hb.resize(static_cast<size_t>(2 * H));
+    }
+    int64_t time(int64_t step) const { return rev ? len - 1 - step : step; }
+    const float* h_in(int64_t step) const { return hb.data() + step % 2 * H; }
+    float* h_out(int64_t step) { return hb.data() + (step + 1) % 2 * H; }
+    // The state after the last step, into h.
+    void final_h(float* h) const { std::copy(h_in(len), h_in(len) + H, h); }
+
+    const int64_t H;
+    const Act* act;
+    const int64_t len;
+    const bool rev;
+    std::vector<float> hb;
+};
+
 // The steps of LSTM chain (d, bb) on its state h / cs, writing Y. With a pool and a large R, on
 // a team (base/team.h, run_steps): in each step every member takes a range of hidden units, their
 // rows of R and their part of the cell state; h is double-buffered (a step reads one copy and
@@ -165,25 +189,21 @@ void run_lstm_chain(const Problem& q, int64_t d, int64_t bb, float* h, float* cs
                     ThreadPool* pool) {
     const int64_t H = q.H;
     const float* r = q.r + d * 4 * H * H;
-    const Act* act = &q.c.acts[static_cast<size_t>(d * acts_per_dir(q.c.cell))];
-    const bool rev = q.c.reverse || d == 1;
-    const int64_t len = std::min(q.dims.lens[static_cast<size_t>(bb)], q.S);
-    const std::vector<float> xw = lstm_inputs(q, d, bb, len, pool);
-    std::vector<float> hb(static_cast<size_t>(2 * H));
-    std::copy(h, h + H, hb.data());
+    ChainState st(q, d, bb, h);
+    const std::vector<float> xw = lstm_inputs(q, d, bb, st.len, pool);
     const int max_parts = team_parts(4 * H, H);
     const int scratch = pool ? std::min(max_parts, pool->num_threads()) : 1;
     std::vector<float> work(static_cast<size_t>(scratch * 5 * H));  // g and tmp per member
-    run_steps(pool, len, max_parts, [&](int64_t step, int part, int parts) {
+    run_steps(pool, st.len, max_parts, [&](int64_t step, int part, int parts) {
         const int64_t j0 = first_unit(part, parts, H), j1 = first_unit(part + 1, parts, H);
-        const int64_t t = rev ? len - 1 - step : step;
-        float* out = hb.data() + (step + 1) % 2 * H;
+        const int64_t t = st.time(step);
+        float* out = st.h_out(step);
         float* g = work.data() + part * 5 * H;
-        lstm_units(q, d, r, act, xw.data() + t * 4 * H, hb.data() + step % 2 * H, cs, out, j0, j1,
-                   g, g + 4 * H);
+        lstm_units(q, d, r, st.act, xw.data() + t * 4 * H, st.h_in(step), cs, out, j0, j1, g,
+                   g + 4 * H);
         std::copy(out + j0, out + j1, y + q.y_at(t, d, bb) + j0);
     });
-    std::copy(hb.data() + len % 2 * H, hb.data() + len % 2 * H + H, h);
+    st.final_h(h);
 }
 
 // The steps of RNN chain (d, bb) on its state h, writing Y: as run_lstm_chain, one team step
@@ -192,23 +212,19 @@ void run_rnn_chain(const Problem& q, const std::vector<float>& xw, int64_t d, in
                    float* y, ThreadPool* pool) {
     const int64_t H = q.H;
     const float* r = q.r + d * H * H;
-    const Act* act = &q.c.acts[static_cast<size_t>(d * acts_per_dir(q.c.cell))];
-    const bool rev = q.c.reverse || d == 1;
-    const int64_t len = std::min(q.dims.lens[static_cast<size_t>(bb)], q.S);
-    std::vector<float> hb(static_cast<size_t>(2 * H));
-    std::copy(h, h + H, hb.data());
-    run_steps(pool, len, team_parts(H, H), [&](int64_t step, int part, int parts) {
+    ChainState st(q, d, bb, h);
+    run_steps(pool, st.len, team_parts(H, H), [&](int64_t step, int part, int parts) {
         const int64_t j0 = first_unit(part, parts, H), j1 = first_unit(part + 1, parts, H);
-        const int64_t t = rev ? len - 1 - step : step, n = j1 - j0;
+        const int64_t t = st.time(step), n = j1 - j0;
         const float* row = xw.data() + (d * q.S * q.B + q.x_row(t, bb)) * H;
-        float* g = hb.data() + (step + 1) % 2 * H + j0;
+        float* g = st.h_out(step) + j0;
         std::copy(row + j0, row + j1, g);
-        matvec_add_f32(r + j0 * H, hb.data() + step % 2 * H, n, H, g);
+        matvec_add_f32(r + j0 * H, st.h_in(step), n, H, g);
         clip_f32(g, n, q.c.clip);
-        act[0].apply(g, n);
+        st.act[0].apply(g, n);
         std::copy(g, g + n, y + q.y_at(t, d, bb) + j0);
     });
-    std::copy(hb.data() + len % 2 * H, hb.data() + len % 2 * H + H, h);
+    st.final_h(h);
 }
 
 // The steps of GRU chain (d, bb) on its state h, writing Y, on a team as run_lstm_chain. Gates
@@ -220,22 +236,19 @@ void run_gru_chain(const Problem& q, const std::vector<float>& xw, int64_t d, in
                    float* y, ThreadPool* pool) {
     const int64_t H = q.H;
     const float* r = q.r + d * 3 * H * H;
-    const Act* act = &q.c.acts[static_cast<size_t>(d * acts_per_dir(q.c.cell))];
-    const bool rev = q.c.reverse || d == 1, lbr = q.c.linear_before_reset;
-    const int64_t len = std::min(q.dims.lens[static_cast<size_t>(bb)], q.S);
+    const bool lbr = q.c.linear_before_reset;
     const float* rbh = q.b ? q.b + d * 6 * H + 5 * H : nullptr;
-    std::vector<float> hb(static_cast<size_t>(2 * H)), g(static_cast<size_t>(3 * H)),
-        rh(static_cast<size_t>(H));
-    std::copy(h, h + H, hb.data());
+    ChainState st(q, d, bb, h);
+    std::vector<float> g(static_cast<size_t>(3 * H)), rh(static_cast<size_t>(H));
     // tmp (linear_before_reset's h R_h^T + Rbh) shares rh's storage: each mode uses one of them.
     float *gz = g.data(), *gr = gz + H, *gh = gr + H, *tmp = rh.data();
     const int64_t phases = lbr ? 1 : 2;
-    run_steps(pool, len * phases, team_parts(2 * H, H), [&](int64_t s, int part, int parts) {
+    run_steps(pool, st.len * phases, team_parts(2 * H, H), [&](int64_t s, int part, int parts) {
         const int64_t step = s / phases, j0 = first_unit(part, parts, H),
                       j1 = first_unit(part + 1, parts, H), n = j1 - j0;
-        const int64_t t = rev ? len - 1 - step : step;
-        const float* in = hb.data() + step % 2 * H;
-        float* out = hb.data() + (step + 1) % 2 * H;
+        const int64_t t = st.time(step);
+        const float* in = st.h_in(step);
+        float* out = st.h_out(step);
         if (s % phases == 0) {
             const float* row = xw.data() + (d * q.S * q.B + q.x_row(t, bb)) * 3 * H;
             for (int64_t k = 0; k < 3; ++k)
@@ -244,7 +257,7 @@ void run_gru_chain(const Problem& q, const std::vector<float>& xw, int64_t d, in
                 matvec_add_f32(r + (k * H + j0) * H, in, n, H, gz + k * H + j0);
             for (float* v : {gz + j0, gr + j0}) {
                 clip_f32(v, n, q.c.clip);
-                act[0].apply(v, n);
+                st.act[0].apply(v, n);
             }
             if (!lbr) {  // x W_h^T + (r * h) R_h^T + Wbh + Rbh: r * h first, over every unit
                 for (int64_t j = j0; j < j1; ++j) rh[j] = gr[j] * in[j];
@@ -258,11 +271,11 @@ void run_gru_chain(const Problem& q, const std::vector<float>& xw, int64_t d, in
             matvec_add_f32(r + (2 * H + j0) * H, rh.data(), n, H, gh + j0);
         }
         clip_f32(gh + j0, n, q.c.clip);
-        act[1].apply(gh + j0, n);
+        st.act[1].apply(gh + j0, n);
         for (int64_t j = j0; j < j1; ++j) out[j] = (1 - gz[j]) * gh[j] + gz[j] * in[j];
         std::copy(out + j0, out + j1, y + q.y_at(t, d, bb) + j0);
     });
-    std::copy(hb.data() + len % 2 * H, hb.data() + len % 2 * H + H, h);
+    st.final_h(h);
 }
 
 // A state output filled from the initial state (same layout) or zeros.
