@@ -464,10 +464,7 @@ void gemv(const GemmArgs<float>& g, ThreadPool* pool) {
     for (int64_t p = 0; p < g.k; ++p) av[p] = g.trans_a ? g.a[p * g.lda] : g.a[p];
     const int64_t grain = std::max<int64_t>(16, (1 << 15) / std::max<int64_t>(g.k, 1));
 #if defined(__x86_64__) && defined(__GNUC__)
-    static const bool avx2 = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2");
-    }();
+    static const bool avx2 = cpu_has(GemmIsa::kAvx2);
     const bool blocks = avx2 && g_gemv_row_blocks.load(std::memory_order_relaxed);
 #else
     const bool blocks = false;
