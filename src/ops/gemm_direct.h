@@ -9,6 +9,7 @@
 // Tests diff it against gemm_reference and conv_reference (tests/unit/ops_gemm_direct_test.cc).
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "ops/gemm_kernels.h"
 
@@ -37,7 +38,7 @@ struct DirectGemm {
 
 bool gemm_direct_available();
 // C = alpha * A * op(B) + beta * C, then the epilogue; requires gemm_direct_available(). Runs
-// gemm_dot when gemm_dot_pays.
+// gemm_rowvec when gemm_rowvec_pays, else gemm_dot when gemm_dot_pays.
 void gemm_direct(const DirectGemm& g, ThreadPool* pool);
 // gemm_direct on a row-major, untransposed GemmArgs (B's rows ldb apart).
 void gemm_direct_dense(const GemmArgs<float>& g, ThreadPool* pool);
@@ -50,5 +51,33 @@ void gemm_direct_dense(const GemmArgs<float>& g, ThreadPool* pool);
 // a tile would share L1 sets) and ends m = 12q + 4 with two 8-row tiles.
 bool gemm_dot_pays(const DirectGemm& g);
 void gemm_dot(const DirectGemm& g, ThreadPool* pool);
+
+// gemm_direct's product with the vector lanes over rows of C (gemm_rowvec_avx512.cc), for few
+// useful columns and many rows (a 7x7 convolution map): each block of 64 rows of A is copied
+// transposed, 64 values of k at a time (an L1-sized block), and tiles of 64 rows x 6 useful
+// columns accumulate over the whole k axis, each element with fused multiply-adds over p in
+// order from zero as gemm_direct's, then alpha, beta and the epilogue as gemm_direct applies
+// them: the same bits as gemm_direct, with no lane spent on a dropped or ragged column.
+// gemm_rowvec_pays: AVX-512, the switch on, m >= 64, k >= 512 and at most 1024 useful columns
+// (measured against gemm_direct / gemm_dot on ResNet, DenseNet, Inception, ShuffleNet and
+// transformer shapes; see gemm_rowvec_avx512.cc).
+bool gemm_rowvec_pays(const DirectGemm& g);
+void gemm_rowvec(const DirectGemm& g, ThreadPool* pool);
+// Tests and benches: turns gemm_rowvec off (process-wide); returns the previous setting.
+bool set_gemm_rowvec(bool on);
+
+// The useful columns of a DirectGemm (gemm_direct_columns.cc): product column src[u] of op(B)
+// goes to C column dst[u] (the columns the map keeps; all n of them when C is dense).
+struct DirectColumns {
+    std::vector<int64_t> src, dst;
+};
+DirectColumns direct_columns(const DirectGemm& g);
+// C rows [i0, i1) x useful columns [u0, u1) from their finished sums, sum(i, u) =
+// part[(i - i0) * row_step + (u - u0) * col_step]: alpha, beta, then the epilogue on each run of
+// adjacent C columns, with gemm_direct's operations (so a product summed in gemm_direct's order
+// gets gemm_direct's bits).
+void finish_direct_rows(const DirectGemm& g, const DirectColumns& c, const float* part,
+                        int64_t row_step, int64_t col_step, int64_t i0, int64_t i1, int64_t u0,
+                        int64_t u1);
 
 }  // namespace pg::ops

@@ -222,6 +222,7 @@ void gemm_direct_dense(const GemmArgs<float>& g, ThreadPool* pool) {
 
 void gemm_direct(const DirectGemm& g0, ThreadPool* pool) {
     if (g0.m <= 0 || g0.n <= 0) return;
+    if (gemm_rowvec_pays(g0)) return gemm_rowvec(g0, pool);
     if (gemm_dot_pays(g0)) return gemm_dot(g0, pool);
     DirectGemm g = g0;
     // Rows of A 4 KiB apart share the L1 cache sets, and 12 of them (one tile) evict each other:

@@ -30,21 +30,6 @@ namespace pg::ops {
 
 namespace {
 
-// The useful columns of a DirectGemm: product column src[u] goes to C column dst[u].
-struct Columns {
-    std::vector<int64_t> src, dst;
-};
-
-Columns useful_columns(const DirectGemm& g) {
-    Columns c;
-    for (int64_t j = 0; j < g.n; ++j) {
-        if (g.row_pitch && j % g.row_pitch >= g.row_len) continue;
-        c.src.push_back(j);
-        c.dst.push_back(g.row_pitch ? (j / g.row_pitch) * g.out_pitch + j % g.row_pitch : j);
-    }
-    return c;
-}
-
 // k values per pass: the transposed columns of one pass (<= 256 KiB) stay in the L2 cache
 // while every row of A goes by.
 int64_t chunk_of(int64_t k, int64_t nu) {
@@ -90,7 +75,7 @@ constexpr int64_t kAheadA = 128;  // A prefetched this many floats ahead
 #define PG_AVX512 __attribute__((target("avx512f")))
 
 // bt row u = op(B) column src[u] over p, zero past k (ldt >= k, a multiple of 16).
-void transpose_columns(const DirectGemm& g, const Columns& c, float* bt, int64_t ldt,
+void transpose_columns(const DirectGemm& g, const DirectColumns& c, float* bt, int64_t ldt,
                        ThreadPool* pool) {
     const int64_t nu = static_cast<int64_t>(c.src.size()), blocks = (ldt + kBlock - 1) / kBlock;
     run_parallel(pool, blocks, [&](int64_t b, int64_t e) {
@@ -182,7 +167,7 @@ PG_AVX512 __attribute__((noinline)) void dot_tile(const float* a, int64_t lda, i
 // One gemm_dot: the product, its useful columns, their transposed copy and the sums so far.
 struct DotJob {
     const DirectGemm& g;
-    const Columns& c;
+    const DirectColumns& c;
     const float* bt;
     int64_t ldt, nu;
     float* part;  // m x nu: the sums over the k chunks done so far
@@ -207,34 +192,12 @@ void dot_rows(const DotJob& j, int64_t p0, int64_t kc, int64_t i0, int64_t i1) {
     }
 }
 
-// C rows [i0, i1) from the finished sums: alpha, beta, then the epilogue on each output row.
-void finish_rows(const DotJob& j, int64_t i0, int64_t i1) {
-    const DirectGemm& g = j.g;
-    for (int64_t i = i0; i < i1; ++i) {
-        float* row = g.c + i * g.ldc;
-        for (int64_t u = 0; u < j.nu; ++u) {
-            float* out = row + j.c.dst[static_cast<size_t>(u)];
-            float v = j.part[i * j.nu + u];
-            if (g.alpha != 1.0f) v = g.alpha * v;
-            if (g.beta != 0.0f) v = g.beta == 1.0f ? *out + v : g.beta * *out + v;
-            *out = v;
-        }
-        if (!g.epilogue) continue;
-        if (!g.row_pitch) {
-            g.epilogue->apply(i, row, g.n);
-            continue;
-        }
-        for (int64_t q = 0; q < g.n; q += g.row_pitch)
-            g.epilogue->apply(i, row + q / g.row_pitch * g.out_pitch, std::min(g.row_len, g.n - q));
-    }
-}
-
 }  // namespace
 
 void gemm_dot(const DirectGemm& g, ThreadPool* pool) {
     if (!gemm_direct_available()) fail("gemm_dot: not available on this CPU");
     if (g.m <= 0 || g.n <= 0) return;
-    const Columns c = useful_columns(g);
+    const DirectColumns c = direct_columns(g);
     const int64_t nu = static_cast<int64_t>(c.src.size());
     int64_t ldt = (std::max<int64_t>(g.k, 1) + 15) / 16 * 16;
     if (ldt % 1024 == 0) ldt += 16;  // rows 4 KiB apart would share cache sets
@@ -254,7 +217,9 @@ void gemm_dot(const DirectGemm& g, ThreadPool* pool) {
                          std::min(g.m, tiles * (t + 1) / tasks * kRows));
         });
     }
-    run_parallel(pool, g.m, [&](int64_t b, int64_t e) { finish_rows(job, b, e); });
+    run_parallel(pool, g.m, [&](int64_t b, int64_t e) {
+        finish_direct_rows(g, c, part.get() + b * nu, nu, 1, b, e, 0, nu);
+    });
 }
 
 #else

@@ -1,0 +1,252 @@
+// gemm_rowvec (gemm_direct's product with the vector lanes over rows of C): bit for bit against a
+// scalar chain of fused multiply-adds over p in order (the arithmetic gemm_direct's tiles do) on
+// random shapes (row blocks of 1 to 4 vectors, k pieces and tails, alpha / beta, B rows at any
+// offsets), the column map, the epilogue against GemmEpilogue::apply, when gemm_rowvec_pays,
+// and Convs taking it against the same chain written out per output. Skipped where the
+// CPU has no AVX-512.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "base/thread_pool.h"
+#include "ops/conv_kernels.h"
+#include "ops/gemm_direct.h"
+#include "ops/gemm_kernels.h"
+#include "support/random_values.h"
+
+namespace pg {
+namespace {
+
+// A is m x k (row stride lda >= k); row p of B lies at off[p] inside b (rows of ldb floats, in
+// a shuffled order).
+struct Problem {
+    int64_t m, n, k, lda, ldb;
+    std::vector<float> a, b;
+    std::vector<int64_t> off;
+};
+
+Problem make_problem(int64_t m, int64_t n, int64_t k, std::mt19937& rng) {
+    Problem p{m, n, k, k + 3, n + 5, {}, {}, {}};
+    p.a = test::random_floats(size_t(m * p.lda), rng);
+    p.b = test::random_floats(size_t(k * p.ldb), rng);
+    for (int64_t r = 0; r < k; ++r) p.off.push_back(((r * 7) % k) * p.ldb);
+    return p;
+}
+
+ops::DirectGemm args(const Problem& p, float* c, int64_t ldc) {
+    ops::DirectGemm d;
+    d.m = p.m, d.n = p.n, d.k = p.k, d.a = p.a.data(), d.lda = p.lda, d.b = p.b.data();
+    d.b_off = p.off.data(), d.c = c, d.ldc = ldc;
+    return d;
+}
+
+// Each element as gemm_direct sums it: fused multiply-adds over p in order from zero, then
+// alpha and beta as separate operations.
+std::vector<float> fma_chain(const Problem& p, const std::vector<float>& c0, float alpha,
+                             float beta) {
+    std::vector<float> c(c0.size());
+    for (int64_t i = 0; i < p.m; ++i)
+        for (int64_t j = 0; j < p.n; ++j) {
+            float s = 0.0f;
+            for (int64_t q = 0; q < p.k; ++q)
+                s = std::fma(p.a[size_t(i * p.lda + q)], p.b[size_t(p.off[size_t(q)] + j)], s);
+            const size_t at = size_t(i * p.n + j);
+            if (alpha != 1.0f) s = alpha * s;
+            if (beta != 0.0f) {
+                const float old = beta == 1.0f ? c0[at] : beta * c0[at];
+                s = old + s;
+            }
+            c[at] = s;
+        }
+    return c;
+}
+
+class OpsGemmRowvec : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        if (!ops::gemm_direct_available()) GTEST_SKIP() << "no AVX-512 on this CPU";
+    }
+};
+
+TEST_F(OpsGemmRowvec, MatchesTheFusedMultiplyAddChainBitForBit) {
+    std::mt19937 rng(41);
+    std::uniform_int_distribution<int64_t> m_dim(1, 300), n_dim(1, 70), k_dim(1, 700);
+    ThreadPool pool(2);
+    for (int t = 0; t < 40; ++t) {
+        const int64_t m = t < 4 ? 16 * (t + 1) : m_dim(rng), n = n_dim(rng),
+                      k = t % 5 == 0 ? 64 * (1 + t % 3) : k_dim(rng);
+        Problem p = make_problem(m, n, k, rng);
+        const float alpha = t % 3 == 0 ? 1.0f : 0.5f,
+                    beta = t % 4 == 0 ? 0.0f : (t % 4 == 1 ? 1.0f : -0.25f);
+        std::vector<float> c0 = test::random_floats(size_t(m * n), rng), got = c0;
+        if (beta == 0.0f) got.assign(got.size(), std::numeric_limits<float>::quiet_NaN());
+        ops::DirectGemm d = args(p, got.data(), n);
+        d.alpha = alpha, d.beta = beta;
+        ops::gemm_rowvec(d, t % 2 ? &pool : nullptr);
+        const std::vector<float> want = fma_chain(p, c0, alpha, beta);
+        ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)), 0)
+            << "m=" << m << " n=" << n << " k=" << k;
+    }
+}
+
+// An empty sum (k = 0) gives alpha * 0 + beta * C.
+TEST_F(OpsGemmRowvec, EmptySumKeepsBetaTimesC) {
+    std::mt19937 rng(42);
+    Problem p = make_problem(70, 9, 0, rng);
+    std::vector<float> c = test::random_floats(size_t(70 * 9), rng), want = c;
+    for (float& v : want) v = 0.5f * v + 0.0f;
+    ops::DirectGemm d = args(p, c.data(), 9);
+    d.beta = 0.5f;
+    ops::gemm_rowvec(d, nullptr);
+    EXPECT_EQ(c, want);
+}
+
+// A padded-width product (rows of `pitch` columns, the first `len` kept) written into rows of
+// `out_pitch`: the kept values are the dense product's, everything else is left untouched.
+TEST_F(OpsGemmRowvec, ColumnMapWritesOnlyKeptColumns) {
+    std::mt19937 rng(43);
+    ThreadPool pool(2);
+    struct Case {
+        int64_t m, rows, pitch, len, out_pitch, k;
+    };
+    for (const Case& q : {Case{130, 7, 9, 7, 7, 300}, Case{64, 3, 15, 13, 14, 70},
+                          Case{75, 2, 8, 1, 3, 257}}) {
+        const int64_t n = (q.rows - 1) * q.pitch + q.len;
+        Problem p = make_problem(q.m, n, q.k, rng);
+        std::vector<float> dense(size_t(q.m * n));
+        ops::gemm_rowvec(args(p, dense.data(), n), nullptr);
+        const int64_t ldc = q.rows * q.out_pitch + 3;
+        std::vector<float> mapped(size_t(q.m * ldc), -7.0f);
+        ops::DirectGemm d = args(p, mapped.data(), ldc);
+        d.row_pitch = q.pitch, d.row_len = q.len, d.out_pitch = q.out_pitch;
+        ops::gemm_rowvec(d, &pool);
+        for (int64_t i = 0; i < q.m; ++i)
+            for (int64_t j = 0; j < ldc; ++j) {
+                const int64_t r = j / q.out_pitch, w = j % q.out_pitch;
+                const float got = mapped[size_t(i * ldc + j)];
+                if (r < q.rows && w < q.len)
+                    ASSERT_EQ(got, dense[size_t(i * n + r * q.pitch + w)])
+                        << "row " << i << " r " << r << " w " << w;
+                else
+                    ASSERT_EQ(got, -7.0f) << "column " << j << " written";
+            }
+    }
+}
+
+// The epilogue gives the bytes of gemm_rowvec without it followed by GemmEpilogue::apply, with
+// a residual, a clamp and a NaN row.
+TEST_F(OpsGemmRowvec, EpilogueMatchesPlainArithmeticBitForBit) {
+    std::mt19937 rng(44);
+    ThreadPool pool(2);
+    for (int t = 0; t < 6; ++t) {
+        const int64_t m = 64 + 37 * t, n = 4 + 9 * t, k = 60 + 97 * t;
+        Problem p = make_problem(m, n, k, rng);
+        p.a[size_t(t * p.lda)] = std::numeric_limits<float>::quiet_NaN();
+        auto bias = test::random_floats(size_t(m), rng), sub = test::random_floats(size_t(m), rng),
+             mul = test::random_floats(size_t(m), rng), add = test::random_floats(size_t(m), rng),
+             res = test::random_floats(size_t(m * n), rng);
+        std::vector<float> fused = test::random_floats(size_t(m * n), rng), plain = fused;
+        ops::GemmEpilogue ep;
+        ep.bias = bias.data();
+        if (t % 2) ep.sub = sub.data(), ep.mul = mul.data(), ep.add = add.data();
+        if (t % 3) ep.res = res.data(), ep.res_origin = fused.data();
+        ep.clamp = t != 4, ep.lo = -0.3f, ep.hi = t % 2 ? 0.4f : INFINITY;
+        ops::DirectGemm d = args(p, fused.data(), n);
+        d.beta = t % 2 ? 1.0f : 0.0f, d.epilogue = &ep;
+        ops::gemm_rowvec(d, &pool);
+        d.c = plain.data(), d.epilogue = nullptr;
+        ops::gemm_rowvec(d, &pool);
+        ops::GemmEpilogue plain_ep = ep;
+        plain_ep.res_origin = plain.data();
+        for (int64_t i = 0; i < m; ++i) plain_ep.apply(i, plain.data() + i * n, n);
+        ASSERT_EQ(std::memcmp(fused.data(), plain.data(), fused.size() * sizeof(float)), 0)
+            << "case " << t;
+    }
+}
+
+TEST_F(OpsGemmRowvec, PaysForLongSumsOverFewColumns) {
+    ops::DirectGemm d;
+    d.m = 512, d.k = 4608, d.n = 6 * 9 + 7, d.row_pitch = 9, d.row_len = 7, d.out_pitch = 7;
+    EXPECT_TRUE(ops::gemm_rowvec_pays(d));  // 3x3 at 7x7: 49 useful columns
+    d.row_pitch = d.row_len = d.out_pitch = 0, d.n = 49, d.k = 512;
+    EXPECT_TRUE(ops::gemm_rowvec_pays(d));  // 1x1 at 7x7
+    d.k = 320;
+    EXPECT_FALSE(ops::gemm_rowvec_pays(d));  // short sums
+    d.k = 512, d.m = 32;
+    EXPECT_FALSE(ops::gemm_rowvec_pays(d));  // under one block of rows
+    d.m = 512, d.n = 13 * 16 + 14, d.row_pitch = 16, d.row_len = 14, d.out_pitch = 14;
+    d.k = 256;
+    EXPECT_FALSE(ops::gemm_rowvec_pays(d));  // 3x3 at 14x14 (196 of 224 lanes), short sums
+    d.k = 512;
+    EXPECT_TRUE(ops::gemm_rowvec_pays(d));  // long sums
+    d.row_pitch = d.row_len = d.out_pitch = 0, d.n = 3136;
+    EXPECT_FALSE(ops::gemm_rowvec_pays(d));  // 56x56
+    d.n = 49;
+    const bool was = ops::set_gemm_rowvec(false);
+    EXPECT_FALSE(ops::gemm_rowvec_pays(d));  // switched off
+    ops::set_gemm_rowvec(was);
+}
+
+// A 2-D Conv (square, symmetric padding) as gemm_rowvec sums it: per output, fused
+// multiply-adds over (input channel, kernel row, kernel column) in order from zero, the padding's
+// zeros included, then the bias added.
+std::vector<float> conv_fma_chain(const ops::ConvShape& s, int64_t hw, int64_t kk, int64_t stride,
+                                  int64_t pad, const std::vector<float>& x,
+                                  const std::vector<float>& w, const std::vector<float>& b) {
+    const int64_t o = s.w.out[2];
+    std::vector<float> y(size_t(s.m * o * o));
+    for (int64_t m = 0; m < s.m; ++m)
+        for (int64_t oy = 0; oy < o; ++oy)
+            for (int64_t ox = 0; ox < o; ++ox) {
+                float acc = 0.0f;
+                for (int64_t c = 0; c < s.c; ++c)
+                    for (int64_t ky = 0; ky < kk; ++ky)
+                        for (int64_t kx = 0; kx < kk; ++kx) {
+                            const int64_t iy = oy * stride + ky - pad, ix = ox * stride + kx - pad;
+                            const bool in = iy >= 0 && iy < hw && ix >= 0 && ix < hw;
+                            const float v = in ? x[size_t((c * hw + iy) * hw + ix)] : 0.0f;
+                            acc = std::fma(w[size_t(((m * s.c + c) * kk + ky) * kk + kx)], v, acc);
+                        }
+                y[size_t((m * o + oy) * o + ox)] = acc + b[size_t(m)];
+            }
+    return y;
+}
+
+// Convs whose GEMM takes gemm_rowvec (long sums on small maps: 1x1, 3x3 padded through a column
+// map, 3x3 and 1x1 with stride 2, a ragged last block of rows, 14x14) give the bytes of the
+// fused multiply-add chain, with a bias, on the pool.
+TEST_F(OpsGemmRowvec, ConvsOnSmallMapsGiveTheChainsBits) {
+    std::mt19937 rng(45);
+    ThreadPool pool(2);
+    struct Case {
+        int64_t c, m, hw, k, stride;
+    };
+    for (const Case& q : {Case{520, 70, 7, 1, 1}, Case{64, 128, 7, 3, 1}, Case{60, 64, 14, 3, 2},
+                          Case{600, 96, 13, 1, 2}, Case{512, 64, 14, 1, 1}}) {
+        ops::WindowAttrs wa;
+        wa.strides = {q.stride, q.stride};
+        const int64_t pad = q.k / 2;
+        wa.pads = {pad, pad, pad, pad};
+        ops::ConvShape s;
+        s.c = q.c, s.m = q.m;
+        s.w = ops::make_window(wa, {q.hw, q.hw}, {q.k, q.k}, "Conv");
+        const int64_t k = q.c * q.k * q.k;
+        std::vector<float> x = test::random_floats(size_t(q.c * q.hw * q.hw), rng),
+                           w = test::random_floats(size_t(q.m * k), rng),
+                           b = test::random_floats(size_t(q.m), rng);
+        const size_t ny = size_t(q.m * s.w.out_size());
+        std::vector<float> got(ny);
+        ops::conv_fast(s, x.data(), w.data(), b.data(), got.data(), &pool);
+        const std::vector<float> want = conv_fma_chain(s, q.hw, q.k, q.stride, pad, x, w, b);
+        ASSERT_EQ(want.size(), ny);
+        ASSERT_EQ(std::memcmp(got.data(), want.data(), ny * sizeof(float)), 0)
+            << "c=" << q.c << " m=" << q.m << " hw=" << q.hw << " k=" << q.k;
+    }
+}
+
+}  // namespace
+}  // namespace pg
