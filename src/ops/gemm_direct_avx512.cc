@@ -13,6 +13,7 @@
 
 #include "base/thread_pool.h"
 #include "ops/gemm_direct.h"
+#include "ops/gemm_epilogue_avx512.h"
 #include "ops/kernel.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -94,13 +95,7 @@ PG_AVX512 inline __attribute__((always_inline)) void finish_panel(__m512 v, floa
             const float* cb = ep.col_bias + (row - ep.col_origin) % ep.col_ldc + 16 * q;
             v = _mm512_add_ps(v, seg_load(_mm512_setzero_ps(), e.mask[0][q], cb + e.segs[0].shift));
         }
-        if (ep.bias) v = _mm512_add_ps(v, _mm512_set1_ps(ep.bias[i]));
-        if (ep.sub)
-            v = _mm512_add_ps(_mm512_mul_ps(_mm512_sub_ps(v, _mm512_set1_ps(ep.sub[i])),
-                                            _mm512_set1_ps(ep.mul[i])),
-                              _mm512_set1_ps(ep.add[i]));
-        if (ep.scale) v = _mm512_mul_ps(v, _mm512_set1_ps(ep.scale[i]));
-        if (ep.shift) v = _mm512_add_ps(v, _mm512_set1_ps(ep.shift[i]));
+        v = epilogue_rows_zmm(v, ep, i);
         if (ep.res) {
             const float* r = ep.res + (row - ep.res_origin);
             __m512 add = _mm512_setzero_ps();
@@ -108,11 +103,7 @@ PG_AVX512 inline __attribute__((always_inline)) void finish_panel(__m512 v, floa
                 add = seg_load(add, e.mask[s][q], r + e.segs[s].shift + 16 * q);
             v = _mm512_add_ps(v, add);
         }
-        if (ep.clamp) {  // v < lo ? lo : v, then v > hi ? hi : v (NaN kept)
-            const __m512 lo = _mm512_set1_ps(ep.lo), hi = _mm512_set1_ps(ep.hi);
-            v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), v, lo);
-            v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ), v, hi);
-        }
+        v = epilogue_clamp_zmm(v, ep);
     }
     for (int s = 0; s < e.nseg; ++s) seg_store(row + e.segs[s].shift + 16 * q, e.mask[s][q], v);
 }

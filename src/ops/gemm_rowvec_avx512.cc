@@ -13,6 +13,7 @@
 
 #include "base/thread_pool.h"
 #include "ops/gemm_direct.h"
+#include "ops/gemm_epilogue_avx512.h"
 #include "ops/kernel.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -30,12 +31,12 @@ namespace {
 
 std::atomic<bool> g_enabled{true};
 
-// Measured against gemm_direct / gemm_dot (cold data, 1 and 2 threads) on convolution and
-// transformer shapes: with long sums (k >= 512) gemm_rowvec takes 0.56-0.89 of the time on 7x7
-// maps and 0.72-0.96 up to 28x28 (784 columns); with k <= 256 the copy, the finishing pass and
-// the set-up cost more than the lanes save (1.0-1.4 on 14x14 to 28x28, 1.1-2.2 on 7x7 layers of
-// 64 to 320 channels, 1.2-1.9 with k <= 128 on 56x56).
-constexpr int64_t kMaxColumns = 1024, kLongSums = 512;
+// Measured against gemm_direct / gemm_dot (warm and cold data, 1 and 2 threads) on convolution
+// and transformer shapes: with long sums (k >= 512) gemm_rowvec takes 0.56-0.89 of the time on
+// 7x7 maps and 0.72-0.96 up to 28x28 (784 columns); with k = 256 to 320 it takes 0.75-0.97 when
+// there are at least 256 rows (four blocks: two threads need not split the columns, which
+// copies A twice), but 1.07-1.4 with 64 to 192 rows; with k <= 192, 1.1-2.0 on two threads.
+constexpr int64_t kMaxColumns = 1024, kLongSums = 512, kMidSums = 256, kMidRows = 256;
 }  // namespace
 
 bool set_gemm_rowvec(bool on) {
@@ -50,7 +51,7 @@ bool gemm_rowvec_pays(const DirectGemm& g) {
         const int64_t rows = (g.n - 1) / g.row_pitch + 1, last = g.n - (rows - 1) * g.row_pitch;
         useful = (rows - 1) * g.row_len + std::min(last, g.row_len);
     }
-    return g.k >= kLongSums && useful <= kMaxColumns;
+    return useful <= kMaxColumns && (g.k >= kLongSums || (g.k >= kMidSums && g.m >= kMidRows));
 }
 
 #ifdef PG_ROWVEC_AVX512
@@ -62,11 +63,11 @@ constexpr int kCols = 6;            // useful columns per tile
 
 #define PG_AVX512 __attribute__((target("avx512f")))
 
-// The 16 x 16 floats at s (rows lds apart) stored transposed: column c of s as the 16 floats at
-// d + c * ldd.
-PG_AVX512 inline void transpose16(const float* s, int64_t lds, float* d, int64_t ldd) {
-    __m512 r[16], t[16];
-    for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(s + i * lds);
+// The 16 x 16 floats at s (rows lds apart; row j read from s + min(j, last) * lds) transposed:
+// r[c] = column c.
+PG_AVX512 inline void transpose16(const float* s, int64_t lds, int last, __m512 r[16]) {
+    __m512 t[16];
+    for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(s + std::min(i, last) * lds);
     for (int i = 0; i < 8; ++i) {  // pairs of rows interleaved
         t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
         t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
@@ -85,8 +86,8 @@ PG_AVX512 inline void transpose16(const float* s, int64_t lds, float* d, int64_t
             t[8 * i + 4 + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + 4 + j], 0xDD);
         }
     for (int j = 0; j < 8; ++j) {
-        _mm512_storeu_ps(d + j * ldd, _mm512_shuffle_f32x4(t[j], t[8 + j], 0x88));
-        _mm512_storeu_ps(d + (8 + j) * ldd, _mm512_shuffle_f32x4(t[j], t[8 + j], 0xDD));
+        r[j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0x88);
+        r[8 + j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0xDD);
     }
 }
 
@@ -100,8 +101,11 @@ PG_AVX512 void pack_piece(const float* a, int64_t lda, int64_t rows, int64_t p0,
         const int64_t r0 = v * 16;
         int64_t p = 0;
         if (r0 + 16 <= rows)
-            for (; p + 16 <= kc; p += 16)
-                transpose16(a + r0 * lda + p0 + p, lda, ap + p * kBlockRows + r0, kBlockRows);
+            for (; p + 16 <= kc; p += 16) {
+                __m512 t[16];
+                transpose16(a + r0 * lda + p0 + p, lda, 15, t);
+                for (int q = 0; q < 16; ++q) _mm512_storeu_ps(ap + (p + q) * kBlockRows + r0, t[q]);
+            }
         for (; p < kc; ++p)
             for (int64_t r = r0; r < r0 + 16; ++r)
                 ap[p * kBlockRows + r] = r < rows ? a[r * lda + p0 + p] : 0.0f;
@@ -157,6 +161,50 @@ TileFn tile_fn(int64_t vecs, int64_t np) {
     }
 }
 
+// Row i of C at `out` (w <= 16 adjacent columns, lanes `m`) from its sums v: alpha, beta, the
+// epilogue (GemmEpilogue::apply's operations) and the store.
+PG_AVX512 inline void finish_lanes(const DirectGemm& g, __m512 v, float* out, __mmask16 m,
+                                   int64_t i) {
+    if (g.alpha != 1.0f) v = _mm512_mul_ps(_mm512_set1_ps(g.alpha), v);
+    if (g.beta != 0.0f) {
+        const __m512 old = _mm512_maskz_loadu_ps(m, out);
+        v = g.beta == 1.0f ? _mm512_add_ps(old, v)
+                           : _mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(g.beta), old), v);
+    }
+    if (const GemmEpilogue* ep = g.epilogue) {
+        if (ep->col_bias)  // as apply: the run's columns from its first one's, unwrapped
+            v = _mm512_add_ps(
+                v, _mm512_maskz_loadu_ps(m, ep->col_bias + (out - ep->col_origin) % ep->col_ldc));
+        v = epilogue_rows_zmm(v, *ep, i);
+        if (ep->res) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, ep->res + (out - ep->res_origin)));
+        v = epilogue_clamp_zmm(v, *ep);
+    }
+    _mm512_mask_storeu_ps(out, m, v);
+}
+
+// Rows [i0, i0 + rows) x useful columns [u0, u1) of C from the block's sums (acc: column u0
+// first, 64 lanes each): each run of adjacent C columns 16 at a time, transposed in registers.
+PG_AVX512 void finish_block(const DirectGemm& g, const DirectColumns& c, const float* acc,
+                            int64_t i0, int64_t rows, int64_t u0, int64_t u1) {
+    const int64_t* dst = c.dst.data();
+    for (int64_t u = u0; u < u1;) {
+        int64_t e = u + 1;
+        while (e < u1 && e - u < 16 && dst[e] == dst[e - 1] + 1) ++e;
+        const int w = static_cast<int>(e - u);
+        const __mmask16 m = static_cast<__mmask16>((1u << w) - 1);
+        for (int64_t r0 = 0; r0 < rows; r0 += 16) {
+            __m512 t[16];
+            transpose16(acc + (u - u0) * kBlockRows + r0, kBlockRows, w - 1, t);
+            const int nr = static_cast<int>(std::min<int64_t>(16, rows - r0));
+            for (int r = 0; r < nr; ++r) {
+                const int64_t i = i0 + r0 + r;
+                finish_lanes(g, t[r], g.c + i * g.ldc + dst[u], m, i);
+            }
+        }
+        u = e;
+    }
+}
+
 // Rows [i0, i0 + rows) x useful columns [u0, u1) of C: the block's pieces, then its finished
 // values (acc: the sums of column u0 first).
 void run_block(const DirectGemm& g, const DirectColumns& c, int64_t i0, int64_t rows, int64_t u0,
@@ -172,7 +220,7 @@ void run_block(const DirectGemm& g, const DirectColumns& c, int64_t i0, int64_t 
                               acc + (u - u0) * kBlockRows, p0 == 0);
         }
     }
-    finish_direct_rows(g, c, acc, 1, kBlockRows, i0, i0 + rows, u0, u1);
+    finish_block(g, c, acc, i0, rows, u0, u1);
 }
 
 }  // namespace

@@ -138,7 +138,7 @@ TEST_F(OpsGemmRowvec, ColumnMapWritesOnlyKeptColumns) {
 }
 
 // The epilogue gives the bytes of gemm_rowvec without it followed by GemmEpilogue::apply, with
-// a residual, a clamp and a NaN row.
+// a column bias, a residual, a clamp and a NaN row.
 TEST_F(OpsGemmRowvec, EpilogueMatchesPlainArithmeticBitForBit) {
     std::mt19937 rng(44);
     ThreadPool pool(2);
@@ -148,10 +148,12 @@ TEST_F(OpsGemmRowvec, EpilogueMatchesPlainArithmeticBitForBit) {
         p.a[size_t(t * p.lda)] = std::numeric_limits<float>::quiet_NaN();
         auto bias = test::random_floats(size_t(m), rng), sub = test::random_floats(size_t(m), rng),
              mul = test::random_floats(size_t(m), rng), add = test::random_floats(size_t(m), rng),
-             res = test::random_floats(size_t(m * n), rng);
+             res = test::random_floats(size_t(m * n), rng),
+             col = test::random_floats(size_t(n), rng);
         std::vector<float> fused = test::random_floats(size_t(m * n), rng), plain = fused;
         ops::GemmEpilogue ep;
         ep.bias = bias.data();
+        if (t % 2 == 0) ep.col_bias = col.data(), ep.col_origin = fused.data(), ep.col_ldc = n;
         if (t % 2) ep.sub = sub.data(), ep.mul = mul.data(), ep.add = add.data();
         if (t % 3) ep.res = res.data(), ep.res_origin = fused.data();
         ep.clamp = t != 4, ep.lo = -0.3f, ep.hi = t % 2 ? 0.4f : INFINITY;
@@ -161,7 +163,7 @@ TEST_F(OpsGemmRowvec, EpilogueMatchesPlainArithmeticBitForBit) {
         d.c = plain.data(), d.epilogue = nullptr;
         ops::gemm_rowvec(d, &pool);
         ops::GemmEpilogue plain_ep = ep;
-        plain_ep.res_origin = plain.data();
+        plain_ep.res_origin = plain.data(), plain_ep.col_origin = plain.data();
         for (int64_t i = 0; i < m; ++i) plain_ep.apply(i, plain.data() + i * n, n);
         ASSERT_EQ(std::memcmp(fused.data(), plain.data(), fused.size() * sizeof(float)), 0)
             << "case " << t;
@@ -175,15 +177,16 @@ TEST_F(OpsGemmRowvec, PaysForLongSumsOverFewColumns) {
     d.row_pitch = d.row_len = d.out_pitch = 0, d.n = 49, d.k = 512;
     EXPECT_TRUE(ops::gemm_rowvec_pays(d));  // 1x1 at 7x7
     d.k = 320;
+    EXPECT_TRUE(ops::gemm_rowvec_pays(d));  // medium sums, many rows
+    d.m = 192;
+    EXPECT_FALSE(ops::gemm_rowvec_pays(d));  // medium sums, few rows
+    d.m = 512, d.k = 192;
     EXPECT_FALSE(ops::gemm_rowvec_pays(d));  // short sums
     d.k = 512, d.m = 32;
     EXPECT_FALSE(ops::gemm_rowvec_pays(d));  // under one block of rows
     d.m = 512, d.n = 13 * 16 + 14, d.row_pitch = 16, d.row_len = 14, d.out_pitch = 14;
-    d.k = 256;
-    EXPECT_FALSE(ops::gemm_rowvec_pays(d));  // 3x3 at 14x14 (196 of 224 lanes), short sums
-    d.k = 512;
-    EXPECT_TRUE(ops::gemm_rowvec_pays(d));  // long sums
-    d.row_pitch = d.row_len = d.out_pitch = 0, d.n = 3136;
+    EXPECT_TRUE(ops::gemm_rowvec_pays(d));  // 3x3 at 14x14: 196 useful columns
+    d.row_pitch = d.row_len = d.out_pitch = 0, d.n = 3136, d.k = 512;
     EXPECT_FALSE(ops::gemm_rowvec_pays(d));  // 56x56
     d.n = 49;
     const bool was = ops::set_gemm_rowvec(false);

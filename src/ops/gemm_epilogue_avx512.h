@@ -1,0 +1,41 @@
+// Internal to the AVX-512 GEMM files (gemm_direct_avx512.cc, gemm_rowvec_avx512.cc): the parts
+// of GemmEpilogue::apply that take one value per row, on 16 values of row i in a register, with
+// apply's operations in apply's order (the including file is built with -ffp-contract=off, so
+// the values are the same). The column bias (added before epilogue_rows_zmm) and the residual
+// (after it, before epilogue_clamp_zmm) are read per column and stay with the caller.
+#pragma once
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "ops/gemm_kernels.h"
+
+namespace pg::ops {
+
+// Bias, then BatchNormalization's (v - sub) * mul + add, then scale, then shift, of row i.
+__attribute__((target("avx512f"), always_inline)) inline __m512 epilogue_rows_zmm(
+    __m512 v, const GemmEpilogue& ep, int64_t i) {
+    if (ep.bias) v = _mm512_add_ps(v, _mm512_set1_ps(ep.bias[i]));
+    if (ep.sub)
+        v = _mm512_add_ps(
+            _mm512_mul_ps(_mm512_sub_ps(v, _mm512_set1_ps(ep.sub[i])), _mm512_set1_ps(ep.mul[i])),
+            _mm512_set1_ps(ep.add[i]));
+    if (ep.scale) v = _mm512_mul_ps(v, _mm512_set1_ps(ep.scale[i]));
+    if (ep.shift) v = _mm512_add_ps(v, _mm512_set1_ps(ep.shift[i]));
+    return v;
+}
+
+// v < lo ? lo : v, then v > hi ? hi : v (NaN kept), when the epilogue clamps.
+__attribute__((target("avx512f"), always_inline)) inline __m512 epilogue_clamp_zmm(
+    __m512 v, const GemmEpilogue& ep) {
+    if (!ep.clamp) return v;
+    const __m512 lo = _mm512_set1_ps(ep.lo), hi = _mm512_set1_ps(ep.hi);
+    v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), v, lo);
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ), v, hi);
+}
+
+}  // namespace pg::ops
+
+#endif
