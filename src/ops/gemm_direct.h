@@ -65,6 +65,10 @@ bool gemm_rowvec_pays(const DirectGemm& g);
 void gemm_rowvec(const DirectGemm& g, ThreadPool* pool);
 // Tests and benches: turns gemm_rowvec off (process-wide); returns the previous setting.
 bool set_gemm_rowvec(bool on);
+// Tests and benches: gemm_direct's whole-column tasks go to the pool's threads as one
+// contiguous range each (on, the default) or in dynamically claimed chunks (off); the values are
+// the same. Returns the previous setting.
+bool set_gemm_direct_static(bool on);
 
 // The useful columns of a DirectGemm (gemm_direct_columns.cc): product column src[u] of op(B)
 // goes to C column dst[u] (the columns the map keeps; all n of them when C is dense).

@@ -82,6 +82,30 @@ TEST_F(OpsGemmDirect, MatchesReferenceOnRandomShapes) {
     }
 }
 
+// Many column tiles (whole-column tasks): one contiguous range per pool index, or claimed in
+// chunks, gives the same bytes, every column written, on pools of 2 and 3 threads.
+TEST_F(OpsGemmDirect, StaticColumnRangesGiveTheDynamicSplitsBytes) {
+    std::mt19937 rng(27);
+    ThreadPool two(2), three(3);
+    for (int t = 0; t < 6; ++t) {
+        const int64_t m = 5 + 7 * t, n = 260 + 157 * t, k = 3 + 11 * t;
+        Problem p = make_problem(m, n, k, n + 1, rng);
+        ThreadPool* pool = t % 2 ? &three : &two;
+        std::vector<float> fixed(size_t(m * n), std::numeric_limits<float>::quiet_NaN()),
+            claimed = fixed;
+        ops::DirectGemm d = direct_args(p, fixed.data());
+        const bool was = ops::set_gemm_direct_static(true);
+        ops::gemm_direct(d, pool);
+        ops::set_gemm_direct_static(false);
+        d.c = claimed.data();
+        ops::gemm_direct(d, pool);
+        ops::set_gemm_direct_static(was);
+        for (float v : fixed) ASSERT_FALSE(std::isnan(v)) << "case " << t;
+        ASSERT_EQ(std::memcmp(fixed.data(), claimed.data(), fixed.size() * sizeof(float)), 0)
+            << "case " << t;
+    }
+}
+
 // The epilogue in registers gives the bytes of gemm_direct without it followed by the plain
 // BatchNormalization / clamp arithmetic (GemmEpilogue::apply), NaN included.
 TEST_F(OpsGemmDirect, EpilogueMatchesPlainArithmeticBitForBit) {
