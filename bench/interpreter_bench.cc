@@ -494,6 +494,26 @@ double ref_chain_ms(const pg::ir::Graph& g, const std::map<std::string, double>&
     return ms;
 }
 
+// What the ONNX Runtime node `stem` computes when it ends a Conv chain: the Conv's kernel,
+// channels and strides ("3x3 64->64 s1"), found as ref_chain_ms walks; empty otherwise.
+std::string chain_conv_text(const pg::ir::Graph& g, const std::string& stem) {
+    const pg::ir::Value* v = g.find_value(stem);
+    const pg::ir::Node* n = v ? v->producer() : nullptr;
+    while (n && n->op_type != "Conv") {
+        const bool chain = n->op_type == "Relu" || n->op_type == "Clip" ||
+                           n->op_type == "BatchNormalization" || n->op_type == "Mul" ||
+                           n->op_type == "Add";
+        n = chain && n->input(0) ? n->input(0)->producer() : nullptr;
+    }
+    if (!n || !n->input(1) || !n->input(1)->is_initializer()) return "";
+    const auto& d = n->input(1)->initializer()->tensor.dims();
+    if (d.size() != 4) return "";
+    const auto* strides = n->find_attribute("strides");
+    const int64_t s = strides && !strides->ints.empty() ? strides->ints[0] : 1;
+    return std::to_string(d[2]) + "x" + std::to_string(d[3]) + " " + std::to_string(d[1]) + "->" +
+           std::to_string(d[0]) + " s" + std::to_string(s);
+}
+
 // --profile, ONNX Runtime's side: `reps` runs with its profiler on, then the kernel time per
 // op type (after its fusions) and its slowest nodes beside the reference's time for the same
 // computation in timed fused runs (ref_chain_ms).
@@ -529,7 +549,7 @@ void profile_ort(const Case& c, int reps, const Feeds& feeds,
     std::vector<std::pair<double, std::string>> nodes;
     for (const auto& [name, v] : by_node) nodes.emplace_back(v.second, name);
     std::sort(nodes.rbegin(), nodes.rend());
-    std::printf("  %-14s %-40s %9s %9s\n", "ORT op", "node", "ORT ms", "ref ms");
+    std::printf("  %-14s %-40s %9s %9s  %s\n", "ORT op", "node", "ORT ms", "ref ms", "conv");
     for (size_t i = 0; i < nodes.size() && i < 25; ++i) {
         const std::string& name = nodes[i].second;
         // ONNX Runtime keeps a node's name, or names a layout-converted node after its output
@@ -539,8 +559,9 @@ void profile_ort(const Case& c, int reps, const Feeds& feeds,
                                      : name;
         const double ref = ref_chain_ms(*c.model->graph, ref_by_name, name, stem);
         const std::string ref_ms = ref >= 0 ? std::to_string(ref / reps).substr(0, 6) : "-";
-        std::printf("  %-14s %-40s %9.3f %9s\n", by_node[name].first.c_str(),
-                    name.substr(0, 40).c_str(), nodes[i].first * to_ms, ref_ms.c_str());
+        std::printf("  %-14s %-40s %9.3f %9s  %s\n", by_node[name].first.c_str(),
+                    name.substr(0, 40).c_str(), nodes[i].first * to_ms, ref_ms.c_str(),
+                    chain_conv_text(*c.model->graph, stem).c_str());
     }
 }
 

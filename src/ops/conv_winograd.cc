@@ -25,6 +25,7 @@ std::atomic<bool> g_enabled{[] {
     return !(v && std::string(v) == "0");
 }()};
 std::atomic<bool> g_filters_once{true};  // set_winograd_filters_once
+std::atomic<bool> g_any_size{false};     // set_winograd_any_size
 
 // Scratch per call: 2 MiB, or half the layer's weights when more (the run's memory target is
 // relative to weights plus activations); a quarter holds a block of transformed filters, the
@@ -120,15 +121,29 @@ bool set_winograd_filters_once(bool on) {
     return g_filters_once.exchange(on);
 }
 
-bool winograd_fits(const Window& g, int64_t cg, int64_t mg) {
+bool set_winograd_any_size(bool on) {
+    return g_any_size.exchange(on);
+}
+
+bool winograd_takes(const Window& g, int64_t cg, int64_t mg) {
     if (g.nd != 2 || g.kernel[1] != 3 || g.kernel[2] != 3) return false;
     if (g.stride[1] != 1 || g.stride[2] != 1 || g.dil[1] != 1 || g.dil[2] != 1) return false;
-    if (g.pad_begin[1] < 0 || g.pad_begin[2] < 0 || cg < 64 || mg < 64) return false;
-    // Measured (single layers, then kernel_ab in the bench models): with fewer channels the
-    // transforms cost what the GEMMs save, and with few tiles the filter transform does unless
-    // the channels are many.
+    return g.pad_begin[1] >= 0 && g.pad_begin[2] >= 0 && cg >= 64 && mg >= 64;
+}
+
+bool winograd_fits(const Window& g, int64_t cg, int64_t mg) {
+    if (!winograd_takes(g, cg, mg)) return false;
+    // Measured on an Intel Xeon with two 512-bit FMA units per core (single layers against the
+    // direct path with 2 threads, the default on the 2-core machine, then kernel_ab in the bench
+    // models): the direct GEMMs run twice as many multiply-adds per cycle as on the AMD Zen 4
+    // this rule was first fitted on (tiles >= 100, or >= 49 with 256 channels), and Winograd's
+    // 16 single-threaded GEMMs per band scale worse across threads. It now pays only on large
+    // maps: 0.95-1.0 of the direct time at 112x112 and 224x224 and with 256 channels at 56x56;
+    // 1.04-1.79 at 56x56 with 64 to 128 channels, 1.1-1.7 at 28x28, 1.2 at 14x14. (With one
+    // thread it still takes 0.84-0.91 at 56x56 and larger, so vgg19 runs 0.94 with it there.)
     const int64_t tiles = ((g.out[1] + 1) / 2) * ((g.out[2] + 1) / 2);
-    return tiles >= 100 || (tiles >= 49 && cg >= 256);
+    return g_any_size.load(std::memory_order_relaxed) || tiles >= 3136 ||
+           (tiles >= 784 && cg >= 256 && mg >= 256);
 }
 
 bool conv_winograd(const Window& g, const float* xg, int64_t cg, const GemmArgs<float>& a,

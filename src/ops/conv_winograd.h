@@ -20,9 +20,12 @@ class ThreadPool;
 
 namespace pg::ops {
 
-// Whether conv_winograd takes a group of `cg` input and `mg` output channels over window g:
-// 2-D, 3x3, stride 1, dilation 1, at least 64 channels each way and enough 2x2 output tiles to
-// pay for transforming the filters each run (see the measured rule in conv_winograd.cc).
+// Whether the Winograd kernel can run a group of `cg` input and `mg` output channels over
+// window g: 2-D, 3x3, stride 1, dilation 1, no negative pads, at least 64 channels each way.
+bool winograd_takes(const Window& g, int64_t cg, int64_t mg);
+// Whether conv_winograd runs it: winograd_takes, and a map large enough (and channels many
+// enough) for Winograd to beat the direct path (see the measured rule in conv_winograd.cc), or
+// set_winograd_any_size on.
 bool winograd_fits(const Window& g, int64_t cg, int64_t mg);
 // One (image, group) of a Conv as in conv_direct (a.a: the group's mg x cg*9 weights, a.m = mg,
 // a.c / a.ldc: y_g, a.epilogue: the bias and anything fused, applied to each finished output
@@ -35,5 +38,8 @@ bool set_conv_winograd(bool on);
 // Tests and benches: turns off transforming every filter once up front (each band then
 // transforms its blocks' filters itself; the same values); returns the previous setting.
 bool set_winograd_filters_once(bool on);
+// Tests: Winograd on every geometry winograd_takes (process-wide), so that small maps exercise
+// it; returns the previous setting.
+bool set_winograd_any_size(bool on);
 
 }  // namespace pg::ops

@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "base/thread_pool.h"
 #include "ops/conv_kernels.h"
+#include "ops/conv_winograd.h"
 #include "support/gemm_isa.h"
 
 namespace pg {
@@ -102,6 +103,12 @@ TEST(OpsConvShuffle, EveryPathWritesTheShuffledChannels) {
         {64, 64, 1, 4, 20, 20, 3, 1, 1},   // Winograd on the whole group, then pieces of 16
         {64, 128, 1, 1, 20, 20, 3, 1, 1},  // shuffle 1: the plain layout
     };
+    // Winograd takes the 20x20 cases (in models it pays only on larger maps).
+    const bool any_size = ops::set_winograd_any_size(true);
+    struct Restore {
+        bool was;
+        ~Restore() { ops::set_winograd_any_size(was); }
+    } restore{any_size};
     test::for_each_gemm_isa([&] {
         std::mt19937 rng(11);
         ThreadPool pool(2);

@@ -1,7 +1,8 @@
 // Winograd F(2x2, 3x3) (ops/conv_winograd.h): conv_fast on geometries it takes, diffed against
 // conv_reference under every GEMM ISA (the transforms follow the ISA: baseline or AVX-512), with
-// bands, filter blocks, odd sizes, pads, batches and groups; the fused epilogue applied to each
-// finished row; and the geometries it must leave to the direct paths.
+// bands, filter blocks, odd sizes, pads, batches and groups (small maps, with Winograd taking
+// every size); the fused epilogue applied to each finished row; the geometries it must leave to
+// the direct paths and the sizes where it pays.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -45,6 +46,13 @@ ConvData random_conv(const ops::ConvShape& s, std::mt19937& rng) {
             random_values(size_t(s.m * s.c / s.group * 9), rng), random_values(size_t(s.m), rng)};
 }
 
+// Winograd on every geometry it takes while in scope (the kernel tests run small maps, which it
+// does not pay to take in models).
+struct AnySize {
+    bool was = ops::set_winograd_any_size(true);
+    ~AnySize() { ops::set_winograd_any_size(was); }
+};
+
 // Largest |fast - ref| / (1 + |ref|) of conv_fast against `ref`.
 double winograd_error(const ops::ConvShape& s, const ConvData& d, const float* bias,
                       const std::vector<float>& ref, ThreadPool* pool) {
@@ -59,6 +67,7 @@ double winograd_error(const ops::ConvShape& s, const ConvData& d, const float* b
 }
 
 TEST(OpsConvWinograd, MatchesReferenceOnTheGeometriesItTakes) {
+    const AnySize any_size;
     // Odd and even sizes (partial last tiles), pads 0-2 on each side, several bands (64 x 64 at
     // 40 x 60), several filter blocks (256 -> 160), batches and groups, 49 tiles with 256
     // channels, and pads far wider than the image (most tiles all padding).
@@ -89,6 +98,7 @@ TEST(OpsConvWinograd, MatchesReferenceOnTheGeometriesItTakes) {
 // Several bands of 64 -> 64 (and 64 -> 96): every filter transformed once up front gives the
 // very values of transforming them band by band.
 TEST(OpsConvWinograd, FiltersTransformedOnceGiveTheBandByBandValues) {
+    const AnySize any_size;
     std::mt19937 rng(23);
     ThreadPool pool(2);
     for (const Case& k :
@@ -111,6 +121,7 @@ TEST(OpsConvWinograd, FiltersTransformedOnceGiveTheBandByBandValues) {
 // Switched off, conv_winograd declines and conv_fast sums directly: other roundings, the same
 // values within the bound.
 TEST(OpsConvWinograd, SwitchedOffLeavesTheDirectPath) {
+    const AnySize any_size;
     const ops::ConvShape s = shape_of({1, 64, 64, 1, 20, 20, 1, 1, 1, 1});
     std::mt19937 rng(4);
     const auto x = random_values(size_t(64 * 400), rng),
@@ -131,6 +142,7 @@ TEST(OpsConvWinograd, SwitchedOffLeavesTheDirectPath) {
 // BatchNormalization, a residual and Relu fused: the same values as the plain Winograd result
 // with the epilogue applied to each output row afterwards.
 TEST(OpsConvWinograd, EpilogueSeesEachFinishedRow) {
+    const AnySize any_size;
     const ops::ConvShape s = shape_of({1, 64, 72, 1, 19, 21, 1, 1, 1, 1});
     std::mt19937 rng(8);
     const auto x = random_values(size_t(64 * 19 * 21), rng);
@@ -154,24 +166,31 @@ TEST(OpsConvWinograd, EpilogueSeesEachFinishedRow) {
 }
 
 TEST(OpsConvWinograd, LeavesOtherGeometriesAlone) {
-    auto fits = [](std::vector<int64_t> in, std::vector<int64_t> kernel, int64_t stride,
-                   int64_t dil, int64_t cg, int64_t mg) {
+    auto window = [](std::vector<int64_t> in, std::vector<int64_t> kernel, int64_t stride,
+                     int64_t dil) {
         ops::WindowAttrs wa;
         wa.strides.assign(in.size(), stride), wa.dilations.assign(in.size(), dil);
         wa.pads.assign(2 * in.size(), 1);
-        return ops::winograd_fits(ops::make_window(wa, in, kernel, "Conv"), cg, mg);
+        return ops::make_window(wa, in, kernel, "Conv");
     };
-    EXPECT_TRUE(fits({28, 28}, {3, 3}, 1, 1, 64, 64));
-    EXPECT_FALSE(fits({28, 28}, {3, 3}, 2, 1, 64, 64));        // stride 2
-    EXPECT_FALSE(fits({28, 28}, {3, 3}, 1, 2, 64, 64));        // dilation 2
-    EXPECT_FALSE(fits({28, 28}, {5, 5}, 1, 1, 64, 64));        // 5x5
-    EXPECT_FALSE(fits({28}, {3}, 1, 1, 64, 64));               // 1-D
-    EXPECT_FALSE(fits({8, 28, 28}, {3, 3, 3}, 1, 1, 64, 64));  // 3-D
-    EXPECT_FALSE(fits({28, 28}, {3, 3}, 1, 1, 32, 64));        // few input channels
-    EXPECT_FALSE(fits({28, 28}, {3, 3}, 1, 1, 64, 32));        // few output channels
-    EXPECT_FALSE(fits({13, 13}, {3, 3}, 1, 1, 64, 256));       // 49 tiles, 64 channels
-    EXPECT_TRUE(fits({13, 13}, {3, 3}, 1, 1, 256, 256));       // 49 tiles, 256 channels
-    EXPECT_FALSE(fits({7, 7}, {3, 3}, 1, 1, 512, 512));        // 16 tiles
+    EXPECT_TRUE(ops::winograd_takes(window({28, 28}, {3, 3}, 1, 1), 64, 64));
+    EXPECT_FALSE(ops::winograd_takes(window({28, 28}, {3, 3}, 2, 1), 64, 64));  // stride 2
+    EXPECT_FALSE(ops::winograd_takes(window({28, 28}, {3, 3}, 1, 2), 64, 64));  // dilation 2
+    EXPECT_FALSE(ops::winograd_takes(window({28, 28}, {5, 5}, 1, 1), 64, 64));  // 5x5
+    EXPECT_FALSE(ops::winograd_takes(window({28}, {3}, 1, 1), 64, 64));         // 1-D
+    EXPECT_FALSE(ops::winograd_takes(window({8, 28, 28}, {3, 3, 3}, 1, 1), 64, 64));  // 3-D
+    EXPECT_FALSE(ops::winograd_takes(window({28, 28}, {3, 3}, 1, 1), 32, 64));  // few inputs
+    EXPECT_FALSE(ops::winograd_takes(window({28, 28}, {3, 3}, 1, 1), 64, 32));  // few outputs
+    // Where it pays: large maps, or 56x56 with many channels.
+    EXPECT_TRUE(ops::winograd_fits(window({224, 224}, {3, 3}, 1, 1), 64, 64));
+    EXPECT_TRUE(ops::winograd_fits(window({112, 112}, {3, 3}, 1, 1), 128, 128));
+    EXPECT_TRUE(ops::winograd_fits(window({56, 56}, {3, 3}, 1, 1), 256, 256));
+    EXPECT_FALSE(ops::winograd_fits(window({56, 56}, {3, 3}, 1, 1), 64, 128));
+    EXPECT_FALSE(ops::winograd_fits(window({28, 28}, {3, 3}, 1, 1), 256, 256));
+    EXPECT_FALSE(ops::winograd_fits(window({224, 224}, {3, 3}, 2, 1), 64, 64));  // not taken
+    const AnySize any_size;
+    EXPECT_TRUE(ops::winograd_fits(window({28, 28}, {3, 3}, 1, 1), 64, 64));
+    EXPECT_FALSE(ops::winograd_fits(window({28, 28}, {3, 3}, 1, 1), 32, 64));
 }
 
 }  // namespace
