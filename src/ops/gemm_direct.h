@@ -58,8 +58,8 @@ void gemm_dot(const DirectGemm& g, ThreadPool* pool);
 // columns accumulate over the whole k axis, each element with fused multiply-adds over p in
 // order from zero as gemm_direct's, then alpha, beta and the epilogue as gemm_direct applies
 // them: the same bits as gemm_direct, with no lane spent on a dropped or ragged column.
-// gemm_rowvec_pays: AVX-512, the switch on, m >= 64, at most 1024 useful columns, and k >= 512
-// or k >= 256 with m >= 256 (measured against gemm_direct / gemm_dot on ResNet, DenseNet,
+// gemm_rowvec_pays: AVX-512, the switch on, m >= 64, and k >= 512 with at most 1024 useful
+// columns or k >= 256 with m >= 256 and at most 256 useful columns (measured against gemm_direct / gemm_dot on ResNet, DenseNet,
 // Inception, MobileNet, ShuffleNet and transformer shapes; see gemm_rowvec_avx512.cc).
 bool gemm_rowvec_pays(const DirectGemm& g);
 void gemm_rowvec(const DirectGemm& g, ThreadPool* pool);

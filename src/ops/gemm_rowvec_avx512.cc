@@ -33,10 +33,12 @@ std::atomic<bool> g_enabled{true};
 
 // Measured against gemm_direct / gemm_dot (warm and cold data, 1 and 2 threads) on convolution
 // and transformer shapes: with long sums (k >= 512) gemm_rowvec takes 0.56-0.89 of the time on
-// 7x7 maps and 0.72-0.96 up to 28x28 (784 columns); with k = 256 to 320 it takes 0.75-0.97 when
-// there are at least 256 rows (four blocks: two threads need not split the columns, which
-// copies A twice), but 1.07-1.4 with 64 to 192 rows; with k <= 192, 1.1-2.0 on two threads.
-constexpr int64_t kMaxColumns = 1024, kLongSums = 512, kMidSums = 256, kMidRows = 256;
+// 7x7 maps and 0.72-0.96 up to 28x28 (784 columns); with k = 256 to 320 it takes 0.75-0.97 on
+// 7x7 to 14x14 maps (up to 256 columns) with at least 256 rows (four blocks: two threads need
+// not split the columns, which copies A twice), but 1.07-1.4 with 64 to 192 rows and 1.15 on
+// 28x28 (784 columns); with k <= 192, 1.1-2.0 on two threads.
+constexpr int64_t kMaxColumns = 1024, kLongSums = 512;
+constexpr int64_t kMidSums = 256, kMidRows = 256, kMidColumns = 256;
 }  // namespace
 
 bool set_gemm_rowvec(bool on) {
@@ -51,7 +53,8 @@ bool gemm_rowvec_pays(const DirectGemm& g) {
         const int64_t rows = (g.n - 1) / g.row_pitch + 1, last = g.n - (rows - 1) * g.row_pitch;
         useful = (rows - 1) * g.row_len + std::min(last, g.row_len);
     }
-    return useful <= kMaxColumns && (g.k >= kLongSums || (g.k >= kMidSums && g.m >= kMidRows));
+    if (g.k >= kLongSums) return useful <= kMaxColumns;
+    return g.k >= kMidSums && g.m >= kMidRows && useful <= kMidColumns;
 }
 
 #ifdef PG_ROWVEC_AVX512

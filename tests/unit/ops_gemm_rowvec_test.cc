@@ -186,7 +186,11 @@ TEST_F(OpsGemmRowvec, PaysForLongSumsOverFewColumns) {
     EXPECT_FALSE(ops::gemm_rowvec_pays(d));  // under one block of rows
     d.m = 512, d.n = 13 * 16 + 14, d.row_pitch = 16, d.row_len = 14, d.out_pitch = 14;
     EXPECT_TRUE(ops::gemm_rowvec_pays(d));  // 3x3 at 14x14: 196 useful columns
-    d.row_pitch = d.row_len = d.out_pitch = 0, d.n = 3136, d.k = 512;
+    d.row_pitch = d.row_len = d.out_pitch = 0, d.n = 784, d.k = 512;
+    EXPECT_TRUE(ops::gemm_rowvec_pays(d));  // 28x28, long sums
+    d.k = 256;
+    EXPECT_FALSE(ops::gemm_rowvec_pays(d));  // 28x28, medium sums
+    d.n = 3136, d.k = 512;
     EXPECT_FALSE(ops::gemm_rowvec_pays(d));  // 56x56
     d.n = 49;
     const bool was = ops::set_gemm_rowvec(false);
