@@ -4,7 +4,9 @@
 // worker finds none left (it holds a reference, so the finished Job stays valid). Between jobs a
 // worker spins for a short while (kSpin, yielding the core between bursts) on the job counter
 // before it sleeps on a condition variable, and the caller waits the same way: models run many
-// small kernels back to back, and a futex wake-up per kernel costs more than the kernel.
+// small kernels back to back, and a futex wake-up per kernel costs more than the kernel. A
+// parallel_parts Job has one flag per part instead of the counter: each thread tries its own
+// part first, then the others, so the same part lands on the same thread when all are there.
 #include "base/thread_pool.h"
 
 #include <sched.h>
@@ -45,13 +47,15 @@ bool spin_until(Pred ready) {
     }
 }
 
-// One parallel_for call: [0, n) in chunks of `chunk`.
+// One parallel_for call: [0, n) in chunks of `chunk`; or one parallel_parts call: n parts, part
+// t claimed through taken[t] (its own part first by each thread).
 struct Job {
     const std::function<void(int64_t, int64_t)>* fn = nullptr;
     int64_t n = 0, chunk = 1;
     std::atomic<int64_t> next{0};  // first unclaimed item
     std::atomic<int64_t> done{0};  // items finished
     std::exception_ptr error;      // the first exception (under the pool's mutex)
+    std::unique_ptr<std::atomic<bool>[]> taken;  // parallel_parts: part t started
 };
 
 }  // namespace
@@ -64,26 +68,57 @@ struct ThreadPool::Impl {
     std::atomic<uint64_t> generation{0};
     std::atomic<bool> stop{false};
 
-    // Claims and runs chunks of `j` until none is left.
-    void drain(Job& j) {
-        while (true) {
-            const int64_t begin = j.next.fetch_add(j.chunk);
-            if (begin >= j.n) return;
-            const int64_t end = std::min(j.n, begin + j.chunk);
-            try {
-                (*j.fn)(begin, end);
-            } catch (...) {
-                std::lock_guard<std::mutex> lock(mu);
-                if (!j.error) j.error = std::current_exception();
-            }
-            if (j.done.fetch_add(end - begin) + (end - begin) == j.n) {
-                std::lock_guard<std::mutex> lock(mu);  // the caller may be about to wait
-                finished.notify_all();
-            }
+    // Runs fn(begin, end) of `j`, then counts the items done.
+    void run(Job& j, int64_t begin, int64_t end) {
+        try {
+            (*j.fn)(begin, end);
+        } catch (...) {
+            std::lock_guard<std::mutex> lock(mu);
+            if (!j.error) j.error = std::current_exception();
+        }
+        if (j.done.fetch_add(end - begin) + (end - begin) == j.n) {
+            std::lock_guard<std::mutex> lock(mu);  // the caller may be about to wait
+            finished.notify_all();
         }
     }
 
-    void worker_loop() {
+    // Claims and runs chunks of `j` until none is left; `self`: this thread's index (its own
+    // part first in a parallel_parts job).
+    void drain(Job& j, int self) {
+        if (j.taken) {
+            for (int64_t k = 0; k < j.n; ++k) {
+                const int64_t t = (self + k) % j.n;
+                if (!j.taken[t].exchange(true)) run(j, t, t + 1);
+            }
+            return;
+        }
+        while (true) {
+            const int64_t begin = j.next.fetch_add(j.chunk);
+            if (begin >= j.n) return;
+            run(j, begin, std::min(j.n, begin + j.chunk));
+        }
+    }
+
+    // Publishes j, runs its share in the calling thread and waits for the rest.
+    void run_job(const std::shared_ptr<Job>& j) {
+        {
+            std::lock_guard<std::mutex> lock(mu);
+            job = j;
+            generation.fetch_add(1);
+        }
+        wake.notify_all();
+        drain(*j, 0);
+        auto all_done = [&] { return j->done.load() == j->n; };
+        if (!spin_until(all_done)) {
+            std::unique_lock<std::mutex> lock(mu);
+            finished.wait(lock, all_done);
+        }
+        std::lock_guard<std::mutex> lock(mu);
+        if (job == j) job.reset();  // fn dies with the call; late workers keep j alive, not fn
+        if (j->error) std::rethrow_exception(j->error);
+    }
+
+    void worker_loop(int self) {
         uint64_t seen = 0;
         while (true) {
             auto ready = [&] { return stop.load() || generation.load() != seen; };
@@ -98,7 +133,7 @@ struct ThreadPool::Impl {
                 seen = generation.load();
                 j = job;
             }
-            if (j) drain(*j);
+            if (j) drain(*j, self);
         }
     }
 };
@@ -106,7 +141,7 @@ struct ThreadPool::Impl {
 ThreadPool::ThreadPool(int threads)
     : threads_(std::max(1, threads)), impl_(std::make_unique<Impl>()) {
     for (int i = 1; i < threads_; ++i)
-        impl_->workers.emplace_back([this] { impl_->worker_loop(); });
+        impl_->workers.emplace_back([this, i] { impl_->worker_loop(i); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -126,26 +161,23 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
         fn(0, n);
         return;
     }
-    Impl& s = *impl_;
     auto j = std::make_shared<Job>();
     j->fn = &fn;
     j->n = n;
     j->chunk = std::max(grain, (n + threads_ * 4 - 1) / (threads_ * 4));
-    {
-        std::lock_guard<std::mutex> lock(s.mu);
-        s.job = j;
-        s.generation.fetch_add(1);
+    impl_->run_job(j);
+}
+
+void ThreadPool::parallel_parts(const std::function<void(int64_t, int64_t)>& fn) {
+    if (threads_ == 1) {
+        fn(0, 1);
+        return;
     }
-    s.wake.notify_all();
-    s.drain(*j);
-    auto all_done = [&] { return j->done.load() == n; };
-    if (!spin_until(all_done)) {
-        std::unique_lock<std::mutex> lock(s.mu);
-        s.finished.wait(lock, all_done);
-    }
-    std::lock_guard<std::mutex> lock(s.mu);
-    if (s.job == j) s.job.reset();  // fn dies with this call; late workers keep j alive, not fn
-    if (j->error) std::rethrow_exception(j->error);
+    auto j = std::make_shared<Job>();
+    j->fn = &fn;
+    j->n = threads_;
+    j->taken.reset(new std::atomic<bool>[static_cast<size_t>(threads_)]());
+    impl_->run_job(j);
 }
 
 int hardware_threads() {

@@ -21,6 +21,12 @@ class ThreadPool {
     int num_threads() const { return threads_; }
     // Calls fn(begin, end) on disjoint ranges covering [0, n); ranges have at least `grain` items.
     void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+    // Calls fn(t, t + 1) for each part t < num_threads(), part t on pool thread t when it comes
+    // for it (the caller is thread 0): a kernel that splits its work into the same parts call
+    // after call runs each part on the same core, whose caches hold what the part wrote last
+    // time. A thread that finds its own part taken, or is done with it, runs any part not yet
+    // started, so a thread the OS has not scheduled holds nobody up.
+    void parallel_parts(const std::function<void(int64_t, int64_t)>& fn);
 
   private:
     struct Impl;

@@ -255,14 +255,11 @@ void gemm_direct(const DirectGemm& g0, ThreadPool* pool) {
     };
     const int64_t tasks = col_tiles * row_blocks;
     if (threads > 1 && tasks > 1 && row_blocks == 1 && g_static.load(std::memory_order_relaxed)) {
-        // Whole columns: one contiguous range of column tiles per pool index, the same range for
-        // the same shape every time, so that a chain's next product finds most of its columns
-        // (a 1x1 Conv's pixels) where this one left them, in the cache of the core that wrote
-        // them (the pool's caller takes index 0 first). kernel_ab --switch static, 2 threads:
-        // densenet121 0.97, squeezenet 0.97, the other models 0.97-1.0.
-        pool->parallel_for(threads, 1, [&](int64_t b, int64_t e) {
-            for (int64_t t = b; t < e; ++t) body(col_tiles * t / threads, col_tiles * (t + 1) / threads);
-        });
+        // Whole columns: one contiguous range of column tiles per pool thread (run_parts), the
+        // same range for the same shape every time, so that a chain's next product finds most
+        // of its columns (a 1x1 Conv's pixels) where this one left them, in the cache of the
+        // core that wrote them.
+        run_parts(pool, col_tiles, body);
         return;
     }
     if (threads > 1 && tasks > 1)

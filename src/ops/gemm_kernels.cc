@@ -112,6 +112,16 @@ void run_parallel(ThreadPool* pool, int64_t n, const std::function<void(int64_t,
     pool->parallel_for(n, 1, fn);
 }
 
+void run_parts(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
+    if (n <= 0) return;
+    if (!pool || pool->num_threads() <= 1 || n == 1) return fn(0, n);
+    const int64_t parts = pool->num_threads();
+    pool->parallel_parts([&](int64_t t, int64_t) {
+        const int64_t b = n * t / parts, e = n * (t + 1) / parts;
+        if (b < e) fn(b, e);
+    });
+}
+
 namespace {
 
 constexpr int kMr = kGemmMr, kNr = kGemmNr;

@@ -109,5 +109,10 @@ void gemm_reset_isa();
 GemmIsa gemm_current_isa();
 // Runs fn(begin, end) over [0, n) on `pool` (inline when pool is nullptr or n is 1).
 void run_parallel(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn);
+// [0, n) as one contiguous range per pool thread, range t on thread t when it is free
+// (ThreadPool::parallel_parts): kernels that split a layer's pixels this way find, call after
+// call, the pixels a thread wrote in that thread's caches. Inline when pool is null or has one
+// thread; fn is not called for an empty range.
+void run_parts(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn);
 
 }  // namespace pg::ops

@@ -1,9 +1,12 @@
 // ThreadPool: every index is covered exactly once over many back-to-back jobs (the spinning
 // hand-off between jobs must not lose or repeat one), jobs after an idle pause (workers asleep),
-// and an exception from a chunk reaches the caller.
+// and an exception from a chunk reaches the caller; parallel_parts runs every part once, mostly
+// on the same thread call after call.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -47,6 +50,36 @@ TEST(ThreadPool, ExceptionReachesCaller) {
                                    }),
                  std::runtime_error);
     expect_covered_once(pool, 100, 1);  // the pool still works afterwards
+}
+
+// parallel_parts: parts [t, t + 1) for t < threads, each exactly once, interleaved with
+// parallel_for jobs; and with every thread responsive, part 0 mostly on the caller and each
+// other part mostly on one thread, call after call.
+TEST(ThreadPool, PartsRunOnceEachMostlyOnTheSameThread) {
+    for (int threads : {2, 3}) {
+        ThreadPool pool(threads);
+        std::map<int64_t, std::map<std::thread::id, int>> runs;  // part -> thread -> calls
+        std::mutex mu;
+        const int calls = 300;
+        for (int call = 0; call < calls; ++call) {
+            std::vector<std::atomic<int>> hits(static_cast<size_t>(threads));
+            pool.parallel_parts([&](int64_t b, int64_t e) {
+                ASSERT_EQ(e, b + 1);
+                ASSERT_LT(b, threads);
+                hits[static_cast<size_t>(b)].fetch_add(1);
+                std::lock_guard<std::mutex> lock(mu);
+                ++runs[b][std::this_thread::get_id()];
+            });
+            for (int t = 0; t < threads; ++t) ASSERT_EQ(hits[static_cast<size_t>(t)].load(), 1);
+            if (call % 7 == 0) expect_covered_once(pool, 50, 1);
+        }
+        EXPECT_GE(runs[0][std::this_thread::get_id()], calls / 2);
+        for (auto& [part, by_thread] : runs) {
+            int most = 0;
+            for (auto& [id, n] : by_thread) most = std::max(most, n);
+            EXPECT_GE(most, calls / 2) << "part " << part << " moved between threads";
+        }
+    }
 }
 
 }  // namespace
