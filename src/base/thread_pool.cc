@@ -52,9 +52,9 @@ bool spin_until(Pred ready) {
 struct Job {
     const std::function<void(int64_t, int64_t)>* fn = nullptr;
     int64_t n = 0, chunk = 1;
-    std::atomic<int64_t> next{0};  // first unclaimed item
-    std::atomic<int64_t> done{0};  // items finished
-    std::exception_ptr error;      // the first exception (under the pool's mutex)
+    std::atomic<int64_t> next{0};                // first unclaimed item
+    std::atomic<int64_t> done{0};                // items finished
+    std::exception_ptr error;                    // the first exception (under the pool's mutex)
     std::unique_ptr<std::atomic<bool>[]> taken;  // parallel_parts: part t started
 };
 

@@ -59,8 +59,9 @@ void gemm_dot(const DirectGemm& g, ThreadPool* pool);
 // order from zero as gemm_direct's, then alpha, beta and the epilogue as gemm_direct applies
 // them: the same bits as gemm_direct, with no lane spent on a dropped or ragged column.
 // gemm_rowvec_pays: AVX-512, the switch on, m >= 64, and k >= 512 with at most 1024 useful
-// columns or k >= 256 with m >= 256 and at most 256 useful columns (measured against gemm_direct / gemm_dot on ResNet, DenseNet,
-// Inception, MobileNet, ShuffleNet and transformer shapes; see gemm_rowvec_avx512.cc).
+// columns or k >= 256 with m >= 256 and at most 256 useful columns (measured against gemm_direct /
+// gemm_dot on ResNet, DenseNet, Inception, MobileNet, ShuffleNet and transformer shapes; see
+// gemm_rowvec_avx512.cc).
 bool gemm_rowvec_pays(const DirectGemm& g);
 void gemm_rowvec(const DirectGemm& g, ThreadPool* pool);
 // Tests and benches: turns gemm_rowvec off (process-wide); returns the previous setting.
@@ -76,12 +77,10 @@ struct DirectColumns {
     std::vector<int64_t> src, dst;
 };
 DirectColumns direct_columns(const DirectGemm& g);
-// C rows [i0, i1) x useful columns [u0, u1) from their finished sums, sum(i, u) =
-// part[(i - i0) * row_step + (u - u0) * col_step]: alpha, beta, then the epilogue on each run of
-// adjacent C columns, with gemm_direct's operations (so a product summed in gemm_direct's order
-// gets gemm_direct's bits).
+// C rows [i0, i1) from their finished sums, sum(i, u) = part[(i - i0) * row_step + u * col_step]
+// for useful column u: alpha, beta, then the epilogue on each run of adjacent C columns, with
+// gemm_direct's operations (gemm_dot's last pass; gemm_rowvec does the same in registers).
 void finish_direct_rows(const DirectGemm& g, const DirectColumns& c, const float* part,
-                        int64_t row_step, int64_t col_step, int64_t i0, int64_t i1, int64_t u0,
-                        int64_t u1);
+                        int64_t row_step, int64_t col_step, int64_t i0, int64_t i1);
 
 }  // namespace pg::ops

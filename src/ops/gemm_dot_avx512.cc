@@ -218,7 +218,7 @@ void gemm_dot(const DirectGemm& g, ThreadPool* pool) {
         });
     }
     run_parallel(pool, g.m, [&](int64_t b, int64_t e) {
-        finish_direct_rows(g, c, part.get() + b * nu, nu, 1, b, e, 0, nu);
+        finish_direct_rows(g, c, part.get() + b * nu, nu, 1, b, e);
     });
 }
 

@@ -4,8 +4,9 @@
 // L1-resident buffer, then every tile of 6 useful columns adds the piece's products to its 24
 // accumulators (4 row vectors x 6 columns, each column's B values broadcast from where they
 // lie). Each element is a chain of fused multiply-adds over p in order starting from zero, as
-// in gemm_direct, and the finished sums go through finish_direct_rows, so the bits are
-// gemm_direct's. Built with -ffp-contract=off. Tests: tests/unit/ops_gemm_rowvec_test.cc.
+// in gemm_direct, and the finished sums leave through 16 x 16 transposes with alpha, beta and
+// the epilogue applied as gemm_direct applies them, so the bits are gemm_direct's. Built with
+// -ffp-contract=off. Tests: tests/unit/ops_gemm_rowvec_test.cc.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -39,6 +40,7 @@ std::atomic<bool> g_enabled{true};
 // 28x28 (784 columns); with k <= 192, 1.1-2.0 on two threads.
 constexpr int64_t kMaxColumns = 1024, kLongSums = 512;
 constexpr int64_t kMidSums = 256, kMidRows = 256, kMidColumns = 256;
+
 }  // namespace
 
 bool set_gemm_rowvec(bool on) {
@@ -116,8 +118,7 @@ PG_AVX512 void pack_piece(const float* a, int64_t lda, int64_t rows, int64_t p0,
     if (p0 + kc < k)
         for (int64_t r = 0; r < rows; ++r)
             for (int64_t q = 0; q < std::min(kChunk, k - p0 - kc); q += 16)
-                _mm_prefetch(reinterpret_cast<const char*>(a + r * lda + p0 + kc + q),
-                             _MM_HINT_T0);
+                _mm_prefetch(reinterpret_cast<const char*>(a + r * lda + p0 + kc + q), _MM_HINT_T0);
 }
 
 // acc[u * 64 + lane] (+)= the piece's products for NP useful columns (cols: their B columns) and
@@ -148,19 +149,23 @@ PG_AVX512 __attribute__((noinline)) void tile(const float* ap, int64_t kc, const
             _mm512_storeu_ps(acc + j * kBlockRows + 16 * i, c[i][j]);
 }
 
-using TileFn = void (*)(const float*, int64_t, const float*, const int64_t*, const int64_t*,
-                        float*, bool);
+using TileFn = void (*)(const float*, int64_t, const float*, const int64_t*, const int64_t*, float*,
+                        bool);
 
 template <int MB>
-constexpr TileFn kTiles[kCols + 1] = {nullptr,        tile<MB, 1>, tile<MB, 2>, tile<MB, 3>,
-                                      tile<MB, 4>,    tile<MB, 5>, tile<MB, 6>};
+constexpr TileFn kTiles[kCols + 1] = {nullptr,     tile<MB, 1>, tile<MB, 2>, tile<MB, 3>,
+                                      tile<MB, 4>, tile<MB, 5>, tile<MB, 6>};
 
 TileFn tile_fn(int64_t vecs, int64_t np) {
     switch (vecs) {
-        case 1: return kTiles<1>[np];
-        case 2: return kTiles<2>[np];
-        case 3: return kTiles<3>[np];
-        default: return kTiles<4>[np];
+        case 1:
+            return kTiles<1>[np];
+        case 2:
+            return kTiles<2>[np];
+        case 3:
+            return kTiles<3>[np];
+        default:
+            return kTiles<4>[np];
     }
 }
 
@@ -179,7 +184,8 @@ PG_AVX512 inline void finish_lanes(const DirectGemm& g, __m512 v, float* out, __
             v = _mm512_add_ps(
                 v, _mm512_maskz_loadu_ps(m, ep->col_bias + (out - ep->col_origin) % ep->col_ldc));
         v = epilogue_rows_zmm(v, *ep, i);
-        if (ep->res) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, ep->res + (out - ep->res_origin)));
+        if (ep->res)
+            v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, ep->res + (out - ep->res_origin)));
         v = epilogue_clamp_zmm(v, *ep);
     }
     _mm512_mask_storeu_ps(out, m, v);

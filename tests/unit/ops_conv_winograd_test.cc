@@ -174,13 +174,13 @@ TEST(OpsConvWinograd, LeavesOtherGeometriesAlone) {
         return ops::make_window(wa, in, kernel, "Conv");
     };
     EXPECT_TRUE(ops::winograd_takes(window({28, 28}, {3, 3}, 1, 1), 64, 64));
-    EXPECT_FALSE(ops::winograd_takes(window({28, 28}, {3, 3}, 2, 1), 64, 64));  // stride 2
-    EXPECT_FALSE(ops::winograd_takes(window({28, 28}, {3, 3}, 1, 2), 64, 64));  // dilation 2
-    EXPECT_FALSE(ops::winograd_takes(window({28, 28}, {5, 5}, 1, 1), 64, 64));  // 5x5
-    EXPECT_FALSE(ops::winograd_takes(window({28}, {3}, 1, 1), 64, 64));         // 1-D
+    EXPECT_FALSE(ops::winograd_takes(window({28, 28}, {3, 3}, 2, 1), 64, 64));        // stride 2
+    EXPECT_FALSE(ops::winograd_takes(window({28, 28}, {3, 3}, 1, 2), 64, 64));        // dilation 2
+    EXPECT_FALSE(ops::winograd_takes(window({28, 28}, {5, 5}, 1, 1), 64, 64));        // 5x5
+    EXPECT_FALSE(ops::winograd_takes(window({28}, {3}, 1, 1), 64, 64));               // 1-D
     EXPECT_FALSE(ops::winograd_takes(window({8, 28, 28}, {3, 3, 3}, 1, 1), 64, 64));  // 3-D
-    EXPECT_FALSE(ops::winograd_takes(window({28, 28}, {3, 3}, 1, 1), 32, 64));  // few inputs
-    EXPECT_FALSE(ops::winograd_takes(window({28, 28}, {3, 3}, 1, 1), 64, 32));  // few outputs
+    EXPECT_FALSE(ops::winograd_takes(window({28, 28}, {3, 3}, 1, 1), 32, 64));        // few inputs
+    EXPECT_FALSE(ops::winograd_takes(window({28, 28}, {3, 3}, 1, 1), 64, 32));        // few outputs
     // Where it pays: large maps, or 56x56 with many channels.
     EXPECT_TRUE(ops::winograd_fits(window({224, 224}, {3, 3}, 1, 1), 64, 64));
     EXPECT_TRUE(ops::winograd_fits(window({112, 112}, {3, 3}, 1, 1), 128, 128));

@@ -113,8 +113,8 @@ TEST_F(OpsGemmRowvec, ColumnMapWritesOnlyKeptColumns) {
     struct Case {
         int64_t m, rows, pitch, len, out_pitch, k;
     };
-    for (const Case& q : {Case{130, 7, 9, 7, 7, 300}, Case{64, 3, 15, 13, 14, 70},
-                          Case{75, 2, 8, 1, 3, 257}}) {
+    for (const Case& q :
+         {Case{130, 7, 9, 7, 7, 300}, Case{64, 3, 15, 13, 14, 70}, Case{75, 2, 8, 1, 3, 257}}) {
         const int64_t n = (q.rows - 1) * q.pitch + q.len;
         Problem p = make_problem(q.m, n, q.k, rng);
         std::vector<float> dense(size_t(q.m * n));
