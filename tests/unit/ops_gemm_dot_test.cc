@@ -15,6 +15,7 @@
 #include "ops/conv_kernels.h"
 #include "ops/gemm_direct.h"
 #include "ops/gemm_kernels.h"
+#include "support/direct_gemm_cases.h"
 #include "support/random_values.h"
 
 namespace pg {
@@ -24,32 +25,9 @@ std::vector<float> random_values(size_t n, std::mt19937& rng) {
     return test::random_floats(n, rng);
 }
 
-// A is m x k (row stride lda >= k); row p of B lies at off[p] inside b (rows of ldb floats,
-// shuffled so that consecutive rows are not adjacent).
-struct Problem {
-    int64_t m, n, k, lda, ldb;
-    std::vector<float> a, b;
-    std::vector<int64_t> off;
-};
-
-Problem make_problem(int64_t m, int64_t n, int64_t k, std::mt19937& rng) {
-    Problem p{m, n, k, k + 3, n + 5, {}, {}, {}};
-    p.a = random_values(size_t(m * p.lda), rng);
-    p.b = random_values(size_t(k * p.ldb), rng);
-    for (int64_t r = 0; r < k; ++r) p.off.push_back(((r * 7) % k) * p.ldb);
-    return p;
-}
-
-ops::DirectGemm dot_args(const Problem& p, float* c, int64_t ldc) {
-    ops::DirectGemm d;
-    d.m = p.m, d.n = p.n, d.k = p.k, d.a = p.a.data(), d.lda = p.lda, d.b = p.b.data();
-    d.b_off = p.off.data(), d.c = c, d.ldc = ldc;
-    return d;
-}
-
 // C = alpha * A * op(B) + beta * C by the plain loop, in double.
-std::vector<float> reference(const Problem& p, const std::vector<float>& c0, float alpha,
-                             float beta) {
+std::vector<float> reference(const test::DirectProblem& p, const std::vector<float>& c0,
+                             float alpha, float beta) {
     std::vector<float> c(c0.size());
     for (int64_t i = 0; i < p.m; ++i)
         for (int64_t j = 0; j < p.n; ++j) {
@@ -75,12 +53,12 @@ TEST_F(OpsGemmDot, MatchesReferenceOnRandomShapes) {
     ThreadPool pool(2);
     for (int t = 0; t < 40; ++t) {
         const int64_t m = m_dim(rng), n = n_dim(rng), k = t < 4 ? 2048 + 16 * t : k_dim(rng);
-        Problem p = make_problem(m, n, k, rng);
+        test::DirectProblem p = test::make_direct_problem(m, n, k, rng);
         const float alpha = t % 3 == 0 ? 1.0f : 0.5f,
                     beta = t % 4 == 0 ? 0.0f : (t % 4 == 1 ? 1.0f : -0.25f);
         std::vector<float> c0 = random_values(size_t(m * n), rng), got = c0;
         if (beta == 0.0f) got.assign(got.size(), std::numeric_limits<float>::quiet_NaN());
-        ops::DirectGemm d = dot_args(p, got.data(), n);
+        ops::DirectGemm d = test::direct_args(p, got.data(), n);
         d.alpha = alpha, d.beta = beta;
         ops::gemm_dot(d, t % 2 ? &pool : nullptr);
         const std::vector<float> want = reference(p, c0, alpha, beta);
@@ -94,64 +72,18 @@ TEST_F(OpsGemmDot, MatchesReferenceOnRandomShapes) {
 // A padded-width product (rows of `pitch` columns, the first `len` kept) written into rows of
 // `out_pitch`: the kept values are the dense product's, everything else is left untouched.
 TEST_F(OpsGemmDot, ColumnMapWritesOnlyKeptColumns) {
-    std::mt19937 rng(32);
-    ThreadPool pool(2);
-    struct Case {
-        int64_t m, rows, pitch, len, out_pitch, k;
-    };
-    for (const Case& q :
-         {Case{13, 7, 9, 7, 7, 300}, Case{30, 3, 15, 13, 14, 700}, Case{5, 2, 8, 1, 3, 257}}) {
-        const int64_t n = (q.rows - 1) * q.pitch + q.len;
-        Problem p = make_problem(q.m, n, q.k, rng);
-        std::vector<float> dense(size_t(q.m * n));
-        ops::gemm_dot(dot_args(p, dense.data(), n), nullptr);
-        const int64_t ldc = q.rows * q.out_pitch + 3;
-        std::vector<float> mapped(size_t(q.m * ldc), -7.0f);
-        ops::DirectGemm d = dot_args(p, mapped.data(), ldc);
-        d.row_pitch = q.pitch, d.row_len = q.len, d.out_pitch = q.out_pitch;
-        ops::gemm_dot(d, &pool);
-        for (int64_t i = 0; i < q.m; ++i)
-            for (int64_t j = 0; j < ldc; ++j) {
-                const int64_t r = j / q.out_pitch, w = j % q.out_pitch;
-                const float got = mapped[size_t(i * ldc + j)];
-                if (r < q.rows && w < q.len)
-                    ASSERT_EQ(got, dense[size_t(i * n + r * q.pitch + w)])
-                        << "row " << i << " r " << r << " w " << w;
-                else
-                    ASSERT_EQ(got, -7.0f) << "column " << j << " written";
-            }
-    }
+    test::expect_column_map_writes_only_kept_columns(
+        [](const ops::DirectGemm& d, ThreadPool* pool) { ops::gemm_dot(d, pool); },
+        {{13, 7, 9, 7, 7, 300}, {30, 3, 15, 13, 14, 700}, {5, 2, 8, 1, 3, 257}}, 32);
 }
 
 // The epilogue gives the bytes of gemm_dot without it followed by GemmEpilogue::apply, with a
 // residual, a clamp and a NaN row.
 TEST_F(OpsGemmDot, EpilogueMatchesPlainArithmeticBitForBit) {
-    std::mt19937 rng(33);
-    ThreadPool pool(2);
-    for (int t = 0; t < 6; ++t) {
-        const int64_t m = 6 + 5 * t, n = 4 + 7 * t, k = 260 + 97 * t;
-        Problem p = make_problem(m, n, k, rng);
-        p.a[size_t(t * p.lda)] = std::numeric_limits<float>::quiet_NaN();
-        auto bias = random_values(size_t(m), rng), sub = random_values(size_t(m), rng),
-             mul = random_values(size_t(m), rng), add = random_values(size_t(m), rng),
-             res = random_values(size_t(m * n), rng);
-        std::vector<float> fused = random_values(size_t(m * n), rng), plain = fused;
-        ops::GemmEpilogue ep;
-        ep.bias = bias.data();
-        if (t % 2) ep.sub = sub.data(), ep.mul = mul.data(), ep.add = add.data();
-        if (t % 3) ep.res = res.data(), ep.res_origin = fused.data();
-        ep.clamp = t != 4, ep.lo = -0.3f, ep.hi = t % 2 ? 0.4f : INFINITY;
-        ops::DirectGemm d = dot_args(p, fused.data(), n);
-        d.beta = t % 2 ? 1.0f : 0.0f, d.epilogue = &ep;
-        ops::gemm_dot(d, &pool);
-        d.c = plain.data(), d.epilogue = nullptr;
-        ops::gemm_dot(d, &pool);
-        ops::GemmEpilogue plain_ep = ep;
-        plain_ep.res_origin = plain.data();
-        for (int64_t i = 0; i < m; ++i) plain_ep.apply(i, plain.data() + i * n, n);
-        ASSERT_EQ(std::memcmp(fused.data(), plain.data(), fused.size() * sizeof(float)), 0)
-            << "case " << t;
-    }
+    test::expect_epilogue_matches_apply(
+        [](const ops::DirectGemm& d, ThreadPool* pool) { ops::gemm_dot(d, pool); },
+        [](int t) { return int64_t{6} + 5 * t; }, [](int t) { return int64_t{4} + 7 * t; },
+        [](int t) { return int64_t{260} + 97 * t; }, false, 33);
 }
 
 TEST_F(OpsGemmDot, PaysOnlyForFewColumnsAndLongSums) {
