@@ -1,7 +1,7 @@
 // ThreadPool: every index is covered exactly once over many back-to-back jobs (the spinning
 // hand-off between jobs must not lose or repeat one), jobs after an idle pause (workers asleep),
 // and an exception from a chunk reaches the caller; parallel_parts runs every part once, mostly
-// on the same thread call after call.
+// on the same thread call after call, and an exception from a part reaches the caller.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -80,6 +80,21 @@ TEST(ThreadPool, PartsRunOnceEachMostlyOnTheSameThread) {
             EXPECT_GE(most, calls / 2) << "part " << part << " moved between threads";
         }
     }
+}
+
+// An exception from any part reaches the caller, after every part has run.
+TEST(ThreadPool, PartExceptionReachesCaller) {
+    ThreadPool pool(3);
+    for (int64_t bad = 0; bad < 3; ++bad) {
+        std::vector<std::atomic<int>> hits(3);
+        EXPECT_THROW(pool.parallel_parts([&](int64_t b, int64_t) {
+            hits[static_cast<size_t>(b)].fetch_add(1);
+            if (b == bad) throw std::runtime_error("part failed");
+        }),
+                     std::runtime_error);
+        for (auto& h : hits) EXPECT_EQ(h.load(), 1);
+    }
+    expect_covered_once(pool, 100, 1);  // the pool still works afterwards
 }
 
 }  // namespace
