@@ -27,13 +27,16 @@ __attribute__((target("avx512f"), always_inline)) inline __m512 epilogue_rows_zm
     return v;
 }
 
-// v < lo ? lo : v, then v > hi ? hi : v (NaN kept), when the epilogue clamps.
+// v < lo ? lo : v, then v > hi ? hi : v, when the epilogue clamps. vmaxps / vminps return their
+// second operand when the two compare equal or either is NaN, so max(lo, v) is exactly the
+// first (a NaN or a -0 against lo = 0 stays v) and min(hi, v) the second; an infinite hi (Relu)
+// never clamps and is skipped.
 __attribute__((target("avx512f"), always_inline)) inline __m512 epilogue_clamp_zmm(
     __m512 v, const GemmEpilogue& ep) {
     if (!ep.clamp) return v;
-    const __m512 lo = _mm512_set1_ps(ep.lo), hi = _mm512_set1_ps(ep.hi);
-    v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), v, lo);
-    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ), v, hi);
+    v = _mm512_max_ps(_mm512_set1_ps(ep.lo), v);
+    if (ep.hi != __builtin_inff()) v = _mm512_min_ps(_mm512_set1_ps(ep.hi), v);
+    return v;
 }
 
 }  // namespace pg::ops

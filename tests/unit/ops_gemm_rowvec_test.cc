@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "base/thread_pool.h"
@@ -98,6 +99,39 @@ TEST_F(OpsGemmRowvec, EpilogueMatchesPlainArithmeticBitForBit) {
         [](const ops::DirectGemm& d, ThreadPool* pool) { ops::gemm_rowvec(d, pool); },
         [](int t) { return int64_t{64} + 37 * t; }, [](int t) { return int64_t{4} + 9 * t; },
         [](int t) { return int64_t{60} + 97 * t; }, true, 44);
+}
+
+// The clamp on the values where a vector max / min and the plain comparisons could differ
+// (-0, +0, NaN, infinities, the bounds themselves), through gemm_direct's tiles and
+// gemm_rowvec, against GemmEpilogue::apply bit for bit: Relu (hi infinite), Clip(0, 6), and a
+// NaN bound.
+TEST_F(OpsGemmRowvec, ClampKeepsThePlainComparisonsBits) {
+    const float inf = std::numeric_limits<float>::infinity(),
+                nan = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<float> edge = {-0.0f, 0.0f,   nan,     inf,  -inf, 6.0f,
+                                     -6.0f, 1e-45f, -1e-45f, 3.0f, 7.0f, -1.0f};
+    for (const auto& [lo, hi] : {std::pair{0.0f, inf}, std::pair{0.0f, 6.0f}, std::pair{-0.0f, nan},
+                                 std::pair{nan, 6.0f}}) {
+        for (const bool rowvec : {false, true}) {
+            const int64_t m = rowvec ? 64 : 4, n = 48;
+            std::vector<float> a(static_cast<size_t>(m), 1.0f), b(static_cast<size_t>(n), 0.0f);
+            for (int64_t j = 0; j < n; ++j) b[size_t(j)] = edge[size_t(j) % edge.size()];
+            const std::vector<int64_t> off = {0};
+            ops::GemmEpilogue ep;
+            ep.clamp = true, ep.lo = lo, ep.hi = hi;
+            ops::DirectGemm d;
+            d.m = m, d.n = n, d.k = 1, d.a = a.data(), d.lda = 1, d.b = b.data();
+            d.b_off = off.data(), d.ldc = n;
+            std::vector<float> fused(size_t(m * n)), plain(fused.size());
+            d.c = fused.data(), d.epilogue = &ep;
+            rowvec ? ops::gemm_rowvec(d, nullptr) : ops::gemm_direct(d, nullptr);
+            d.c = plain.data(), d.epilogue = nullptr;
+            rowvec ? ops::gemm_rowvec(d, nullptr) : ops::gemm_direct(d, nullptr);
+            for (int64_t i = 0; i < m; ++i) ep.apply(i, plain.data() + i * n, n);
+            ASSERT_EQ(std::memcmp(fused.data(), plain.data(), fused.size() * sizeof(float)), 0)
+                << "lo " << lo << " hi " << hi << (rowvec ? " rowvec" : " direct");
+        }
+    }
 }
 
 TEST_F(OpsGemmRowvec, PaysForLongSumsOverFewColumns) {
