@@ -467,6 +467,12 @@ class OpTimer : public pg::runtime::NodeHook {
     }
 };
 
+// An op ONNX Runtime fuses into the Conv it follows (a chain's later nodes).
+bool fused_into_conv(const pg::ir::Node& n) {
+    return n.op_type == "Relu" || n.op_type == "Clip" || n.op_type == "BatchNormalization" ||
+           n.op_type == "Mul" || n.op_type == "Add";
+}
+
 // The reference time (`by_name`: per node name) of what an ONNX Runtime node computes: the node
 // of that name (or of its part before a '/'), or the node making output `stem` plus the
 // BatchNormalization / Mul / Add / Relu / Clip chain down to the Conv it follows (ONNX Runtime
@@ -485,10 +491,7 @@ double ref_chain_ms(const pg::ir::Graph& g, const std::map<std::string, double>&
     while (n) {
         const auto it = by_name.find(n->name);
         if (it != by_name.end()) ms += it->second;
-        const bool chain = n->op_type == "Relu" || n->op_type == "Clip" ||
-                           n->op_type == "BatchNormalization" || n->op_type == "Mul" ||
-                           n->op_type == "Add";
-        if (!chain || !n->input(0)) break;
+        if (!fused_into_conv(*n) || !n->input(0)) break;
         n = n->input(0)->producer();
     }
     return ms;
@@ -500,10 +503,7 @@ std::string chain_conv_text(const pg::ir::Graph& g, const std::string& stem) {
     const pg::ir::Value* v = g.find_value(stem);
     const pg::ir::Node* n = v ? v->producer() : nullptr;
     while (n && n->op_type != "Conv") {
-        const bool chain = n->op_type == "Relu" || n->op_type == "Clip" ||
-                           n->op_type == "BatchNormalization" || n->op_type == "Mul" ||
-                           n->op_type == "Add";
-        n = chain && n->input(0) ? n->input(0)->producer() : nullptr;
+        n = fused_into_conv(*n) && n->input(0) ? n->input(0)->producer() : nullptr;
     }
     if (!n || !n->input(1) || !n->input(1)->is_initializer()) return "";
     const auto& d = n->input(1)->initializer()->tensor.dims();
