@@ -1,12 +1,12 @@
 // Convolution and pooling geometry plus the convolution kernels. Every window is handled as 3-D:
 // 1-D and 2-D ops get leading spatial axes of size 1 (more than 3 spatial axes is kUnsupported).
 // conv_reference / conv_transpose_reference are the plain oracles; conv_fast (float32: 3x3
-// stride-1 layers with many channels through Winograd F(2x2, 3x3), conv_winograd.h; with
-// AVX-512, conv_direct over stride-phase planes through gemm_direct / gemm_dot; otherwise GEMM
+// stride-1 layers on large maps through Winograd F(2x2, 3x3), conv_winograd.h; with AVX-512,
+// conv_direct over stride-phase planes through gemm_direct / gemm_rowvec / gemm_dot; otherwise GEMM
 // with the im2col panels packed straight from the image, or from a zero-padded copy for stride-1
 // 2-D convolutions with few output channels; depthwise through conv_depthwise.cc) is diffed
 // against conv_reference in tests/unit/ops_conv_test.cc, ops_conv_winograd_test.cc and
-// ops_gemm_dot_test.cc.
+// ops_gemm_dot_test.cc (gemm_rowvec's Convs against an fma chain: ops_gemm_rowvec_test.cc).
 #pragma once
 
 #include <cstdint>
