@@ -16,6 +16,7 @@
 #include "ops/gemm_direct.h"
 #include "ops/gemm_epilogue_avx512.h"
 #include "ops/kernel.h"
+#include "ops/pack_rows_avx512.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -62,64 +63,11 @@ bool gemm_rowvec_pays(const DirectGemm& g) {
 #ifdef PG_ROWVEC_AVX512
 namespace {
 
-constexpr int64_t kBlockRows = 64;  // rows of C per block: four vectors
-constexpr int64_t kChunk = 64;      // values of k per transposed piece (16 KiB)
-constexpr int kCols = 6;            // useful columns per tile
+constexpr int64_t kBlockRows = kPackRows;  // rows of C per block: four vectors
+constexpr int64_t kChunk = 64;             // values of k per transposed piece (16 KiB)
+constexpr int kCols = 6;                   // useful columns per tile
 
 #define PG_AVX512 __attribute__((target("avx512f")))
-
-// The 16 x 16 floats at s (rows lds apart; row j read from s + min(j, last) * lds) transposed:
-// r[c] = column c.
-PG_AVX512 inline void transpose16(const float* s, int64_t lds, int last, __m512 r[16]) {
-    __m512 t[16];
-    for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(s + std::min(i, last) * lds);
-    for (int i = 0; i < 8; ++i) {  // pairs of rows interleaved
-        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-    }
-    for (int i = 0; i < 4; ++i) {  // then quadruples: 4 rows x one column per 128-bit lane
-        const __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 1]),
-                      c = _mm512_castps_pd(t[4 * i + 2]), e = _mm512_castps_pd(t[4 * i + 3]);
-        r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
-        r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
-        r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, e));
-        r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, e));
-    }
-    for (int i = 0; i < 2; ++i)  // then the 128-bit lanes of 8 rows, and of all 16
-        for (int j = 0; j < 4; ++j) {
-            t[8 * i + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + 4 + j], 0x88);
-            t[8 * i + 4 + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + 4 + j], 0xDD);
-        }
-    for (int j = 0; j < 8; ++j) {
-        r[j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0x88);
-        r[8 + j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0xDD);
-    }
-}
-
-// ap[p * 64 + r] = A[r][p0 + p] for rows r < rows of a block (a: its first row), p < kc; lanes
-// of rows >= rows up to the block's last vector are zero. The next piece's lines are
-// prefetched.
-PG_AVX512 void pack_piece(const float* a, int64_t lda, int64_t rows, int64_t p0, int64_t kc,
-                          int64_t k, float* ap) {
-    const int64_t vecs = (rows + 15) / 16;
-    for (int64_t v = 0; v < vecs; ++v) {
-        const int64_t r0 = v * 16;
-        int64_t p = 0;
-        if (r0 + 16 <= rows)
-            for (; p + 16 <= kc; p += 16) {
-                __m512 t[16];
-                transpose16(a + r0 * lda + p0 + p, lda, 15, t);
-                for (int q = 0; q < 16; ++q) _mm512_storeu_ps(ap + (p + q) * kBlockRows + r0, t[q]);
-            }
-        for (; p < kc; ++p)
-            for (int64_t r = r0; r < r0 + 16; ++r)
-                ap[p * kBlockRows + r] = r < rows ? a[r * lda + p0 + p] : 0.0f;
-    }
-    if (p0 + kc < k)
-        for (int64_t r = 0; r < rows; ++r)
-            for (int64_t q = 0; q < std::min(kChunk, k - p0 - kc); q += 16)
-                _mm_prefetch(reinterpret_cast<const char*>(a + r * lda + p0 + kc + q), _MM_HINT_T0);
-}
 
 // acc[u * 64 + lane] (+)= the piece's products for NP useful columns (cols: their B columns) and
 // MB row vectors; `first`: the accumulators start from zero.
@@ -222,7 +170,7 @@ void run_block(const DirectGemm& g, const DirectColumns& c, int64_t i0, int64_t 
     if (g.k <= 0) std::fill_n(acc, (u1 - u0) * kBlockRows, 0.0f);  // an empty sum
     for (int64_t p0 = 0; p0 < g.k; p0 += kChunk) {
         const int64_t kc = std::min(kChunk, g.k - p0);
-        pack_piece(g.a + i0 * g.lda, g.lda, rows, p0, kc, g.k, ap);
+        pack_rows_transposed(g.a + i0 * g.lda, g.lda, rows, p0, kc, g.k, ap);
         for (int64_t u = u0; u < u1; u += kCols) {
             const int64_t np = std::min<int64_t>(kCols, u1 - u);
             tile_fn(vecs, np)(ap, kc, g.b, g.b_off + p0, c.src.data() + u,

@@ -1,0 +1,66 @@
+// The blocked channel layout ("NCHWc16") and its float32 kernels. A blocked tensor holds an
+// (N, C, spatial...) value whose C is a multiple of 16 as dims (N, C / 16, spatial..., 16): the
+// 16 channels of one block at one pixel are adjacent, so a vector holds them and a Conv's
+// weights for 16 output channels are one vector too. The runtime keeps chains of Convs, pools
+// and Concats in this layout (runtime/fuse_nchwc.cc), converting only where a value enters or
+// leaves the chain; nothing outside the runtime's fused steps ever sees a blocked tensor.
+//
+// Numeric contract: conv_nchwc sums each output over p = (input channel, kh, kw) in ONNX's
+// weight order from zero with fused multiply-adds (as gemm_direct), skipping no tap (padding is
+// a zero-filled copy), then applies the epilogue with GemmEpilogue::apply's operations; the
+// pools visit their taps in the plain kernels' order with their comparisons and divisions. So
+// the values are conv_fast's wherever conv_fast takes gemm_direct, and the pools' are the plain
+// ones'. Tests: tests/unit/ops_nchwc_test.cc.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "ops/conv_kernels.h"
+#include "ops/gemm_kernels.h"
+
+namespace pg {
+class ThreadPool;
+}
+
+namespace pg::ops {
+
+constexpr int64_t kNchwcBlock = 16;
+
+// This build and CPU run the blocked kernels (AVX-512F; not turned off by gemm_force_isa).
+bool nchwc_available();
+
+// (N, C, spatial...) -> (N, C / 16, spatial..., 16); C must be a multiple of 16 (kInternal).
+std::vector<int64_t> nchwc_dims(const std::vector<int64_t>& nchw);
+// The inverse: (N, Cb, spatial..., 16) -> (N, Cb * 16, spatial...).
+std::vector<int64_t> nchw_dims(const std::vector<int64_t>& blocked);
+
+// Copies n images of c channels x `plane` pixels between the two layouts, elements of `elem`
+// bytes (any type); c must be a multiple of 16.
+void to_nchwc(const void* x, int64_t n, int64_t c, int64_t plane, size_t elem, void* y,
+              ThreadPool* pool);
+void from_nchwc(const void* x, int64_t n, int64_t c, int64_t plane, size_t elem, void* y,
+                ThreadPool* pool);
+
+// A float32 Conv conv_nchwc runs: 1-D or 2-D, one group, c and m multiples of 16, pads >= 0.
+bool conv_nchwc_fits(const ConvShape& s);
+// y (blocked, (n, m / 16, out..., 16)) = Conv of x (blocked) by w (ONNX's (m, c, kernel...))
+// plus bias (may be nullptr), then `epilogue` (may be nullptr; per output channel as
+// GemmEpilogue's rows; its residual blocked like y, res_origin = y). Requires nchwc_available()
+// and conv_nchwc_fits(s) (kInternal otherwise).
+void conv_nchwc(const ConvShape& s, const float* x, const float* w, const float* bias,
+                const GemmEpilogue* epilogue, float* y, ThreadPool* pool);
+
+// Pools on blocked float32 tensors of n images x cb channel blocks (Window: conv_kernels.h),
+// with max_pool's / avg_pool's values (pool_kernels.h; max_pool without indices).
+void max_pool_nchwc(const Window& g, int64_t n, int64_t cb, const float* x, float* y,
+                    ThreadPool* pool);
+void avg_pool_nchwc(const Window& g, int64_t n, int64_t cb, const float* x, float* y,
+                    bool include_pad, ThreadPool* pool);
+// GlobalMaxPool (max) / GlobalAveragePool over `plane` pixels, as global_pool_planes; y is
+// (n, cb, 1..., 16).
+void global_pool_nchwc(int64_t n, int64_t cb, int64_t plane, const float* x, float* y, bool max,
+                       ThreadPool* pool);
+
+}  // namespace pg::ops

@@ -1,0 +1,281 @@
+// The blocked (NCHWc16) layout's kernels (ops/nchwc.h): the reorders element for element, any
+// element size, ragged pixel tails; conv_nchwc bit for bit against a scalar chain of fused
+// multiply-adds over (input channel, kh, kw) with the padding's zeros (gemm_direct's sums) on
+// random geometries (kernels 1-5, strides, asymmetric pads, dilation, batches, 1-4 output
+// blocks per group, short and long sums), the epilogue against GemmEpilogue::apply, and the
+// pools against the plain max_pool / avg_pool / global_pool_planes, bit for bit. Skipped where
+// the CPU has no AVX-512.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "base/error.h"
+#include "base/thread_pool.h"
+#include "ops/conv_kernels.h"
+#include "ops/nchwc.h"
+#include "ops/pool_kernels.h"
+#include "support/random_values.h"
+
+namespace pg {
+namespace {
+
+class OpsNchwc : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        if (!ops::nchwc_available()) GTEST_SKIP() << "no AVX-512 on this CPU";
+    }
+};
+
+std::vector<float> blocked(const std::vector<float>& x, int64_t n, int64_t c, int64_t plane) {
+    std::vector<float> y(x.size());
+    ops::to_nchwc(x.data(), n, c, plane, sizeof(float), y.data(), nullptr);
+    return y;
+}
+
+std::vector<float> unblocked(const std::vector<float>& x, int64_t n, int64_t c, int64_t plane) {
+    std::vector<float> y(x.size());
+    ops::from_nchwc(x.data(), n, c, plane, sizeof(float), y.data(), nullptr);
+    return y;
+}
+
+TEST_F(OpsNchwc, ReordersPlaceEachChannelInItsLane) {
+    std::mt19937 rng(3);
+    ThreadPool pool(2);
+    for (const int64_t plane : {1, 7, 16, 49, 300, 5000}) {
+        const int64_t n = 2, c = 48;
+        const std::vector<float> x = test::random_floats(size_t(n * c * plane), rng);
+        std::vector<float> y(x.size()), back(x.size());
+        ops::to_nchwc(x.data(), n, c, plane, sizeof(float), y.data(), &pool);
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t ch = 0; ch < c; ++ch)
+                for (int64_t p = 0; p < plane; ++p)
+                    ASSERT_EQ(y[size_t(((i * (c / 16) + ch / 16) * plane + p) * 16 + ch % 16)],
+                              x[size_t((i * c + ch) * plane + p)])
+                        << "plane " << plane;
+        ops::from_nchwc(y.data(), n, c, plane, sizeof(float), back.data(), &pool);
+        EXPECT_EQ(back, x);
+    }
+}
+
+TEST_F(OpsNchwc, ReordersMoveAnyElementSize) {
+    for (const size_t elem : {size_t(1), size_t(2), size_t(8)}) {
+        const int64_t n = 1, c = 32, plane = 21;
+        std::vector<char> x(size_t(n * c * plane) * elem), y(x.size()), back(x.size());
+        for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<char>(i * 7 + 1);
+        ops::to_nchwc(x.data(), n, c, plane, elem, y.data(), nullptr);
+        EXPECT_EQ(
+            std::memcmp(y.data() + (3 * 16 + 5) * elem, x.data() + (5 * plane + 3) * elem, elem),
+            0);
+        ops::from_nchwc(y.data(), n, c, plane, elem, back.data(), nullptr);
+        EXPECT_EQ(back, x) << elem;
+    }
+}
+
+TEST_F(OpsNchwc, DimsRoundTripAndRejectRaggedChannels) {
+    EXPECT_EQ(ops::nchwc_dims({2, 64, 7, 9}), (std::vector<int64_t>{2, 4, 7, 9, 16}));
+    EXPECT_EQ(ops::nchw_dims({2, 4, 7, 9, 16}), (std::vector<int64_t>{2, 64, 7, 9}));
+    EXPECT_THROW(ops::nchwc_dims({1, 40, 3, 3}), Error);
+    EXPECT_THROW(ops::nchw_dims({1, 4, 3, 3}), Error);
+    std::vector<float> x(40), y(40);
+    EXPECT_THROW(ops::to_nchwc(x.data(), 1, 40, 1, 4, y.data(), nullptr), Error);
+}
+
+struct ConvCase {
+    int64_t n, c, m, h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
+};
+
+ops::ConvShape shape_of(const ConvCase& q) {
+    ops::WindowAttrs wa;
+    wa.strides = {q.sh, q.sw};
+    wa.dilations = {q.dh, q.dw};
+    wa.pads = {q.pt, q.pl, q.pb, q.pr};
+    ops::ConvShape s;
+    s.n = q.n, s.c = q.c, s.m = q.m;
+    s.w = ops::make_window(wa, {q.h, q.w}, {q.kh, q.kw}, "Conv");
+    return s;
+}
+
+// NCHW: per output, fused multiply-adds over (c, kh, kw) in order from zero, the padding's
+// zeros included.
+std::vector<float> fma_chain(const ConvCase& q, const ops::ConvShape& s,
+                             const std::vector<float>& x, const std::vector<float>& w) {
+    const int64_t ho = s.w.out[1], wo = s.w.out[2];
+    std::vector<float> y(size_t(q.n * q.m * ho * wo));
+    for (int64_t i = 0; i < q.n; ++i)
+        for (int64_t m = 0; m < q.m; ++m)
+            for (int64_t oy = 0; oy < ho; ++oy)
+                for (int64_t ox = 0; ox < wo; ++ox) {
+                    float acc = 0.0f;
+                    for (int64_t c = 0; c < q.c; ++c)
+                        for (int64_t ky = 0; ky < q.kh; ++ky)
+                            for (int64_t kx = 0; kx < q.kw; ++kx) {
+                                const int64_t iy = oy * q.sh + ky * q.dh - q.pt,
+                                              ix = ox * q.sw + kx * q.dw - q.pl;
+                                const bool in = iy >= 0 && iy < q.h && ix >= 0 && ix < q.w;
+                                const float v =
+                                    in ? x[size_t(((i * q.c + c) * q.h + iy) * q.w + ix)] : 0.0f;
+                                acc = std::fma(w[size_t(((m * q.c + c) * q.kh + ky) * q.kw + kx)],
+                                               v, acc);
+                            }
+                    y[size_t(((i * q.m + m) * ho + oy) * wo + ox)] = acc;
+                }
+    return y;
+}
+
+// conv_nchwc of case q (blocked in and out, through the reorders) with `ep` (rows = output
+// channels; a residual given NCHW, blocked for the kernel) against the chain + apply.
+void check_conv(const ConvCase& q, std::mt19937& rng, ThreadPool* pool, bool epilogue) {
+    const ops::ConvShape s = shape_of(q);
+    ASSERT_TRUE(ops::conv_nchwc_fits(s));
+    const int64_t plane_in = q.h * q.w, plane_out = s.w.out_size();
+    const std::vector<float> x = test::random_floats(size_t(q.n * q.c * plane_in), rng),
+                             w = test::random_floats(size_t(q.m * q.c * q.kh * q.kw), rng),
+                             bias = test::random_floats(size_t(q.m), rng),
+                             res = test::random_floats(size_t(q.n * q.m * plane_out), rng),
+                             mean = test::random_floats(size_t(q.m), rng),
+                             k = test::random_floats(size_t(q.m), rng, 0.5f, 2.0f);
+    std::vector<float> want = fma_chain(q, s, x, w);
+    ops::GemmEpilogue ep;
+    if (epilogue) {
+        ep.sub = mean.data(), ep.mul = k.data(), ep.add = bias.data();
+        ep.res = res.data(), ep.res_origin = want.data();
+        ep.clamp = true, ep.lo = 0.0f, ep.hi = 0.5f;
+    }
+    ep.bias = bias.data();
+    for (int64_t i = 0; i < q.n; ++i)
+        for (int64_t m = 0; m < q.m; ++m)
+            ep.apply(m, want.data() + (i * q.m + m) * plane_out, plane_out);
+    const std::vector<float> xb = blocked(x, q.n, q.c, plane_in);
+    const std::vector<float> rb = blocked(res, q.n, q.m, plane_out);
+    std::vector<float> yb(want.size(), std::nanf(""));
+    ops::GemmEpilogue kep;
+    if (epilogue) {
+        kep = ep;
+        kep.bias = nullptr;
+        kep.res = rb.data(), kep.res_origin = yb.data();
+    }
+    ops::conv_nchwc(s, xb.data(), w.data(), bias.data(), epilogue ? &kep : nullptr, yb.data(),
+                    pool);
+    const std::vector<float> got = unblocked(yb, q.n, q.m, plane_out);
+    ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)), 0)
+        << "n=" << q.n << " c=" << q.c << " m=" << q.m << " " << q.h << "x" << q.w << " k " << q.kh
+        << "x" << q.kw << " s " << q.sh << "," << q.sw << " d " << q.dh << "," << q.dw << " pads "
+        << q.pt << q.pl << q.pb << q.pr;
+}
+
+TEST_F(OpsNchwc, ConvGivesTheFusedMultiplyAddChainsBits) {
+    std::mt19937 rng(11);
+    ThreadPool pool(2);
+    std::uniform_int_distribution<int64_t> blocks(1, 6), out_blocks(1, 9), hw(1, 17), kern(1, 5),
+        stride(1, 3), dil(1, 2), pad(0, 2), batch(1, 2);
+    for (int t = 0; t < 60; ++t) {
+        ConvCase q{batch(rng), 16 * blocks(rng), 16 * out_blocks(rng),
+                   hw(rng),    hw(rng),          kern(rng),
+                   kern(rng),  stride(rng),      stride(rng),
+                   dil(rng),   dil(rng),         pad(rng),
+                   pad(rng),   pad(rng),         pad(rng)};
+        q.h = std::max(q.h, (q.kh - 1) * q.dh + 1 - q.pt - q.pb);  // at least one output
+        q.w = std::max(q.w, (q.kw - 1) * q.dw + 1 - q.pl - q.pr);
+        check_conv(q, rng, t % 2 ? &pool : nullptr, t % 3 == 0);
+    }
+}
+
+TEST_F(OpsNchwc, ConvCoversNetworkLayers) {
+    std::mt19937 rng(12);
+    ThreadPool pool(2);
+    // 1x1 and 3x3 at the map sizes of ResNet / Inception (a segment and many), long sums
+    // sliced, strided downsampling, a 5x5 and a 7x7.
+    for (const ConvCase& q : {ConvCase{1, 64, 64, 56, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+                              ConvCase{1, 256, 64, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+                              ConvCase{1, 1024, 128, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+                              ConvCase{1, 512, 80, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+                              ConvCase{1, 128, 128, 28, 28, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+                              ConvCase{1, 256, 512, 14, 14, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0},
+                              ConvCase{2, 32, 48, 15, 15, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2},
+                              ConvCase{1, 16, 64, 20, 20, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3}})
+        check_conv(q, rng, &pool, true);
+}
+
+TEST_F(OpsNchwc, ConvFitsOnlyWhatItRuns) {
+    const ops::ConvShape ok = shape_of({1, 32, 16, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
+    EXPECT_TRUE(ops::conv_nchwc_fits(ok));
+    ops::ConvShape s = ok;
+    s.c = 24;
+    EXPECT_FALSE(ops::conv_nchwc_fits(s));  // channels not in blocks
+    s = ok, s.m = 40;
+    EXPECT_FALSE(ops::conv_nchwc_fits(s));
+    s = ok, s.group = 2;
+    EXPECT_FALSE(ops::conv_nchwc_fits(s));
+    s = ok, s.w.nd = 3;
+    EXPECT_FALSE(ops::conv_nchwc_fits(s));
+    s = ok, s.w.pad_begin[1] = -1;
+    EXPECT_FALSE(ops::conv_nchwc_fits(s));
+    std::vector<float> buf(4096);
+    EXPECT_THROW(ops::conv_nchwc(s, buf.data(), buf.data(), nullptr, nullptr, buf.data(), nullptr),
+                 Error);
+}
+
+struct PoolCase {
+    int64_t h, w, kh, kw, sh, sw, pt, pl, pb, pr;
+    bool ceil;
+};
+
+ops::Window pool_window(const PoolCase& q) {
+    ops::WindowAttrs wa;
+    wa.strides = {q.sh, q.sw};
+    wa.pads = {q.pt, q.pl, q.pb, q.pr};
+    wa.ceil_mode = q.ceil;
+    wa.kernel_shape = {q.kh, q.kw};
+    return ops::make_window(wa, {q.h, q.w}, {q.kh, q.kw}, "Pool");
+}
+
+TEST_F(OpsNchwc, PoolsGiveThePlainPoolsBits) {
+    ThreadPool pool(2);
+    std::mt19937 rng(13);
+    const int64_t n = 2, c = 32;
+    for (const PoolCase& q : {PoolCase{9, 11, 3, 3, 2, 2, 1, 1, 1, 1, false},
+                              PoolCase{9, 11, 3, 3, 2, 2, 0, 0, 0, 0, true},
+                              PoolCase{7, 7, 2, 3, 1, 2, 1, 0, 0, 2, true},
+                              PoolCase{56, 56, 3, 3, 2, 2, 1, 1, 1, 1, false},
+                              PoolCase{5, 5, 5, 5, 1, 1, 2, 2, 2, 2, false}}) {
+        const ops::Window g = pool_window(q);
+        std::vector<float> x = test::random_floats(size_t(n * c * q.h * q.w), rng);
+        x[5] = std::nanf(""), x[40] = -0.0f, x[41] = std::numeric_limits<float>::infinity();
+        const std::vector<float> xb = blocked(x, n, c, q.h * q.w);
+        std::vector<float> want(size_t(n * c * g.out_size())), yb(want.size());
+        ops::max_pool<float>(g, n * c, x.data(), want.data(), nullptr, false, nullptr);
+        ops::max_pool_nchwc(g, n, c / 16, xb.data(), yb.data(), &pool);
+        std::vector<float> got = unblocked(yb, n, c, g.out_size());
+        EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * 4), 0) << "max " << q.h;
+        for (const bool include_pad : {false, true}) {
+            ops::avg_pool<float>(g, n * c, x.data(), want.data(), include_pad, nullptr);
+            ops::avg_pool_nchwc(g, n, c / 16, xb.data(), yb.data(), include_pad, &pool);
+            got = unblocked(yb, n, c, g.out_size());
+            EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * 4), 0)
+                << "avg " << q.h << " include_pad " << include_pad;
+        }
+    }
+}
+
+TEST_F(OpsNchwc, GlobalPoolsGiveThePlainPoolsBits) {
+    std::mt19937 rng(14);
+    ThreadPool pool(2);
+    const int64_t n = 2, c = 64, plane = 49;
+    std::vector<float> x = test::random_floats(size_t(n * c * plane), rng);
+    x[3] = std::nanf("");
+    const std::vector<float> xb = blocked(x, n, c, plane);
+    for (const bool max : {false, true}) {
+        std::vector<float> want(size_t(n * c)), yb(want.size());
+        ops::global_pool_planes<float>(x.data(), want.data(), n * c, plane, max ? 0 : 1, 2.0);
+        ops::global_pool_nchwc(n, c / 16, plane, xb.data(), yb.data(), max, &pool);
+        const std::vector<float> got = unblocked(yb, n, c, 1);
+        EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * 4), 0) << max;
+    }
+}
+
+}  // namespace
+}  // namespace pg
