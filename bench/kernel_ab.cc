@@ -9,7 +9,7 @@
 //   maxpool (ops::set_separable_max_pool), gemv (ops::set_gemv_row_blocks), rowvec
 //   (ops::set_gemm_rowvec), static (ops::set_gemm_direct_static), and the plan-time switches,
 //   for which each side has a session of its own: shuffle (runtime::set_fuse_channel_shuffle),
-//   concat (runtime::set_fuse_concat_in_place). --threads N (default 2), --reps N runs per side
+//   concat (runtime::set_fuse_concat_in_place), nchwc (runtime::set_nchwc_layout). --threads N (default 2), --reps N runs per side
 //   (default 30). Inputs are uniform in [-1, 1) for float32, zero otherwise, with symbolic
 //   dims set to 1.
 #include <algorithm>
@@ -43,6 +43,7 @@ const std::map<std::string, Switch>& switches() {
         {"rowvec", [](bool on) { return pg::ops::set_gemm_rowvec(on); }},
         {"static", [](bool on) { return pg::ops::set_gemm_direct_static(on); }},
         {"concat", [](bool on) { return pg::runtime::set_fuse_concat_in_place(on); }},
+        {"nchwc", [](bool on) { return pg::runtime::set_nchwc_layout(on); }},
     };
     return s;
 }

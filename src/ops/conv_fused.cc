@@ -24,32 +24,30 @@ size_t chain_end(const ConvChain& c, const KernelContext& ctx) {
     return ctx.num_inputs() - (c.shuffle ? 2 : 0);
 }
 
-// True when every input the fast path reads is float32 with the size it expects.
-bool fast_path_fits(const ConvChain& c, KernelContext& ctx) {
-    const Tensor& x = ctx.input(0);
-    const Tensor& w = ctx.input(1);
-    if (!is_f32(x) || !is_f32(w) || x.rank() < 3 || w.rank() != x.rank()) return false;
+}  // namespace
+
+bool conv_chain_inputs_fit(const ConvChain& c, const KernelContext& ctx, size_t* residual) {
+    *residual = 0;
     if (ctx.has_input(2) && !is_f32(ctx.input(2))) return false;
+    const int64_t m = ctx.input(1).dims()[0];
     size_t next = 3;
     if (c.batch_norm) {
         for (size_t i = 3; i < 7; ++i)
             if (!ctx.has_input(i) || !is_f32(ctx.input(i)) ||
-                ctx.input(i).numel() != static_cast<uint64_t>(w.dims()[0]))
+                ctx.input(i).numel() != static_cast<uint64_t>(m))
                 return false;
         next = 7;
     }
     for (const bool on : {c.scale, c.shift}) {
         if (!on) continue;
         if (!ctx.has_input(next) || !is_f32(ctx.input(next)) ||
-            ctx.input(next).numel() != static_cast<uint64_t>(w.dims()[0]))
+            ctx.input(next).numel() != static_cast<uint64_t>(m))
             return false;
         ++next;
     }
     if (c.residual) {
         if (!ctx.has_input(next) || !is_f32(ctx.input(next))) return false;
-        const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
-        if (ctx.input(next).dims() != conv_output_dims(conv_shape(c.conv, x, w, b))) return false;
-        ++next;
+        *residual = next++;
     }
     if (c.act == ConvChain::Act::kClip && !c.clip_from_attrs)
         for (size_t i = next; i < std::min(next + 2, chain_end(c, ctx)); ++i)
@@ -58,9 +56,27 @@ bool fast_path_fits(const ConvChain& c, KernelContext& ctx) {
     return true;
 }
 
-// The epilogue: BatchNormalization's per-channel factor as batch_norm_fast computes it, and the
-// activation's bounds. `k` holds the factors.
-GemmEpilogue epilogue(const ConvChain& c, KernelContext& ctx, std::vector<float>& k) {
+namespace {
+
+// True when every input the fast path reads is float32 with the size it expects.
+bool fast_path_fits(const ConvChain& c, KernelContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    const Tensor& w = ctx.input(1);
+    if (!is_f32(x) || !is_f32(w) || x.rank() < 3 || w.rank() != x.rank()) return false;
+    size_t residual = 0;
+    if (!conv_chain_inputs_fit(c, ctx, &residual)) return false;
+    if (residual) {
+        const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+        if (ctx.input(residual).dims() != conv_output_dims(conv_shape(c.conv, x, w, b)))
+            return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+GemmEpilogue conv_chain_epilogue(const ConvChain& c, const KernelContext& ctx,
+                                 std::vector<float>& k) {
     GemmEpilogue ep;
     size_t next = 3;
     if (c.batch_norm) {
@@ -92,6 +108,8 @@ GemmEpilogue epilogue(const ConvChain& c, KernelContext& ctx, std::vector<float>
     }
     return ep;
 }
+
+namespace {
 
 // The shuffle's group count g when the chain's Reshape (n, g, m / g, spatial...), Transpose
 // (0, 2, 1, ...) and Reshape take Conv output dims `y` back to `y`; 0 otherwise (the plain
@@ -129,7 +147,7 @@ KernelFn make_conv_chain(const ConvChain& chain, KernelFn plain) {
         const int64_t shuffle = chain.shuffle ? shuffle_groups(chain, ctx, dims) : 1;
         if (shuffle == 0 || (shuffle > 1 && is_depthwise(s))) return plain(ctx);
         std::vector<float> k;
-        GemmEpilogue ep = epilogue(chain, ctx, k);
+        GemmEpilogue ep = conv_chain_epilogue(chain, ctx, k);
         OutputSpace y = output_space(ctx.concat_slice(), DataType::kFloat32, dims);
         float* out = reinterpret_cast<float*>(y.data);
         if (ep.res) ep.res_origin = out;

@@ -46,4 +46,14 @@ struct ConvChain {
 // `plain`, which must run the unfused kernels on the same inputs.
 KernelFn make_conv_chain(const ConvChain& chain, KernelFn plain);
 
+// Shared with the blocked chain (nchwc_kernels.cc). Every input after X and W that the fast path
+// reads is float32 with the size it expects (X, W and the residual's dims are the caller's to
+// check); *residual receives the residual's input index (0: none).
+bool conv_chain_inputs_fit(const ConvChain& chain, const KernelContext& ctx, size_t* residual);
+// The fused epilogue (rows = output channels): BatchNormalization's per-channel factor as
+// batch_norm_fast computes it (held in k), the per-channel Mul / Add, the residual (res only;
+// res_origin is the caller's), the activation's bounds. No bias (conv_fast takes it apart).
+GemmEpilogue conv_chain_epilogue(const ConvChain& chain, const KernelContext& ctx,
+                                 std::vector<float>& k);
+
 }  // namespace pg::ops

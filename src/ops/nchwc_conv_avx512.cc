@@ -10,9 +10,11 @@
 // repacking only when its group changes. Built with -ffp-contract=off: the epilogue's operations
 // are GemmEpilogue::apply's.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "base/error.h"
@@ -47,23 +49,43 @@ namespace {
 
 #define PG_AVX512 __attribute__((target("avx512f")))
 
-constexpr int kTile = 6;               // output pixels per tile, at most
-constexpr int64_t kB = kNchwcBlock;    // lanes per block
-constexpr int64_t kSegmentTiles = 16;  // tiles sharing a slice of weights
-constexpr int64_t kSliceP = 128;       // values of p per slice (32 KiB of weights), about
+constexpr int kMaxTile = 12;            // output pixels per tile, at most
+constexpr int64_t kB = kNchwcBlock;     // lanes per block
+constexpr int64_t kSegmentPixels = 96;  // output pixels sharing a slice of weights
+constexpr int64_t kSliceP = 128;        // values of p per slice (32 KiB of weights), about
 
-// One image's geometry, on the padded input. The tiles take the output pixels in order, in
-// tiles of balanced sizes (at most six, differing by at most one), each pixel's input where its
-// window starts: no lane is spent on a padding column or a ragged row end.
+// Pixels per tile for a group of nb output blocks: 24 accumulators (four blocks x 6 pixels,
+// three x 8, two x 12; one block x 12, its loads being the bound there).
+int64_t tile_width(int64_t nb) {
+    return nb >= 4 ? 6 : nb == 3 ? 8 : 12;
+}
+
+// The n-th of `parts` balanced parts of [0, len): [*first, *first + *count).
+void part_of(int64_t len, int64_t parts, int64_t n, int64_t* first, int64_t* count) {
+    const int64_t base = len / parts, extra = len % parts;
+    *first = n * base + std::min(n, extra);
+    *count = base + (n < extra ? 1 : 0);
+}
+
+// One image's geometry, on the padded input. The output pixels go in order, in segments of
+// about kSegmentPixels, each cut into tiles of balanced widths (at most tile_width), each
+// pixel's input where its window starts: no lane is spent on a padding column or a ragged row
+// end. The output blocks go in groups of at most four, of balanced sizes (96 channels: three
+// and three, not four and two).
 struct Geometry {
     int64_t cb = 0;          // input channel blocks
     int64_t hp = 0, wp = 0;  // padded input rows, columns
     int64_t ho = 0, wo = 0;  // output rows, columns
     int64_t sh = 1, sw = 1;
     std::vector<int64_t> taps;  // per (kh, kw): its input offset in floats
-    int64_t tiles = 0;          // per image and group
+    int64_t segments = 0;       // per image and group
+    int64_t groups = 0;
+    int64_t mb = 0;  // output blocks
     int64_t in_block() const { return hp * wp * kB; }
     int64_t out_block() const { return ho * wo * kB; }
+    int64_t pixels() const { return ho * wo; }
+    // Group grp's first output block and block count.
+    void group(int64_t grp, int64_t* b0, int64_t* nb) const { part_of(mb, groups, grp, b0, nb); }
 };
 
 Geometry geometry(const ConvShape& s) {
@@ -77,23 +99,23 @@ Geometry geometry(const ConvShape& s) {
     for (int64_t kh = 0; kh < w.kernel[1]; ++kh)
         for (int64_t kw = 0; kw < w.kernel[2]; ++kw)
             g.taps.push_back((kh * w.dil[1] * g.wp + kw * w.dil[2]) * kB);
-    g.tiles = (g.ho * g.wo + kTile - 1) / kTile;
+    g.segments = (g.pixels() + kSegmentPixels - 1) / kSegmentPixels;
+    g.mb = s.m / kB;
+    g.groups = (g.mb + 3) / 4;
     return g;
 }
 
-// Tile t of an image: its first output pixel, its pixel count and each pixel's input offset.
+// A tile: its first output pixel, its pixel count and each pixel's input offset.
 struct TilePlace {
     int64_t q0 = 0, np = 0;
-    int64_t in[kTile] = {};
+    int64_t in[kMaxTile] = {};
 };
 
-TilePlace place(const Geometry& g, int64_t t) {
+TilePlace place(const Geometry& g, int64_t q0, int64_t np) {
     TilePlace p;
-    const int64_t pixels = g.ho * g.wo, base = pixels / g.tiles, extra = pixels % g.tiles;
-    p.q0 = t * base + std::min(t, extra);
-    p.np = base + (t < extra ? 1 : 0);
-    int64_t oh = p.q0 / g.wo, ow = p.q0 % g.wo;
-    for (int64_t j = 0; j < p.np; ++j) {
+    p.q0 = q0, p.np = np;
+    int64_t oh = q0 / g.wo, ow = q0 % g.wo;
+    for (int64_t j = 0; j < np; ++j) {
         p.in[j] = (oh * g.sh * g.wp + ow * g.sw) * kB;
         if (++ow == g.wo) ow = 0, ++oh;
     }
@@ -135,11 +157,11 @@ struct TileArgs {
 template <int NB, int NP, int T>
 PG_AVX512 __attribute__((noinline)) void conv_tile(const TileArgs& a) {
     __m512 acc[NB][NP];
-    _Pragma("GCC unroll 8") for (int j = 0; j < NP; ++j)
+    _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j)
         _Pragma("GCC unroll 4") for (int i = 0; i < NB; ++i) acc[i][j] =
             a.first ? _mm512_setzero_ps() : _mm512_loadu_ps(a.y + i * a.out_block + j * kB);
     const float* px[NP];
-    _Pragma("GCC unroll 8") for (int j = 0; j < NP; ++j) px[j] = a.x + a.in[j];
+    _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j) px[j] = a.x + a.in[j];
     const float* w = a.wp;
     const int64_t ntaps = T > 0 ? T : a.ntaps;
     for (int64_t ib = a.cb0; ib < a.cb1; ++ib) {
@@ -150,7 +172,7 @@ PG_AVX512 __attribute__((noinline)) void conv_tile(const TileArgs& a) {
                 _Pragma("GCC unroll 4") for (int i = 0; i < NB; ++i) wv[i] =
                     _mm512_loadu_ps(w + 16 * i);
                 w += kPackRows;
-                _Pragma("GCC unroll 8") for (int j = 0; j < NP; ++j) {
+                _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j) {
                     const __m512 xv = _mm512_set1_ps(px[j][o]);
                     _Pragma("GCC unroll 4") for (int i = 0; i < NB; ++i) acc[i][j] =
                         _mm512_fmadd_ps(wv[i], xv, acc[i][j]);
@@ -159,7 +181,7 @@ PG_AVX512 __attribute__((noinline)) void conv_tile(const TileArgs& a) {
         }
     }
     const GemmEpilogue* ep = a.last ? a.ep : nullptr;
-    _Pragma("GCC unroll 8") for (int j = 0; j < NP; ++j)
+    _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j)
         _Pragma("GCC unroll 4") for (int i = 0; i < NB; ++i) {
         float* dst = a.y + i * a.out_block + j * kB;
         __m512 v = acc[i][j];
@@ -171,14 +193,15 @@ PG_AVX512 __attribute__((noinline)) void conv_tile(const TileArgs& a) {
 
 using TileFn = void (*)(const TileArgs&);
 
+template <int NB, int T, size_t... P>
+constexpr std::array<TileFn, sizeof...(P) + 1> tiles_of(std::index_sequence<P...>) {
+    return {nullptr, conv_tile<NB, static_cast<int>(P) + 1, T>...};
+}
+
 template <int NB, int T>
-constexpr TileFn kTiles[kTile + 1] = {nullptr,
-                                      conv_tile<NB, 1, T>,
-                                      conv_tile<NB, 2, T>,
-                                      conv_tile<NB, 3, T>,
-                                      conv_tile<NB, 4, T>,
-                                      conv_tile<NB, 5, T>,
-                                      conv_tile<NB, 6, T>};
+constexpr auto kTiles = tiles_of<NB, T>(std::make_index_sequence<NB >= 4   ? 6
+                                                                 : NB == 3 ? 8
+                                                                           : 12>());
 
 template <int T>
 TileFn tile_fn_taps(int64_t nb, int64_t np) {
@@ -244,24 +267,30 @@ int64_t slice_blocks(const ConvShape& s, int64_t taps, bool one_segment) {
     return std::clamp<int64_t>(kSliceP / (kB * taps), 1, cb);
 }
 
-// Segment seg (up to kSegmentTiles tiles) of image n, group grp, slice after slice. wp holds
-// the group's packed weights, or (`packed` false) room for one slice's, packed here.
+// Segment seg of image n, group grp, slice after slice. wp holds the group's packed weights,
+// or (`packed` false) room for one slice's, packed here.
 void run_segment(const Job& j, float* wp, bool packed, int64_t n, int64_t grp, int64_t seg) {
     const Geometry& g = j.g;
-    const int64_t rows = std::min(kPackRows, j.s.m - grp * kPackRows);
+    int64_t b0 = 0, nb = 0, q0 = 0, len = 0;
+    g.group(grp, &b0, &nb);
+    part_of(g.pixels(), g.segments, seg, &q0, &len);
     const int64_t ntaps = static_cast<int64_t>(g.taps.size()), k = j.s.c * ntaps;
-    const int64_t step = slice_blocks(j.s, ntaps, g.tiles <= kSegmentTiles);
-    const int64_t t0 = seg * kSegmentTiles, t1 = std::min(g.tiles, t0 + kSegmentTiles);
-    float* y_group = j.y + (n * (j.s.m / kB) + grp * (kPackRows / kB)) * g.out_block();
-    TilePlace places[kSegmentTiles];
-    for (int64_t t = t0; t < t1; ++t) places[t - t0] = place(g, t);
+    const int64_t step = slice_blocks(j.s, ntaps, g.segments == 1);
+    const int64_t width = tile_width(nb), tiles = (len + width - 1) / width;
+    float* y_group = j.y + (n * g.mb + b0) * g.out_block();
+    TilePlace places[kSegmentPixels];
+    for (int64_t t = 0; t < tiles; ++t) {
+        int64_t first = 0, np = 0;
+        part_of(len, tiles, t, &first, &np);
+        places[t] = place(g, q0 + first, np);
+    }
     for (int64_t cb0 = 0; cb0 < g.cb; cb0 += step) {
         const int64_t cb1 = std::min(g.cb, cb0 + step), p0 = cb0 * kB * ntaps;
         if (!packed)
-            pack_rows_transposed(j.w + grp * kPackRows * k, k, rows, p0, (cb1 - cb0) * kB * ntaps,
-                                 k, wp);
-        for (int64_t t = t0; t < t1; ++t) {
-            const TilePlace& p = places[t - t0];
+            pack_rows_transposed(j.w + b0 * kB * k, k, nb * kB, p0, (cb1 - cb0) * kB * ntaps, k,
+                                 wp);
+        for (int64_t t = 0; t < tiles; ++t) {
+            const TilePlace& p = places[t];
             const TileArgs a{packed ? wp + p0 * kPackRows : wp,
                              j.x + n * g.cb * g.in_block(),
                              p.in,
@@ -275,8 +304,8 @@ void run_segment(const Job& j, float* wp, bool packed, int64_t n, int64_t grp, i
                              cb0 == 0,
                              cb1 == g.cb,
                              j.ep,
-                             grp * kPackRows};
-            tile_fn(rows / kB, p.np, ntaps)(a);
+                             b0 * kB};
+            tile_fn(nb, p.np, ntaps)(a);
         }
     }
 }
@@ -290,25 +319,24 @@ void conv_nchwc(const ConvShape& s, const float* x, const float* w, const float*
     const Geometry g = geometry(s);
     const bool pads = g.hp != s.w.in[1] || g.wp != s.w.in[2];
     std::unique_ptr<float[]> xp = pads ? padded_copy(s, g, x, pool) : nullptr;
-    const float* xs = pads ? xp.get() : x;
     GemmEpilogue ep = epilogue ? *epilogue : GemmEpilogue{};
     ep.bias = bias;
     const bool any = ep.bias || ep.sub || ep.scale || ep.shift || ep.res || ep.clamp;
     const Job job{s, g, pads ? xp.get() : x, w, any ? &ep : nullptr, y};
     const int64_t taps = static_cast<int64_t>(g.taps.size()), k = s.c * taps;
-    const int64_t groups = (s.m + kPackRows - 1) / kPackRows;
-    const int64_t segments = (g.tiles + kSegmentTiles - 1) / kSegmentTiles;
     // One segment per image: slices packed as they come; else the group's weights at once.
-    const bool whole = segments > 1;
+    const bool whole = g.segments > 1;
     const int64_t room = whole ? k : slice_blocks(s, taps, true) * kB * taps;
-    run_parts(pool, s.n * groups * segments, [&](int64_t b, int64_t e) {
+    run_parts(pool, s.n * g.groups * g.segments, [&](int64_t b, int64_t e) {
         std::unique_ptr<float[]> wp(new float[static_cast<size_t>(room * kPackRows)]);
         int64_t packed = -1;
         for (int64_t u = b; u < e; ++u) {
-            const int64_t seg = u % segments, ng = u / segments, grp = ng % groups, n = ng / groups;
+            const int64_t seg = u % g.segments, ng = u / g.segments, grp = ng % g.groups,
+                          n = ng / g.groups;
             if (whole && grp != packed) {
-                const int64_t rows = std::min(kPackRows, s.m - grp * kPackRows);
-                pack_rows_transposed(w + grp * kPackRows * k, k, rows, 0, k, k, wp.get());
+                int64_t b0 = 0, nb = 0;
+                g.group(grp, &b0, &nb);
+                pack_rows_transposed(w + b0 * kB * k, k, nb * kB, 0, k, k, wp.get());
                 packed = grp;
             }
             run_segment(job, wp.get(), whole, n, grp, seg);

@@ -1,9 +1,8 @@
-// Pools on blocked tensors (nchwc.h): each output pixel's taps in visit_window's order
-// (pool_window.h), 16 channels per vector, with the plain pools' comparisons and divisions.
-// Work: (image, block, output row) units over the pool.
+// Pools on blocked tensors (nchwc.h): each output pixel's taps in visit_window's order (the
+// per-axis ranges of pool_window.h), 16 channels per vector, with the plain pools' comparisons
+// and divisions. Work: (image, block, output row) units over the pool.
 #include <cmath>
 #include <limits>
-#include <vector>
 
 #include "base/error.h"
 #include "ops/gemm_kernels.h"
@@ -24,50 +23,51 @@ namespace {
 
 constexpr int64_t kB = kNchwcBlock;
 
-// Runs fn(plane block index, output row, a tap buffer) over the pool; rows are Window rows (axes 0
-// and 1).
+// Runs fn(plane block index, output row) over the pool; rows are Window rows (axes 0 and 1).
 template <typename F>
 void for_rows(const Window& g, int64_t blocks, ThreadPool* pool, F&& fn) {
     const int64_t rows = g.out[0] * g.out[1];
     run_parallel(blocks * g.out_size() > 1024 ? pool : nullptr, blocks * rows,
                  [&](int64_t b, int64_t e) {
-                     std::vector<int64_t> taps;
-                     for (int64_t u = b; u < e; ++u) fn(u / rows, u % rows, taps);
+                     for (int64_t u = b; u < e; ++u) fn(u / rows, u % rows);
                  });
 }
 
-// The taps of output o inside the input (visit_window's order) into `taps`; returns the number
-// inside the padded input.
-int64_t window_taps(const Window& g, int64_t o, std::vector<int64_t>& taps) {
-    taps.clear();
-    return visit_window(g, o, [&](int64_t i) { taps.push_back(i); });
-}
+// The taps of a window per axis (AxisTaps), visited as visit_window does: kd, kh, kw ascending,
+// those inside the input only.
+struct Taps {
+    AxisTaps a[3];
+    explicit Taps(const Window& g) : a{axis_taps(g, 0), axis_taps(g, 1), axis_taps(g, 2)} {}
+};
 
-__attribute__((target("avx512f"))) void max_row(const Window& g, const float* x, float* y,
-                                                int64_t row, std::vector<int64_t>& taps) {
-    for (int64_t o = row * g.out[2]; o < (row + 1) * g.out[2]; ++o) {
-        window_taps(g, o, taps);
-        // The first tap, then x > best ? x : best; no tap: -inf (max_pool's start).
-        __m512 best = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
-        for (size_t t = 0; t < taps.size(); ++t) {
-            const __m512 v = _mm512_loadu_ps(x + taps[t] * kB);
-            best = t == 0 ? v : _mm512_max_ps(v, best);
+// Output row `row` (od, oh) of one block plane: max (the first tap, then x > best ? x : best;
+// no tap: -inf) or average (sum in order, then / the count, or the padded count; NaN for 0).
+__attribute__((target("avx512f"))) void pool_row(const Window& g, const Taps& t, const float* x,
+                                                 float* y, int64_t row, bool max,
+                                                 bool include_pad) {
+    const int64_t od = row / g.out[1], oh = row % g.out[1];
+    const AxisTaps &d = t.a[0], &h = t.a[1], &w = t.a[2];
+    for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+        __m512 acc =
+            max ? _mm512_set1_ps(-std::numeric_limits<float>::infinity()) : _mm512_setzero_ps();
+        int64_t count = 0;
+        for (int64_t kd = d.lo[od]; kd < d.hi[od]; ++kd) {
+            const int64_t id = d.start[od] + kd * g.dil[0];
+            for (int64_t kh = h.lo[oh]; kh < h.hi[oh]; ++kh) {
+                const float* xr = x + (id * g.in[1] + h.start[oh] + kh * g.dil[1]) * g.in[2] * kB;
+                for (int64_t kw = w.lo[ow]; kw < w.hi[ow]; ++kw) {
+                    const __m512 v = _mm512_loadu_ps(xr + (w.start[ow] + kw * g.dil[2]) * kB);
+                    acc = !max ? _mm512_add_ps(acc, v) : count == 0 ? v : _mm512_max_ps(v, acc);
+                    ++count;
+                }
+            }
         }
-        _mm512_storeu_ps(y + o * kB, best);
-    }
-}
-
-__attribute__((target("avx512f"))) void avg_row(const Window& g, const float* x, float* y,
-                                                int64_t row, bool include_pad,
-                                                std::vector<int64_t>& taps) {
-    for (int64_t o = row * g.out[2]; o < (row + 1) * g.out[2]; ++o) {
-        const int64_t padded = window_taps(g, o, taps);
-        __m512 sum = _mm512_setzero_ps();
-        for (const int64_t i : taps) sum = _mm512_add_ps(sum, _mm512_loadu_ps(x + i * kB));
-        const int64_t div = include_pad ? padded : static_cast<int64_t>(taps.size());
-        _mm512_storeu_ps(y + o * kB,
-                         div > 0 ? _mm512_div_ps(sum, _mm512_set1_ps(static_cast<float>(div)))
-                                 : _mm512_set1_ps(std::numeric_limits<float>::quiet_NaN()));
+        if (!max) {
+            const int64_t div = include_pad ? d.padded[od] * h.padded[oh] * w.padded[ow] : count;
+            acc = div > 0 ? _mm512_div_ps(acc, _mm512_set1_ps(static_cast<float>(div)))
+                          : _mm512_set1_ps(std::numeric_limits<float>::quiet_NaN());
+        }
+        _mm512_storeu_ps(y + (row * g.out[2] + ow) * kB, acc);
     }
 }
 
@@ -92,16 +92,19 @@ void require() {
 void max_pool_nchwc(const Window& g, int64_t n, int64_t cb, const float* x, float* y,
                     ThreadPool* pool) {
     require();
-    for_rows(g, n * cb, pool, [&](int64_t blk, int64_t row, std::vector<int64_t>& taps) {
-        max_row(g, x + blk * g.in_size() * kB, y + blk * g.out_size() * kB, row, taps);
+    const Taps t(g);
+    for_rows(g, n * cb, pool, [&](int64_t blk, int64_t row) {
+        pool_row(g, t, x + blk * g.in_size() * kB, y + blk * g.out_size() * kB, row, true, false);
     });
 }
 
 void avg_pool_nchwc(const Window& g, int64_t n, int64_t cb, const float* x, float* y,
                     bool include_pad, ThreadPool* pool) {
     require();
-    for_rows(g, n * cb, pool, [&](int64_t blk, int64_t row, std::vector<int64_t>& taps) {
-        avg_row(g, x + blk * g.in_size() * kB, y + blk * g.out_size() * kB, row, include_pad, taps);
+    const Taps t(g);
+    for_rows(g, n * cb, pool, [&](int64_t blk, int64_t row) {
+        pool_row(g, t, x + blk * g.in_size() * kB, y + blk * g.out_size() * kB, row, false,
+                 include_pad);
     });
 }
 

@@ -20,6 +20,37 @@ namespace {
 
 std::atomic<bool> g_separable_max{true};
 
+// Calls f(spatial index) for each tap of output position o that lies inside the input and
+// returns the number of taps inside the padded input.
+template <typename F>
+int64_t visit_window(const Window& g, int64_t o, F&& f) {
+    const int64_t pos[3] = {o / (g.out[1] * g.out[2]), o / g.out[2] % g.out[1], o % g.out[2]};
+    int64_t start[3], padded = 1;
+    int64_t lo[3], hi[3];  // tap ranges inside the padded input
+    for (int a = 0; a < 3; ++a) {
+        start[a] = pos[a] * g.stride[a] - g.pad_begin[a];
+        lo[a] = 0, hi[a] = 0;
+        for (int64_t k = 0; k < g.kernel[a]; ++k) {
+            const int64_t i = start[a] + k * g.dil[a];
+            if (i < g.in[a] + g.pad_end[a]) hi[a] = k + 1;
+        }
+        padded *= hi[a] - lo[a];
+    }
+    for (int64_t kd = 0; kd < hi[0]; ++kd) {
+        const int64_t id = start[0] + kd * g.dil[0];
+        if (id < 0 || id >= g.in[0]) continue;
+        for (int64_t kh = 0; kh < hi[1]; ++kh) {
+            const int64_t ih = start[1] + kh * g.dil[1];
+            if (ih < 0 || ih >= g.in[1]) continue;
+            for (int64_t kw = 0; kw < hi[2]; ++kw) {
+                const int64_t iw = start[2] + kw * g.dil[2];
+                if (iw >= 0 && iw < g.in[2]) f((id * g.in[1] + ih) * g.in[2] + iw);
+            }
+        }
+    }
+    return padded;
+}
+
 // Runs fn(plane) for each plane on the pool.
 template <typename F>
 void for_planes(int64_t planes, ThreadPool* pool, F&& fn) {
@@ -34,28 +65,6 @@ int64_t to_col_major(const Window& g, int64_t i) {
     if (g.nd == 1) return w;
     if (g.nd == 2) return h + w * g.in[1];
     return d + g.in[0] * (h + g.in[1] * w);
-}
-
-// Per output position along one axis: the input index of tap 0, the taps [lo, hi) inside the
-// input and the number of taps inside the padded input (visit_window's count).
-struct AxisTaps {
-    std::vector<int64_t> start, lo, hi, padded;
-};
-
-AxisTaps axis_taps(const Window& g, int a) {
-    AxisTaps t;
-    for (int64_t o = 0; o < g.out[a]; ++o) {
-        const int64_t start = o * g.stride[a] - g.pad_begin[a];
-        int64_t lo = g.kernel[a], hi = 0, padded = 0;
-        for (int64_t k = 0; k < g.kernel[a]; ++k) {
-            const int64_t i = start + k * g.dil[a];
-            if (i >= 0 && i < g.in[a]) lo = std::min(lo, k), hi = k + 1;
-            if (i < g.in[a] + g.pad_end[a]) padded = k + 1;
-        }
-        t.start.push_back(start), t.lo.push_back(std::min(lo, hi)), t.hi.push_back(hi);
-        t.padded.push_back(padded);
-    }
-    return t;
 }
 
 // Output columns [lo, hi) whose input column ow * stride + off lies inside the row.

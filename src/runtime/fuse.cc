@@ -234,6 +234,7 @@ NodeStep fused_step(const GraphPlan& p, const Chain& c,
         if (t) s.fused_with += ", fused with '" + t->node->name + "' (" + t->node->op_type + ")";
     s.kernel = share_kernel(
         ops::make_conv_chain(c.spec, plain_chain(conv, bn, mul, add_c, c, add, act, shuffle)));
+    s.conv_chain = std::make_shared<const ops::ConvChain>(c.spec);
     return s;
 }
 

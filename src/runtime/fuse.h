@@ -52,6 +52,13 @@ std::vector<NodeStep> fuse_matmul_bias(const ir::Graph& g, const std::vector<Nod
 std::vector<NodeStep> fuse_concat_in_place(const ir::Graph& g, GraphPlan& p,
                                            const std::vector<NodeStep>& steps, int* concats);
 
+// `steps` (the last fusion pass's) with regions of Conv steps and pools kept in the blocked
+// (NCHWc16) layout, reordered only where values enter or leave a region (fuse_nchwc.cc, which
+// says what a region is); p gets the blocked slots. Empty when no region qualifies (or the CPU
+// has no AVX-512, or set_nchwc_layout is off); `blocked` receives the number of blocked steps.
+std::vector<NodeStep> fuse_nchwc_regions(const ir::Graph& g, GraphPlan& p,
+                                         const std::vector<NodeStep>& steps, int* blocked);
+
 // Helpers shared by the fusion passes (fuse.cc).
 // n is the default-domain op `op` (n may be nullptr).
 bool is_op(const ir::Node* n, const char* op);

@@ -2,7 +2,9 @@
 // input is the output of the previous Concat of a chain (DenseNet's blocks: each Concat extends
 // the last by one Conv's channels) joins that chain: the chain's Concats share one buffer, each
 // an ever longer prefix of it, and the chain's first input (the base, when not a Conv output
-// itself) is copied in once, by the first Concat.
+// itself) is copied in once, by the first Concat. A blocked Concat (runtime/fuse_nchwc.cc) is
+// written in place by blocked Convs the same way, its channel blocks taking the channels' place
+// (n, c / 16, h, w, 16 is a Concat along axis 1 too).
 #include <algorithm>
 #include <atomic>
 #include <unordered_map>
@@ -11,6 +13,7 @@
 #include "ir/model.h"
 #include "ops/attrs.h"
 #include "ops/concat_slice.h"
+#include "ops/nchwc.h"
 #include "runtime/fuse.h"
 #include "runtime/session.h"
 
@@ -35,13 +38,15 @@ struct Chain {
     std::vector<size_t> concats;  // member Concat steps, in order
 };
 
-// Output channels and rank of Conv step `s` (its weights an initializer), or false.
+// Output channels and rank of Conv step `s` (its weights an initializer), or false; for a
+// blocked step (runtime/fuse_nchwc.cc), its blocks and the blocked rank.
 bool conv_output(const NodeStep& s, int64_t* channels, int64_t* rank) {
     if (!s.kernel || !is_op(s.node, "Conv") || s.node->inputs().size() < 2) return false;
     const ir::Value* w = s.node->inputs()[1];
     if (!w || !w->is_initializer() || w->initializer()->tensor.rank() < 3) return false;
     *channels = w->initializer()->tensor.dims()[0];
     *rank = w->initializer()->tensor.rank();
+    if (s.blocked) *channels /= ops::kNchwcBlock, *rank += 1;  // (n, c / 16, h, w, 16)
     return true;
 }
 
@@ -64,7 +69,7 @@ struct Planner {
         const NodeStep& s = steps[it->second];
         *step = it->second;
         return !s.outputs.empty() && s.outputs[0] == c.inputs[i] && !claimed.count(it->second) &&
-               conv_output(s, channels, rank);
+               s.blocked == c.blocked && conv_output(s, channels, rank);
     }
 
     // Adds Concat step ci to a chain (a new one, or the one whose last output it extends).
@@ -92,7 +97,8 @@ struct Planner {
         }
         if (rank == 0) return false;  // no Conv part: nothing to write in place
         const int64_t axis = ops::Attrs(n).get_int("axis", 1);
-        if (axis != 1 && axis != 1 - rank) return false;
+        const int64_t onnx_rank = c.blocked ? rank - 1 : rank;  // blocked: the values' rank
+        if (axis != 1 && axis != 1 - onnx_rank) return false;
         size_t k = chains.size();
         if (!first_conv && extends != tip.end() && chains[extends->second].rank == rank) {
             k = extends->second;

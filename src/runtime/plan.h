@@ -12,6 +12,10 @@
 #include "ir/graph.h"
 #include "ops/kernel.h"
 
+namespace pg::ops {
+struct ConvChain;  // ops/conv_fused.h
+}
+
 namespace pg::runtime {
 
 // A kernel shared by the plain and fused step lists (copying a KernelFn copies its closure).
@@ -38,6 +42,9 @@ struct NodeStep {
     // the channels of the base (the slot of the chain's first input, -1: none).
     int concat_slot = -1, concat_base = -1;
     int64_t concat_offset = 0, concat_total = 0;
+    // A fused Conv chain's step: what it fuses (runtime/fuse_nchwc.cc runs it blocked).
+    std::shared_ptr<const ops::ConvChain> conv_chain;
+    bool blocked = false;  // reads or writes the blocked layout (runtime/fuse_nchwc.cc)
 };
 
 // "while running node 'x' (Op, opset N)" (x: s.named or s.node) plus s.fused_with: the context
@@ -60,6 +67,7 @@ struct GraphPlan {
     // when nothing fuses. fused_nodes: nodes absorbed into Conv steps.
     std::vector<NodeStep> fused;
     int fused_nodes = 0;
+    int blocked_steps = 0;  // fused steps running in the blocked layout
 };
 
 }  // namespace pg::runtime

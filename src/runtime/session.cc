@@ -220,7 +220,10 @@ void Session::Impl::plan_graph(const ir::Graph& g, const OpsetFn& opset) {
         auto steps =
             fuse_eltwise_chains(g, p->fused.empty() ? p->steps : p->fused, opset, &eltwise);
         if (eltwise > 0) p->fused = std::move(steps), p->fused_nodes += eltwise;
-        int concats = 0;
+        auto regions =
+            fuse_nchwc_regions(g, *p, p->fused.empty() ? p->steps : p->fused, &p->blocked_steps);
+        if (p->blocked_steps > 0) p->fused = std::move(regions);
+        int concats = 0;  // of the steps outside blocked regions
         auto in_place =
             fuse_concat_in_place(g, *p, p->fused.empty() ? p->steps : p->fused, &concats);
         if (concats > 0) p->fused = std::move(in_place), p->fused_nodes += concats;
@@ -312,6 +315,10 @@ Session::Session(const ir::Model& model, SessionOptions options)
 }
 
 Session::~Session() = default;
+
+int Session::blocked_steps() const {
+    return impl_->plans.at(model_.graph.get())->blocked_steps;
+}
 
 int Session::fused_nodes() const {
     return impl_->plans.at(model_.graph.get())->fused_nodes;

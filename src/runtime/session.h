@@ -68,6 +68,8 @@ class Session {
     // Main-graph nodes that runs without a hook execute fused into an earlier step, plus the
     // Concats their Convs write in place (0: none).
     int fused_nodes() const;
+    // Steps of the main graph's fused plan that run in the blocked layout (runtime/fuse_nchwc.cc).
+    int blocked_steps() const;
 
     struct Impl;  // the plans and the executor (session.cc)
 
@@ -83,5 +85,8 @@ bool set_fuse_channel_shuffle(bool on);
 // Whether sessions planned from now on let Convs write a Concat's inputs into its output
 // (runtime/fuse_concat.cc; on by default). Returns the previous setting.
 bool set_fuse_concat_in_place(bool on);
+// Whether sessions planned from now on keep chains of Convs and pools in the blocked channel
+// layout (runtime/fuse_nchwc.cc; on by default). Returns the previous setting.
+bool set_nchwc_layout(bool on);
 
 }  // namespace pg::runtime

@@ -1,0 +1,370 @@
+// Regions of the blocked (NCHWc16) layout (see fuse.h). A candidate is a step
+// ops/nchwc_kernels.h runs blocked: a Conv step (fused chain or plain; 2-D weights initializer,
+// one group, input and output channels multiples of 16, no shuffle), a 2-D MaxPool /
+// AveragePool / global pool after a candidate, or a Concat of channels with an input from a
+// candidate whose output only candidates read; their inputs' channel counts must be known (from
+// Convs' weights) and multiples of 16. (The pass runs before Concats are planned in place.)
+// Candidates joined by a value (one's output, the other's X or residual) form a region; a region
+// with at least two Convs and no more reorders (values entering and leaving) than Convs runs
+// blocked:
+// - its steps read and write blocked slots (new slots of the plan);
+// - a value entering it (from outside, or a graph input) is reordered once, just before its
+//   first reader in the region, into a blocked slot; the plain value is released as soon as
+//   no step outside the region needs it;
+// - a value leaving it (a reader outside the region, a graph output, a subgraph's outer read)
+//   is reordered back right after its producer, into the value's own slot.
+// The values are the plain steps' (the blocked kernels sum and compare as the plain ones do;
+// tests/unit/session_nchwc_test.cc), so only time and layout change.
+#include <algorithm>
+#include <atomic>
+#include <numeric>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/topo.h"
+#include "ops/attrs.h"
+#include "ops/conv_fused.h"
+#include "ops/nchwc.h"
+#include "ops/nchwc_kernels.h"
+#include "runtime/fuse.h"
+#include "runtime/session.h"
+
+namespace pg::runtime {
+
+namespace {
+
+std::atomic<bool> g_enabled{true};
+constexpr int64_t kBlock = ops::kNchwcBlock;
+constexpr size_t kNone = static_cast<size_t>(-1);
+
+bool is_pool(const ir::Node* n) {
+    return is_op(n, "MaxPool") || is_op(n, "AveragePool") || is_op(n, "GlobalAveragePool") ||
+           is_op(n, "GlobalMaxPool");
+}
+
+// The initializer weights of Conv node n when 4-D; nullptr otherwise.
+const Tensor* conv_weights(const ir::Node& n) {
+    const ir::Value* w = n.inputs().size() >= 2 ? n.inputs()[1] : nullptr;
+    if (!w || !w->is_initializer() || w->initializer()->tensor.rank() != 4) return nullptr;
+    return &w->initializer()->tensor;
+}
+
+// What a candidate step reads blocked (input indices) and how it runs.
+struct Candidate {
+    bool conv = false, concat = false;
+    ops::ConvChain chain;
+    std::vector<size_t> blocked;  // X, then the residual
+};
+
+// The step as a Conv candidate (channels: out[slot] = output channels).
+bool conv_candidate(const NodeStep& s, Candidate& c) {
+    if (!is_op(s.node, "Conv") || s.concat_slot >= 0 || s.outputs.size() != 1) return false;
+    const Tensor* w = conv_weights(*s.node);
+    if (!w || w->dims()[0] % kBlock || w->dims()[1] % kBlock || w->dims()[0] == 0 ||
+        w->dims()[1] == 0)
+        return false;
+    c.chain = s.conv_chain ? *s.conv_chain : ops::ConvChain{};
+    if (!s.conv_chain) c.chain.conv = ops::read_conv_attrs(ops::Attrs(*s.node));
+    if (c.chain.conv.group != 1 || c.chain.shuffle || s.inputs.empty() || s.inputs[0] < 0)
+        return false;
+    c.conv = true;
+    c.blocked = {0};
+    if (c.chain.residual) {
+        const size_t r =
+            3 + (c.chain.batch_norm ? 4 : 0) + (c.chain.scale ? 1 : 0) + (c.chain.shift ? 1 : 0);
+        if (r >= s.inputs.size() || s.inputs[r] < 0) return false;
+        c.blocked.push_back(r);
+    }
+    return true;
+}
+
+// The step as a pool candidate, its input's channels known (channels of slots).
+bool pool_candidate(const NodeStep& s, const std::unordered_map<int, int64_t>& channels,
+                    Candidate& c) {
+    if (!is_pool(s.node) || s.concat_slot >= 0 || s.inputs.empty() || s.inputs[0] < 0 ||
+        !single_output(*s.node) || s.outputs.empty())
+        return false;
+    if (!is_op(s.node, "GlobalAveragePool") && !is_op(s.node, "GlobalMaxPool") &&
+        ops::Attrs(*s.node).get_ints("kernel_shape").size() != 2)
+        return false;
+    const auto it = channels.find(s.inputs[0]);
+    if (it == channels.end() || it->second % kBlock || it->second == 0) return false;
+    c.blocked = {0};
+    return true;
+}
+
+// The step as a Concat of channels (axis 1 of rank-4 values; every input's channel count known
+// and a multiple of 16, one input from a candidate); out_channels receives the sum.
+bool concat_candidate(const NodeStep& s, const std::unordered_map<int, int64_t>& channels,
+                      const std::unordered_map<int, size_t>& producer,
+                      const std::unordered_map<size_t, Candidate>& so_far, Candidate& c,
+                      int64_t* out_channels) {
+    if (!is_op(s.node, "Concat") || s.concat_slot >= 0 || s.inputs.empty() ||
+        !single_output(*s.node) || s.outputs.empty() || s.outputs[0] < 0)
+        return false;
+    const int64_t axis = ops::Attrs(*s.node).get_int("axis", 0);
+    if (axis != 1 && axis != -3) return false;  // rank 4: the channels
+    int64_t sum = 0;
+    bool fed = false;
+    for (int in : s.inputs) {
+        const auto it = channels.find(in);
+        if (in < 0 || it == channels.end() || it->second % kBlock || it->second == 0) return false;
+        sum += it->second;
+        const auto from = producer.find(in);
+        fed = fed || (from != producer.end() && so_far.count(from->second));
+    }
+    if (!fed) return false;
+    c.concat = true;
+    c.blocked.resize(s.inputs.size());
+    std::iota(c.blocked.begin(), c.blocked.end(), size_t(0));
+    *out_channels = sum;
+    return true;
+}
+
+// Union-find over step indices.
+size_t root(std::vector<size_t>& up, size_t i) {
+    while (up[i] != i) i = up[i] = up[up[i]];
+    return i;
+}
+
+// The candidates of `steps` (kNone-free map: step index -> Candidate).
+std::unordered_map<size_t, Candidate> candidates(const std::vector<NodeStep>& steps) {
+    std::unordered_map<int, int64_t> channels;  // slot -> channel count, where known
+    std::unordered_map<int, size_t> producer;   // slot -> step, so far
+    std::unordered_map<size_t, Candidate> out;
+    for (size_t i = 0; i < steps.size(); ++i) {
+        const NodeStep& s = steps[i];
+        if (!s.kernel || !s.node) continue;
+        Candidate c;
+        // A pool does not start a region: its input is reordered after it, smaller.
+        const auto from = s.inputs.empty() ? producer.end() : producer.find(s.inputs[0]);
+        const bool after_candidate = from != producer.end() && out.count(from->second);
+        int64_t joined = 0;
+        if (conv_candidate(s, c) || (after_candidate && pool_candidate(s, channels, c)) ||
+            concat_candidate(s, channels, producer, out, c, &joined))
+            out[i] = std::move(c);
+        if (joined > 0) channels[s.outputs[0]] = joined;
+        for (int o : s.outputs)
+            if (o >= 0) producer[o] = i;
+        if (is_op(s.node, "Conv") && !s.outputs.empty() && s.outputs[0] >= 0)
+            if (const Tensor* w = conv_weights(*s.node)) channels[s.outputs[0]] = w->dims()[0];
+        if (is_pool(s.node) && !s.outputs.empty() && s.outputs[0] >= 0 && !s.inputs.empty()) {
+            const auto it = channels.find(s.inputs[0]);
+            if (it != channels.end()) channels[s.outputs[0]] = it->second;
+        }
+    }
+    return out;
+}
+
+// Who reads each slot: (step, at a position its candidate reads blocked); slots read from
+// outside the step list (graph outputs, subgraphs' outer reads) are `external`.
+struct Readers {
+    std::unordered_map<int, std::vector<std::pair<size_t, bool>>> of;
+    std::unordered_set<int> external;
+};
+
+Readers readers(const std::vector<NodeStep>& steps,
+                const std::unordered_map<size_t, Candidate>& cands,
+                const std::unordered_set<int>& external) {
+    Readers r;
+    r.external = external;
+    for (size_t q = 0; q < steps.size(); ++q) {
+        const auto c = cands.find(q);
+        for (size_t i = 0; i < steps[q].inputs.size(); ++i) {
+            const bool blocked = c != cands.end() &&
+                                 std::find(c->second.blocked.begin(), c->second.blocked.end(), i) !=
+                                     c->second.blocked.end();
+            if (steps[q].inputs[i] >= 0) r.of[steps[q].inputs[i]].push_back({q, blocked});
+        }
+        if (steps[q].concat_base >= 0) r.of[steps[q].concat_base].push_back({q, false});
+    }
+    return r;
+}
+
+// Slot s is read only by steps of `members` at blocked positions.
+bool read_only_blocked(const Readers& r, int s, const std::unordered_set<size_t>& members) {
+    if (r.external.count(s)) return false;
+    const auto it = r.of.find(s);
+    if (it == r.of.end()) return true;
+    for (const auto& [q, blocked] : it->second)
+        if (!blocked || !members.count(q)) return false;
+    return true;
+}
+
+// Drops Concat candidates whose output would leave the blocked layout (a plain Concat written
+// in place by its producers costs less than a blocked copy plus a reorder).
+void drop_leaving_concats(const std::vector<NodeStep>& steps,
+                          const std::unordered_set<int>& external,
+                          std::unordered_map<size_t, Candidate>& cands) {
+    for (bool changed = true; changed;) {
+        changed = false;
+        const Readers r = readers(steps, cands, external);
+        std::unordered_set<size_t> all;
+        for (const auto& [q, c] : cands) all.insert(q);
+        for (auto it = cands.begin(); it != cands.end();)
+            if (it->second.concat && !read_only_blocked(r, steps[it->first].outputs[0], all))
+                it = cands.erase(it), changed = true;
+            else
+                ++it;
+    }
+}
+
+// The candidates in regions worth blocking: at least two Convs, and at least as many Convs as
+// reorders (values entering plus values leaving).
+std::unordered_set<size_t> regions(const std::vector<NodeStep>& steps,
+                                   const std::unordered_map<size_t, Candidate>& cands,
+                                   const std::unordered_set<int>& external) {
+    std::unordered_map<int, size_t> producer;
+    for (size_t i = 0; i < steps.size(); ++i)
+        for (int o : steps[i].outputs)
+            if (o >= 0) producer[o] = i;
+    std::vector<size_t> up(steps.size());
+    std::iota(up.begin(), up.end(), size_t(0));
+    for (const auto& [q, c] : cands)
+        for (size_t i : c.blocked) {
+            const auto it = producer.find(steps[q].inputs[i]);
+            if (it != producer.end() && cands.count(it->second))
+                up[root(up, it->second)] = root(up, q);
+        }
+    std::unordered_map<size_t, std::unordered_set<size_t>> members;
+    for (const auto& [q, c] : cands) members[root(up, q)].insert(q);
+    const Readers r = readers(steps, cands, external);
+    std::unordered_set<size_t> keep;
+    for (const auto& [head, m] : members) {
+        int convs = 0;
+        std::unordered_set<int> entering;
+        int leaving = 0;
+        for (size_t q : m) {
+            const Candidate& c = cands.at(q);
+            convs += c.conv ? 1 : 0;
+            for (size_t i : c.blocked) {
+                const auto it = producer.find(steps[q].inputs[i]);
+                if (it == producer.end() || !m.count(it->second))
+                    entering.insert(steps[q].inputs[i]);
+            }
+            leaving += read_only_blocked(r, steps[q].outputs[0], m) ? 0 : 1;
+        }
+        if (convs >= 2 && convs > static_cast<int>(entering.size()) + leaving)
+            keep.insert(m.begin(), m.end());
+    }
+    return keep;
+}
+
+// A reorder step into slot `to` from slot `from`, named after node n.
+NodeStep reorder_step(const NodeStep& at, int from, int to, bool to_blocked) {
+    NodeStep r;
+    r.node = at.node;
+    r.named = at.named;
+    r.opset = at.opset;
+    r.inputs = {from};
+    r.outputs = {to};
+    r.fused_with = to_blocked ? ", reordering its input to the blocked layout"
+                              : ", reordering its output from the blocked layout";
+    r.kernel = share_kernel(to_blocked ? ops::make_to_nchwc() : ops::make_from_nchwc());
+    r.blocked = true;
+    return r;
+}
+
+// Slots of the values some subgraph of g reads from the outer scope.
+std::unordered_set<int> outer_read_slots(const ir::Graph& g, const GraphPlan& p) {
+    std::unordered_set<int> out;
+    for (const auto& [value, slot] : p.slot)
+        for (const ir::Use& u : value->uses())
+            if (ir::ancestor_in(g, u.node) != u.node) out.insert(slot);
+    return out;
+}
+
+// Moves the release of each slot in `slots` to the last step of `steps` reading it (as an input
+// or a Concat's base; the step writing it when none reads it).
+void release_at_last_reader(std::vector<NodeStep>& steps, const std::unordered_set<int>& slots) {
+    for (NodeStep& s : steps)
+        s.release.erase(std::remove_if(s.release.begin(), s.release.end(),
+                                       [&](int r) { return slots.count(r) > 0; }),
+                        s.release.end());
+    std::unordered_map<int, size_t> last;
+    for (size_t i = 0; i < steps.size(); ++i) {
+        for (int o : steps[i].outputs)
+            if (slots.count(o) && !last.count(o)) last[o] = i;
+        for (int in : steps[i].inputs)
+            if (slots.count(in)) last[in] = i;
+        if (slots.count(steps[i].concat_base)) last[steps[i].concat_base] = i;
+    }
+    for (const auto& [slot, i] : last) steps[i].release.push_back(slot);
+}
+
+}  // namespace
+
+bool set_nchwc_layout(bool on) {
+    return g_enabled.exchange(on);
+}
+
+std::vector<NodeStep> fuse_nchwc_regions(const ir::Graph& g, GraphPlan& p,
+                                         const std::vector<NodeStep>& steps, int* blocked) {
+    *blocked = 0;
+    if (!g_enabled.load(std::memory_order_relaxed) || !ops::nchwc_available()) return {};
+    std::unordered_map<size_t, Candidate> cands = candidates(steps);
+    const std::unordered_set<int> outer = outer_read_slots(g, p);
+    std::unordered_set<int> external(outer.begin(), outer.end());
+    external.insert(p.output_slots.begin(), p.output_slots.end());
+    drop_leaving_concats(steps, external, cands);
+    const std::unordered_set<size_t> keep = regions(steps, cands, external);
+    if (keep.empty()) return {};
+    // Slots the region writes, and where the region reads them.
+    std::unordered_map<int, int> blocked_slot;  // plain slot -> blocked slot
+    std::unordered_set<int> produced;
+    for (size_t q : keep) produced.insert(steps[q].outputs[0]);
+    std::unordered_map<int, size_t> entry_at;  // entering slot -> first region reader
+    for (size_t q = 0; q < steps.size(); ++q) {
+        if (!keep.count(q)) continue;
+        for (size_t i : cands.at(q).blocked) {
+            const int s = steps[q].inputs[i];
+            if (!produced.count(s) && !entry_at.count(s)) entry_at[s] = q;
+        }
+        blocked_slot[steps[q].outputs[0]] = p.num_slots++;
+    }
+    for (const auto& [s, q] : entry_at) blocked_slot[s] = p.num_slots++;
+    // Region outputs read elsewhere leave through a reorder.
+    std::unordered_set<int> leaving = external;
+    for (size_t q = 0; q < steps.size(); ++q) {
+        const auto c = keep.count(q) ? &cands.at(q) : nullptr;
+        for (size_t i = 0; i < steps[q].inputs.size(); ++i)
+            if (!c || std::find(c->blocked.begin(), c->blocked.end(), i) == c->blocked.end())
+                leaving.insert(steps[q].inputs[i]);
+        leaving.insert(steps[q].concat_base);  // read where a Concat's base is copied in
+    }
+    std::vector<NodeStep> out;
+    std::unordered_set<int> touched;
+    for (size_t q = 0; q < steps.size(); ++q) {
+        for (const auto& [s, first] : entry_at)
+            if (first == q) out.push_back(reorder_step(steps[q], s, blocked_slot.at(s), true));
+        if (!keep.count(q)) {
+            out.push_back(steps[q]);
+            continue;
+        }
+        const Candidate& c = cands.at(q);
+        NodeStep b = steps[q];
+        for (size_t i : c.blocked) b.inputs[i] = blocked_slot.at(b.inputs[i]);
+        const int plain_out = b.outputs[0];
+        b.outputs[0] = blocked_slot.at(plain_out);
+        b.fused_with += ", in the blocked layout";
+        b.kernel =
+            share_kernel(c.conv     ? ops::make_nchwc_conv(c.chain, c.blocked, *steps[q].kernel)
+                         : c.concat ? ops::make_nchwc_concat(*steps[q].kernel)
+                                    : ops::make_nchwc_pool(b.node->op_type, ops::Attrs(*b.node),
+                                                           *steps[q].kernel));
+        b.blocked = true;
+        out.push_back(std::move(b));
+        if (leaving.count(plain_out))
+            out.push_back(reorder_step(steps[q], blocked_slot.at(plain_out), plain_out, false));
+        ++*blocked;
+    }
+    for (const auto& [plain, blk] : blocked_slot) touched.insert(blk);
+    for (const auto& [s, q] : entry_at)  // the plain value: free once nothing outside reads it
+        if (!outer.count(s) &&
+            std::find(p.output_slots.begin(), p.output_slots.end(), s) == p.output_slots.end())
+            touched.insert(s);
+    release_at_last_reader(out, touched);
+    return out;
+}
+
+}  // namespace pg::runtime

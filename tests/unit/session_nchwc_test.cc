@@ -1,0 +1,201 @@
+// Blocked-layout regions (runtime/fuse_nchwc.cc): runs without a hook take them and give the
+// plain steps' values within float32 rounding (the blocked Convs sum as gemm_direct does; the
+// plain ones may take Winograd, gemm_dot or the packed GEMM, which sum in other orders), the
+// same bits on one and two threads and run after run; values entering and leaving a region
+// (graph outputs inside it, a reader outside it, a graph input feeding it) come out plain;
+// channel counts that are not multiples of 16, and single Convs, stay plain. Skipped where the
+// CPU has no AVX-512.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "ir/builder.h"
+#include "ops/nchwc.h"
+#include "runtime/session.h"
+#include "support/fuse_check.h"
+#include "zoo/zoo.h"
+
+namespace pg {
+namespace {
+
+using test::random_fuse_feeds;
+using test::random_tensor;
+
+class SessionNchwc : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        if (!ops::nchwc_available()) GTEST_SKIP() << "no AVX-512 on this CPU";
+        was_ = runtime::set_nchwc_layout(true);
+    }
+    void TearDown() override { runtime::set_nchwc_layout(was_); }
+    bool was_ = true;
+};
+
+// Largest |a - b| over the largest |b| across every output (same names and dims required).
+double relative_gap(const runtime::Results& a, const runtime::Results& b) {
+    EXPECT_EQ(a.size(), b.size());
+    double gap = 0.0, scale = 0.0;
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+        const Tensor& x = a[i].second.tensor();
+        const Tensor& y = b[i].second.tensor();
+        EXPECT_EQ(a[i].first, b[i].first);
+        EXPECT_EQ(x.dims(), y.dims());
+        if (x.dims() != y.dims()) return INFINITY;
+        for (uint64_t k = 0; k < x.numel(); ++k) {
+            const double u = x.data<float>()[k], v = y.data<float>()[k];
+            if (std::isnan(u) != std::isnan(v)) return INFINITY;
+            gap = std::max(gap, std::fabs(u - v));
+            scale = std::max(scale, std::fabs(v));
+        }
+    }
+    return scale > 0 ? gap / scale : gap;
+}
+
+// Runs m blocked (2 threads and 1), without blocking, and plain; returns the blocked gap.
+double check_blocked(const ir::Model& m, bool expect_regions = true) {
+    runtime::SessionOptions opt, one, plain_opt;
+    opt.threads = 2, one.threads = 1, plain_opt.threads = 2;
+    plain_opt.fuse = false;
+    runtime::Session blocked(m, opt), single(m, one), plain(m, plain_opt);
+    runtime::set_nchwc_layout(false);
+    runtime::Session unblocked(m, opt);
+    runtime::set_nchwc_layout(true);
+    const runtime::Feeds feeds = random_fuse_feeds(m);
+    const runtime::Results want = plain.run(feeds), got = blocked.run(feeds);
+    test::expect_same_results(blocked.run(feeds), got);  // run after run
+    test::expect_same_results(single.run(feeds), got);   // thread counts
+    test::expect_same_results(unblocked.run(feeds), want);
+    if (expect_regions) {
+        EXPECT_GT(blocked.blocked_steps(), 0);
+    } else {
+        EXPECT_EQ(blocked.blocked_steps(), 0);
+        test::expect_same_results(got, want);
+    }
+    EXPECT_EQ(unblocked.blocked_steps(), 0);
+    return relative_gap(got, want);
+}
+
+TEST_F(SessionNchwc, ResnetStyleRunsBlockedWithThePlainValues) {
+    auto m = zoo::resnet_style({.image = 64, .width = 16, .classes = 10, .blocks = {2, 1}});
+    EXPECT_LT(check_blocked(*m), 1e-5);
+}
+
+// x (32 channels) -> Conv -> Relu -> Conv (+ x) -> MaxPool -> Conv -> AveragePool -> Conv ->
+// Conv -> Conv -> GlobalAveragePool, with the first Conv's output also a graph output and read by a
+// Sigmoid outside the region; every value enters or leaves somewhere.
+std::unique_ptr<ir::Model> chain_model(int64_t c) {
+    auto m = ir::new_model(13);
+    ir::GraphBuilder b(*m->graph);
+    std::mt19937 rng(5);
+    auto w = [&](const std::string& name, int64_t out, int64_t in, int64_t k) {
+        return b.constant(name, random_tensor(DataType::kFloat32, {out, in, k, k}, false, rng));
+    };
+    auto bias = [&](const std::string& name, int64_t out) {
+        return b.constant(name, random_tensor(DataType::kFloat32, {out}, false, rng));
+    };
+    auto pads = [] { return ir::attrs(ir::Attribute::make_ints("pads", {1, 1, 1, 1})); };
+    ir::Value* x = b.input("x", DataType::kFloat32, {2, c, 12, 10});
+    ir::Value* y1 = b.op("Conv", {x, w("w1", c, c, 3), bias("b1", c)}, pads(), "conv1");
+    ir::Value* r1 = b.op("Relu", {y1}, {}, "relu1");
+    ir::Value* y2 = b.op("Conv", {r1, w("w2", c, c, 3)}, pads(), "conv2");
+    ir::Value* s = b.op("Add", {y2, x}, {}, "add");
+    ir::Value* p1 = b.op("MaxPool", {s},
+                         ir::attrs(ir::Attribute::make_ints("kernel_shape", {3, 3}),
+                                   ir::Attribute::make_ints("strides", {2, 2}),
+                                   ir::Attribute::make_ints("pads", {1, 1, 1, 1})),
+                         "pool1");
+    ir::Value* y3 = b.op("Conv", {p1, w("w3", 2 * c, c, 1)}, {}, "conv3");
+    ir::Value* p2 = b.op("AveragePool", {y3},
+                         ir::attrs(ir::Attribute::make_ints("kernel_shape", {2, 2}),
+                                   ir::Attribute::make_int("ceil_mode", 1)),
+                         "pool2");
+    ir::Value* y4 = b.op("Conv", {p2, w("w4", 16, 2 * c, 3)},
+                         ir::attrs(ir::Attribute::make_ints("strides", {2, 2})), "conv4");
+    ir::Value* y5 = b.op("Conv", {y4, w("w5", c, 16, 3)}, pads(), "conv5");
+    ir::Value* y6 = b.op("Conv", {y5, w("w6", c, c, 1)}, {}, "conv6");
+    ir::Value* g = b.op("GlobalAveragePool", {y6}, {}, "gap");
+    ir::Value* side = b.op("Sigmoid", {y1}, {}, "side");
+    b.output(g, DataType::kFloat32, {});
+    b.output(y1, DataType::kFloat32, {});
+    b.output(side, DataType::kFloat32, {});
+    b.output(p1, DataType::kFloat32, {});
+    return m;
+}
+
+TEST_F(SessionNchwc, ValuesEnteringAndLeavingARegionComePlain) {
+    EXPECT_LT(check_blocked(*chain_model(32)), 1e-5);
+}
+
+// Inception-style: two Conv branches and a pooled branch of x (a graph input) joined by a
+// Concat, then a Conv; a second Concat takes the graph input itself as one part.
+std::unique_ptr<ir::Model> concat_model() {
+    auto m = ir::new_model(13);
+    ir::GraphBuilder b(*m->graph);
+    std::mt19937 rng(7);
+    auto w = [&](const std::string& name, int64_t out, int64_t in, int64_t k) {
+        return b.constant(name, random_tensor(DataType::kFloat32, {out, in, k, k}, false, rng));
+    };
+    ir::Value* x = b.input("x", DataType::kFloat32, {1, 32, 9, 9});
+    ir::Value* a = b.op("Conv", {x, w("wa", 16, 32, 1)}, {}, "a");
+    ir::Value* c = b.op("Conv", {x, w("wc", 32, 32, 3)},
+                        ir::attrs(ir::Attribute::make_ints("pads", {1, 1, 1, 1})), "c");
+    ir::Value* p = b.op("MaxPool", {c},
+                        ir::attrs(ir::Attribute::make_ints("kernel_shape", {3, 3}),
+                                  ir::Attribute::make_ints("pads", {1, 1, 1, 1})),
+                        "p");
+    ir::Value* cat =
+        b.op("Concat", {a, c, p}, ir::attrs(ir::Attribute::make_int("axis", 1)), "cat");
+    ir::Value* d = b.op("Conv", {cat, w("wd", 32, 80, 1)}, {}, "d");
+    ir::Value* cat2 =
+        b.op("Concat", {d, x}, ir::attrs(ir::Attribute::make_int("axis", -3)), "cat2");
+    b.output(b.op("Relu", {cat2}, {}, "r"), DataType::kFloat32, {});
+    return m;
+}
+
+TEST_F(SessionNchwc, ConcatsJoinTheRegion) {
+    auto m = concat_model();
+    EXPECT_LT(check_blocked(*m), 1e-5);
+    runtime::Session s(*m, runtime::SessionOptions{});
+    // a, c, p, cat and d; cat2 reads the graph input, whose channels the plan does not know.
+    EXPECT_EQ(s.blocked_steps(), 5);
+}
+
+TEST_F(SessionNchwc, ChannelsOutsideBlocksStayPlain) {
+    check_blocked(*chain_model(24), false);
+}
+
+TEST_F(SessionNchwc, ASingleConvStaysPlain) {
+    auto m = ir::new_model(13);
+    ir::GraphBuilder b(*m->graph);
+    std::mt19937 rng(6);
+    ir::Value* x = b.input("x", DataType::kFloat32, {1, 32, 8, 8});
+    ir::Value* y = b.op(
+        "Conv", {x, b.constant("w", random_tensor(DataType::kFloat32, {32, 32, 1, 1}, false, rng))},
+        {}, "conv");
+    b.output(b.op("MaxPool", {y}, ir::attrs(ir::Attribute::make_ints("kernel_shape", {2, 2})), "p"),
+             DataType::kFloat32, {});
+    check_blocked(*m, false);
+}
+
+TEST_F(SessionNchwc, AHookSeesThePlainSteps) {
+    auto m = zoo::resnet_style({.image = 32, .width = 16, .classes = 10, .blocks = {2, 1}});
+    runtime::SessionOptions opt;
+    opt.threads = 2;
+    runtime::Session s(*m, opt);
+    ASSERT_GT(s.blocked_steps(), 0);
+    struct Dims : runtime::NodeHook {
+        bool blocked = false;
+        void on_node(const ir::Node&, const std::vector<const ops::RtValue*>&,
+                     const std::vector<ops::RtValue>& out) override {
+            for (const auto& v : out)
+                if (v.is_tensor() && v.tensor().rank() == 5) blocked = true;
+        }
+    } hook;
+    s.run(random_fuse_feeds(*m), &hook);
+    EXPECT_FALSE(hook.blocked);
+}
+
+}  // namespace
+}  // namespace pg
