@@ -1,14 +1,15 @@
-// conv_nchwc (nchwc.h) with AVX-512F. The output channels go in groups of up to 64 (four
-// blocks): a group's weights are copied transposed (pack_rows_transposed: line p holds the
-// group's 64 weights of p = (input channel, kh, kw)), then each tile of 6 output pixels keeps
-// 4 x 6 accumulator vectors over the whole sum, each step loading four weight vectors and
-// broadcasting one input value per pixel (24 multiply-adds per 10 loads; the input of a block
-// is one stream, not 16 planes). A padded input is copied with zero borders first, so no tap is
-// skipped or tested. Stride-1 layers tile the padded width flat (a tile may run over a row's
-// end: the pixels past the output width are computed and dropped), strided ones tile each
-// output row. Work: (image, group, tile) units in one contiguous range per thread, a thread
-// repacking only when its group changes. Built with -ffp-contract=off: the epilogue's operations
-// are GemmEpilogue::apply's.
+// conv_nchwc (nchwc.h) with AVX-512F. The output blocks go in groups of up to four, of balanced
+// sizes; a group's weights are copied transposed (pack_rows_transposed: line p holds the group's
+// weights of p = (input channel, kh, kw)), all at once, or slice by slice (about 128 values of p,
+// the next slice's lines prefetched) when the image is one segment or the group's weights pass
+// 256 KiB. Each tile of output pixels (nchwc_conv_tiles.h: one class of pixels, those that see
+// the same taps inside the input) keeps 24 accumulator vectors (four blocks x 6 pixels, three x
+// 8, two or one x 12) over the sum, each step loading the group's weight vectors and
+// broadcasting one input value per pixel; the taps in the padding are not visited, so no padded
+// copy is made. A slice's weights stay in L1 for a segment's tiles (about 96 pixels); between
+// slices the sums wait in the output. Work: (image, group, segment) units in one contiguous range
+// per thread, a thread packing only when its group changes. Built with -ffp-contract=off: the
+// epilogue's operations are GemmEpilogue::apply's.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -22,6 +23,7 @@
 #include "ops/gemm_direct.h"
 #include "ops/gemm_epilogue_avx512.h"
 #include "ops/nchwc.h"
+#include "ops/nchwc_conv_tiles.h"
 #include "ops/pack_rows_avx512.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -49,10 +51,9 @@ namespace {
 
 #define PG_AVX512 __attribute__((target("avx512f")))
 
-constexpr int kMaxTile = 12;            // output pixels per tile, at most
-constexpr int64_t kB = kNchwcBlock;     // lanes per block
-constexpr int64_t kSegmentPixels = 96;  // output pixels sharing a slice of weights
-constexpr int64_t kSliceP = 128;        // values of p per slice (32 KiB of weights), about
+constexpr int64_t kB = kNchwcBlock;       // lanes per block
+constexpr int64_t kSegmentPixels = 2048;  // output pixels per segment, at most (512 KiB of sums)
+constexpr int64_t kSliceP = 128;          // values of p per slice (32 KiB of weights), about
 
 // Pixels per tile for a group of nb output blocks: 24 accumulators (four blocks x 6 pixels,
 // three x 8, two x 12; one block x 12, its loads being the bound there).
@@ -67,59 +68,35 @@ void part_of(int64_t len, int64_t parts, int64_t n, int64_t* first, int64_t* cou
     *count = base + (n < extra ? 1 : 0);
 }
 
-// One image's geometry, on the padded input. The output pixels go in order, in segments of
-// about kSegmentPixels, each cut into tiles of balanced widths (at most tile_width), each
-// pixel's input where its window starts: no lane is spent on a padding column or a ragged row
-// end. The output blocks go in groups of at most four, of balanced sizes (96 channels: three
-// and three, not four and two).
+// One image's geometry: input blocks, the output blocks in groups of at most four of balanced
+// sizes (96 channels: three and three, not four and two), and the tiles.
 struct Geometry {
-    int64_t cb = 0;          // input channel blocks
-    int64_t hp = 0, wp = 0;  // padded input rows, columns
-    int64_t ho = 0, wo = 0;  // output rows, columns
-    int64_t sh = 1, sw = 1;
-    std::vector<int64_t> taps;  // per (kh, kw): its input offset in floats
-    int64_t segments = 0;       // per image and group
-    int64_t groups = 0;
-    int64_t mb = 0;  // output blocks
-    int64_t in_block() const { return hp * wp * kB; }
-    int64_t out_block() const { return ho * wo * kB; }
-    int64_t pixels() const { return ho * wo; }
+    int64_t cb = 0, mb = 0, groups = 0;
+    int64_t in_block = 0, out_block = 0;
+    NchwcConvTiles tiles;
     // Group grp's first output block and block count.
     void group(int64_t grp, int64_t* b0, int64_t* nb) const { part_of(mb, groups, grp, b0, nb); }
 };
 
-Geometry geometry(const ConvShape& s) {
-    const Window& w = s.w;
+Geometry geometry(const ConvShape& s, int threads) {
     Geometry g;
-    g.cb = s.c / kB;
-    g.hp = w.in[1] + w.pad_begin[1] + w.pad_end[1];
-    g.wp = w.in[2] + w.pad_begin[2] + w.pad_end[2];
-    g.ho = w.out[1], g.wo = w.out[2];
-    g.sh = w.stride[1], g.sw = w.stride[2];
-    for (int64_t kh = 0; kh < w.kernel[1]; ++kh)
-        for (int64_t kw = 0; kw < w.kernel[2]; ++kw)
-            g.taps.push_back((kh * w.dil[1] * g.wp + kw * w.dil[2]) * kB);
-    g.segments = (g.pixels() + kSegmentPixels - 1) / kSegmentPixels;
-    g.mb = s.m / kB;
+    g.cb = s.c / kB, g.mb = s.m / kB;
     g.groups = (g.mb + 3) / 4;
-    return g;
-}
-
-// A tile: its first output pixel, its pixel count and each pixel's input offset.
-struct TilePlace {
-    int64_t q0 = 0, np = 0;
-    int64_t in[kMaxTile] = {};
-};
-
-TilePlace place(const Geometry& g, int64_t q0, int64_t np) {
-    TilePlace p;
-    p.q0 = q0, p.np = np;
-    int64_t oh = q0 / g.wo, ow = q0 % g.wo;
-    for (int64_t j = 0; j < np; ++j) {
-        p.in[j] = (oh * g.sh * g.wp + ow * g.sw) * kB;
-        if (++ow == g.wo) ow = 0, ++oh;
+    g.in_block = s.w.in[1] * s.w.in[2] * kB;
+    g.out_block = s.w.out[1] * s.w.out[2] * kB;
+    std::vector<int64_t> widths;
+    for (int64_t grp = 0; grp < g.groups; ++grp) {
+        int64_t b0 = 0, nb = 0;
+        g.group(grp, &b0, &nb);
+        widths.push_back(tile_width(nb));
     }
-    return p;
+    // Two units per thread at least (a segment per image and group, when groups are many), and
+    // segments whose sums stay in L2.
+    const int64_t pixels = s.w.out[1] * s.w.out[2];
+    const int64_t segments = std::max((2 * threads + g.groups * s.n - 1) / (g.groups * s.n),
+                                      (pixels + kSegmentPixels - 1) / kSegmentPixels);
+    g.tiles = nchwc_conv_tiles(s, widths, (pixels + segments - 1) / segments);
+    return g;
 }
 
 // The epilogue of 16 output channels from `ch` on v, GemmEpilogue::apply's order; res_at: the
@@ -136,42 +113,45 @@ PG_AVX512 inline __m512 finish(__m512 v, const GemmEpilogue& ep, int64_t ch, con
     return epilogue_clamp_zmm(v, ep);
 }
 
-// One tile: the group's packed weights (64 floats per p), the image's input (channel 0) and
-// each pixel's offset in it, the output at the tile's first pixel (the group's first block;
-// blocks out_block apart), the epilogue (may be nullptr; ch: the group's first channel).
+// One tile over input blocks [cb0, cb1): the slice's packed weights (64 floats per p; `wstride`
+// floats per input channel), the image's input (channel 0), the tile's pixels and its class's
+// taps, the group's output (blocks out_block apart), which holds the sums so far unless
+// `first`; `last` applies the epilogue (may be nullptr; ch: the group's first channel).
 struct TileArgs {
     const float* wp;
     const float* x;
-    const int64_t* in;
-    int64_t cb0, cb1, in_block;  // input blocks [cb0, cb1); wp at cb0's first p
-    const int64_t* taps;
+    const NchwcTile* tile;
+    int64_t cb0, cb1, in_block, wstride;
+    const NchwcTap* taps;
     int64_t ntaps;
     float* y;
     int64_t out_block;
-    bool first, last;  // !first: y holds the sums so far; last: the sums are whole
+    bool first, last;
     const GemmEpilogue* ep;
     int64_t ch;
 };
 
-// T > 0: a.ntaps == T, unrolled.
+// T > 0: the class sees all T taps of the window (unrolled, weights in order).
 template <int NB, int NP, int T>
 PG_AVX512 __attribute__((noinline)) void conv_tile(const TileArgs& a) {
+    const NchwcTile& tile = *a.tile;
     __m512 acc[NB][NP];
     _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j)
         _Pragma("GCC unroll 4") for (int i = 0; i < NB; ++i) acc[i][j] =
-            a.first ? _mm512_setzero_ps() : _mm512_loadu_ps(a.y + i * a.out_block + j * kB);
+            a.first ? _mm512_setzero_ps()
+                    : _mm512_loadu_ps(a.y + i * a.out_block + tile.out[j] * kB);
     const float* px[NP];
-    _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j) px[j] = a.x + a.in[j];
-    const float* w = a.wp;
+    _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j) px[j] = a.x + tile.in[j];
     const int64_t ntaps = T > 0 ? T : a.ntaps;
+    const float* wc = a.wp;
     for (int64_t ib = a.cb0; ib < a.cb1; ++ib) {
-        for (int64_t c = ib * a.in_block; c < ib * a.in_block + kB; ++c) {
+        for (int64_t c = ib * a.in_block; c < ib * a.in_block + kB; ++c, wc += a.wstride) {
             _Pragma("GCC unroll 9") for (int64_t t = 0; t < ntaps; ++t) {
-                const int64_t o = c + a.taps[t];
+                const int64_t o = c + a.taps[t].in;
+                const float* w = wc + (T > 0 ? t : a.taps[t].index) * kPackRows;
                 __m512 wv[NB];
                 _Pragma("GCC unroll 4") for (int i = 0; i < NB; ++i) wv[i] =
                     _mm512_loadu_ps(w + 16 * i);
-                w += kPackRows;
                 _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j) {
                     const __m512 xv = _mm512_set1_ps(px[j][o]);
                     _Pragma("GCC unroll 4") for (int i = 0; i < NB; ++i) acc[i][j] =
@@ -183,7 +163,7 @@ PG_AVX512 __attribute__((noinline)) void conv_tile(const TileArgs& a) {
     const GemmEpilogue* ep = a.last ? a.ep : nullptr;
     _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j)
         _Pragma("GCC unroll 4") for (int i = 0; i < NB; ++i) {
-        float* dst = a.y + i * a.out_block + j * kB;
+        float* dst = a.y + i * a.out_block + tile.out[j] * kB;
         __m512 v = acc[i][j];
         if (ep)
             v = finish(v, *ep, a.ch + 16 * i, ep->res ? ep->res + (dst - ep->res_origin) : nullptr);
@@ -217,95 +197,64 @@ TileFn tile_fn_taps(int64_t nb, int64_t np) {
     }
 }
 
-// The tile for nb output blocks, np pixels and `taps` taps (1 and 9 unrolled).
-TileFn tile_fn(int64_t nb, int64_t np, int64_t taps) {
-    return taps == 1   ? tile_fn_taps<1>(nb, np)
-           : taps == 9 ? tile_fn_taps<9>(nb, np)
-                       : tile_fn_taps<0>(nb, np);
-}
-
-// x copied with zero borders: (n, cb, hp, wp, 16); each padded row written once.
-std::unique_ptr<float[]> padded_copy(const ConvShape& s, const Geometry& g, const float* x,
-                                     ThreadPool* pool) {
-    const int64_t rows = s.n * g.cb * g.hp, h = s.w.in[1], w = s.w.in[2];
-    const int64_t top = s.w.pad_begin[1], left = s.w.pad_begin[2];
-    std::unique_ptr<float[]> xp(new float[static_cast<size_t>(rows * g.wp * kB)]);
-    run_parallel(rows * g.wp > (1 << 14) ? pool : nullptr, rows, [&](int64_t b, int64_t e) {
-        for (int64_t r = b; r < e; ++r) {
-            float* dst = xp.get() + r * g.wp * kB;
-            const int64_t plane = r / g.hp, ih = r % g.hp - top;
-            if (ih < 0 || ih >= h) {
-                std::fill_n(dst, g.wp * kB, 0.0f);
-                continue;
-            }
-            std::fill_n(dst, left * kB, 0.0f);
-            std::memcpy(dst + left * kB, x + (plane * h + ih) * w * kB,
-                        static_cast<size_t>(w * kB) * sizeof(float));
-            std::fill_n(dst + (left + w) * kB, (g.wp - left - w) * kB, 0.0f);
-        }
-    });
-    return xp;
+// The tile for nb output blocks and np pixels of a class seeing `taps` taps, all of the
+// window's when `full` (1 and 9 unrolled).
+TileFn tile_fn(int64_t nb, int64_t np, int64_t taps, bool full) {
+    return full && taps == 1   ? tile_fn_taps<1>(nb, np)
+           : full && taps == 9 ? tile_fn_taps<9>(nb, np)
+                               : tile_fn_taps<0>(nb, np);
 }
 
 // What every part reads and writes.
 struct Job {
     const ConvShape& s;
     const Geometry& g;
-    const float* x;  // padded when the Conv pads
+    const float* x;
     const float* w;
     const GemmEpilogue* ep;
     float* y;
 };
 
-// Input blocks per slice: all of them, or about kSliceP values of p (so a slice's weights stay
-// in L1 for the segment's tiles) when the image is one segment (its slices are then packed as
-// they come, the next one's weights prefetched: a small map's layer mostly waits on its
-// weights) or a group's weights pass 256 KiB (they would stream from L2 into every tile).
-int64_t slice_blocks(const ConvShape& s, int64_t taps, bool one_segment) {
-    const int64_t cb = s.c / kB;
-    if (!one_segment && cb * kB * taps * kPackRows * 4 <= (256 << 10)) return cb;
-    return std::clamp<int64_t>(kSliceP / (kB * taps), 1, cb);
+// Input blocks per slice: about kSliceP values of p, so that a slice's weights stay in L1 for
+// every tile of a segment.
+int64_t slice_blocks(const ConvShape& s, int64_t taps) {
+    return std::clamp<int64_t>(kSliceP / (kB * taps), 1, s.c / kB);
 }
 
-// Segment seg of image n, group grp, slice after slice. wp holds the group's packed weights,
-// or (`packed` false) room for one slice's, packed here.
-void run_segment(const Job& j, float* wp, bool packed, int64_t n, int64_t grp, int64_t seg) {
+// Segment seg of image n, group grp, slice after slice, each slice's weights packed into wp
+// (the next one's prefetched) and the sums waiting in the output between slices.
+void run_segment(const Job& j, float* wp, int64_t n, int64_t grp, int64_t seg) {
     const Geometry& g = j.g;
-    int64_t b0 = 0, nb = 0, q0 = 0, len = 0;
+    int64_t b0 = 0, nb = 0;
     g.group(grp, &b0, &nb);
-    part_of(g.pixels(), g.segments, seg, &q0, &len);
-    const int64_t ntaps = static_cast<int64_t>(g.taps.size()), k = j.s.c * ntaps;
-    const int64_t step = slice_blocks(j.s, ntaps, g.segments == 1);
-    const int64_t width = tile_width(nb), tiles = (len + width - 1) / width;
-    float* y_group = j.y + (n * g.mb + b0) * g.out_block();
-    TilePlace places[kSegmentPixels];
-    for (int64_t t = 0; t < tiles; ++t) {
-        int64_t first = 0, np = 0;
-        part_of(len, tiles, t, &first, &np);
-        places[t] = place(g, q0 + first, np);
-    }
+    const NchwcTiles& tiles = g.tiles.by_width[static_cast<size_t>(tile_width(nb))];
+    const int64_t t0 = tiles.segment_start[static_cast<size_t>(seg)],
+                  t1 = tiles.segment_start[static_cast<size_t>(seg + 1)];
+    const int64_t ntaps = g.tiles.taps, k = j.s.c * ntaps;
+    const int64_t step = slice_blocks(j.s, ntaps);
+    float* y_group = j.y + (n * g.mb + b0) * g.out_block;
     for (int64_t cb0 = 0; cb0 < g.cb; cb0 += step) {
         const int64_t cb1 = std::min(g.cb, cb0 + step), p0 = cb0 * kB * ntaps;
-        if (!packed)
-            pack_rows_transposed(j.w + b0 * kB * k, k, nb * kB, p0, (cb1 - cb0) * kB * ntaps, k,
-                                 wp);
-        for (int64_t t = 0; t < tiles; ++t) {
-            const TilePlace& p = places[t];
-            const TileArgs a{packed ? wp + p0 * kPackRows : wp,
-                             j.x + n * g.cb * g.in_block(),
-                             p.in,
+        pack_rows_transposed(j.w + b0 * kB * k, k, nb * kB, p0, (cb1 - cb0) * kB * ntaps, k, wp);
+        for (int64_t t = t0; t < t1; ++t) {
+            const NchwcTile& tile = tiles.tiles[static_cast<size_t>(t)];
+            const std::vector<NchwcTap>& taps = g.tiles.classes[static_cast<size_t>(tile.cls)];
+            const TileArgs a{wp,
+                             j.x + n * g.cb * g.in_block,
+                             &tile,
                              cb0,
                              cb1,
-                             g.in_block(),
-                             g.taps.data(),
-                             ntaps,
-                             y_group + p.q0 * kB,
-                             g.out_block(),
+                             g.in_block,
+                             ntaps * kPackRows,
+                             taps.data(),
+                             static_cast<int64_t>(taps.size()),
+                             y_group,
+                             g.out_block,
                              cb0 == 0,
                              cb1 == g.cb,
                              j.ep,
                              b0 * kB};
-            tile_fn(nb, p.np, ntaps)(a);
+            tile_fn(nb, tile.np, a.ntaps, g.tiles.full[static_cast<size_t>(tile.cls)])(a);
         }
     }
 }
@@ -316,30 +265,18 @@ void conv_nchwc(const ConvShape& s, const float* x, const float* w, const float*
                 const GemmEpilogue* epilogue, float* y, ThreadPool* pool) {
     if (!nchwc_available() || !conv_nchwc_fits(s))
         throw Error(ErrorKind::kInternal, "conv_nchwc: unsupported Conv");
-    const Geometry g = geometry(s);
-    const bool pads = g.hp != s.w.in[1] || g.wp != s.w.in[2];
-    std::unique_ptr<float[]> xp = pads ? padded_copy(s, g, x, pool) : nullptr;
+    const Geometry g = geometry(s, pool ? pool->num_threads() : 1);
     GemmEpilogue ep = epilogue ? *epilogue : GemmEpilogue{};
     ep.bias = bias;
     const bool any = ep.bias || ep.sub || ep.scale || ep.shift || ep.res || ep.clamp;
-    const Job job{s, g, pads ? xp.get() : x, w, any ? &ep : nullptr, y};
-    const int64_t taps = static_cast<int64_t>(g.taps.size()), k = s.c * taps;
-    // One segment per image: slices packed as they come; else the group's weights at once.
-    const bool whole = g.segments > 1;
-    const int64_t room = whole ? k : slice_blocks(s, taps, true) * kB * taps;
-    run_parts(pool, s.n * g.groups * g.segments, [&](int64_t b, int64_t e) {
-        std::unique_ptr<float[]> wp(new float[static_cast<size_t>(room * kPackRows)]);
-        int64_t packed = -1;
+    const Job job{s, g, x, w, any ? &ep : nullptr, y};
+    const int64_t taps = g.tiles.taps, segments = g.tiles.segments;
+    const int64_t room = slice_blocks(s, taps) * kB * taps * kPackRows;
+    run_parts(pool, s.n * g.groups * segments, [&](int64_t b, int64_t e) {
+        std::unique_ptr<float[]> wp(new float[static_cast<size_t>(room)]);
         for (int64_t u = b; u < e; ++u) {
-            const int64_t seg = u % g.segments, ng = u / g.segments, grp = ng % g.groups,
-                          n = ng / g.groups;
-            if (whole && grp != packed) {
-                int64_t b0 = 0, nb = 0;
-                g.group(grp, &b0, &nb);
-                pack_rows_transposed(w + b0 * kB * k, k, nb * kB, 0, k, k, wp.get());
-                packed = grp;
-            }
-            run_segment(job, wp.get(), whole, n, grp, seg);
+            const int64_t seg = u % segments, ng = u / segments;
+            run_segment(job, wp.get(), ng / g.groups, ng % g.groups, seg);
         }
     });
 }

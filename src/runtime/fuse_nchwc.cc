@@ -35,7 +35,6 @@ namespace {
 
 std::atomic<bool> g_enabled{true};
 constexpr int64_t kBlock = ops::kNchwcBlock;
-constexpr size_t kNone = static_cast<size_t>(-1);
 
 bool is_pool(const ir::Node* n) {
     return is_op(n, "MaxPool") || is_op(n, "AveragePool") || is_op(n, "GlobalAveragePool") ||
@@ -52,6 +51,7 @@ const Tensor* conv_weights(const ir::Node& n) {
 // What a candidate step reads blocked (input indices) and how it runs.
 struct Candidate {
     bool conv = false, concat = false;
+    bool pointwise = false;  // a 1x1 Conv (where blocking gains; 3x3 ones run about even)
     ops::ConvChain chain;
     std::vector<size_t> blocked;  // X, then the residual
 };
@@ -68,6 +68,7 @@ bool conv_candidate(const NodeStep& s, Candidate& c) {
     if (c.chain.conv.group != 1 || c.chain.shuffle || s.inputs.empty() || s.inputs[0] < 0)
         return false;
     c.conv = true;
+    c.pointwise = w->dims()[2] == 1 && w->dims()[3] == 1;
     c.blocked = {0};
     if (c.chain.residual) {
         const size_t r =
@@ -127,7 +128,7 @@ size_t root(std::vector<size_t>& up, size_t i) {
     return i;
 }
 
-// The candidates of `steps` (kNone-free map: step index -> Candidate).
+// The candidates of `steps` (step index -> Candidate).
 std::unordered_map<size_t, Candidate> candidates(const std::vector<NodeStep>& steps) {
     std::unordered_map<int, int64_t> channels;  // slot -> channel count, where known
     std::unordered_map<int, size_t> producer;   // slot -> step, so far
@@ -209,8 +210,9 @@ void drop_leaving_concats(const std::vector<NodeStep>& steps,
     }
 }
 
-// The candidates in regions worth blocking: at least two Convs, and at least as many Convs as
-// reorders (values entering plus values leaving).
+// The candidates in regions worth blocking: more Convs than reorders (values entering plus
+// values leaving), and 1x1 Convs (where the layout gains: 0.6-0.85 of the plain time in
+// ResNet-50, against about 1.0 for 3x3 ones) at least two and half the others.
 std::unordered_set<size_t> regions(const std::vector<NodeStep>& steps,
                                    const std::unordered_map<size_t, Candidate>& cands,
                                    const std::unordered_set<int>& external) {
@@ -231,12 +233,13 @@ std::unordered_set<size_t> regions(const std::vector<NodeStep>& steps,
     const Readers r = readers(steps, cands, external);
     std::unordered_set<size_t> keep;
     for (const auto& [head, m] : members) {
-        int convs = 0;
+        int convs = 0, pointwise = 0;
         std::unordered_set<int> entering;
         int leaving = 0;
         for (size_t q : m) {
             const Candidate& c = cands.at(q);
             convs += c.conv ? 1 : 0;
+            pointwise += c.pointwise ? 1 : 0;
             for (size_t i : c.blocked) {
                 const auto it = producer.find(steps[q].inputs[i]);
                 if (it == producer.end() || !m.count(it->second))
@@ -244,7 +247,8 @@ std::unordered_set<size_t> regions(const std::vector<NodeStep>& steps,
             }
             leaving += read_only_blocked(r, steps[q].outputs[0], m) ? 0 : 1;
         }
-        if (convs >= 2 && convs > static_cast<int>(entering.size()) + leaving)
+        const int reorders = static_cast<int>(entering.size()) + leaving;
+        if (convs > reorders && pointwise >= std::max(2, (convs - pointwise + 1) / 2))
             keep.insert(m.begin(), m.end());
     }
     return keep;
