@@ -43,14 +43,16 @@ void to_nchwc(const void* x, int64_t n, int64_t c, int64_t plane, size_t elem, v
 void from_nchwc(const void* x, int64_t n, int64_t c, int64_t plane, size_t elem, void* y,
                 ThreadPool* pool);
 
-// A float32 Conv conv_nchwc runs: 1-D or 2-D, one group, c and m multiples of 16, pads >= 0.
-bool conv_nchwc_fits(const ConvShape& s);
-// y (blocked, (n, m / 16, out..., 16)) = Conv of x (blocked) by w (ONNX's (m, c, kernel...))
-// plus bias (may be nullptr), then `epilogue` (may be nullptr; per output channel as
+// A float32 Conv conv_nchwc runs: 1-D or 2-D, one group, m a multiple of 16, pads >= 0, and c a
+// multiple of 16 unless the input is plain.
+bool conv_nchwc_fits(const ConvShape& s, bool plain_input = false);
+// y (blocked, (n, m / 16, out..., 16)) = Conv of x (blocked, or plain (n, c, in...) when
+// `plain_input`: a region's first Conv, or a stem with 3 channels) by w (ONNX's (m, c,
+// kernel...)) plus bias (may be nullptr), then `epilogue` (may be nullptr; per output channel as
 // GemmEpilogue's rows; its residual blocked like y, res_origin = y). Requires nchwc_available()
-// and conv_nchwc_fits(s) (kInternal otherwise).
+// and conv_nchwc_fits (kInternal otherwise).
 void conv_nchwc(const ConvShape& s, const float* x, const float* w, const float* bias,
-                const GemmEpilogue* epilogue, float* y, ThreadPool* pool);
+                const GemmEpilogue* epilogue, float* y, ThreadPool* pool, bool plain_input = false);
 
 // Pools on blocked float32 tensors of n images x cb channel blocks (Window: conv_kernels.h),
 // with max_pool's / avg_pool's values (pool_kernels.h; max_pool without indices).

@@ -39,8 +39,9 @@ bool nchwc_available() {
     return gemm_direct_available();
 }
 
-bool conv_nchwc_fits(const ConvShape& s) {
-    if (s.w.nd > 2 || s.group != 1 || s.c % kNchwcBlock || s.m % kNchwcBlock) return false;
+bool conv_nchwc_fits(const ConvShape& s, bool plain_input) {
+    if (s.w.nd > 2 || s.group != 1 || (!plain_input && s.c % kNchwcBlock) || s.m % kNchwcBlock)
+        return false;
     for (int a = 0; a < 3; ++a)
         if (s.w.pad_begin[a] < 0 || s.w.pad_end[a] < 0) return false;
     return s.n > 0 && s.c > 0 && s.m > 0 && s.w.out_size() > 0;
@@ -71,18 +72,20 @@ void part_of(int64_t len, int64_t parts, int64_t n, int64_t* first, int64_t* cou
 // One image's geometry: input blocks, the output blocks in groups of at most four of balanced
 // sizes (96 channels: three and three, not four and two), and the tiles.
 struct Geometry {
-    int64_t cb = 0, mb = 0, groups = 0;
-    int64_t in_block = 0, out_block = 0;
+    int64_t mb = 0, groups = 0;
+    int64_t in_block = 0, out_block = 0;  // floats per 16 input / output channels
+    int64_t lane = 1;                     // floats between channels of a block (plain: a plane)
     NchwcConvTiles tiles;
     // Group grp's first output block and block count.
     void group(int64_t grp, int64_t* b0, int64_t* nb) const { part_of(mb, groups, grp, b0, nb); }
 };
 
-Geometry geometry(const ConvShape& s, int threads) {
+Geometry geometry(const ConvShape& s, int threads, bool plain) {
     Geometry g;
-    g.cb = s.c / kB, g.mb = s.m / kB;
+    g.mb = s.m / kB;
     g.groups = (g.mb + 3) / 4;
     g.in_block = s.w.in[1] * s.w.in[2] * kB;
+    g.lane = plain ? s.w.in[1] * s.w.in[2] : 1;
     g.out_block = s.w.out[1] * s.w.out[2] * kB;
     std::vector<int64_t> widths;
     for (int64_t grp = 0; grp < g.groups; ++grp) {
@@ -95,7 +98,7 @@ Geometry geometry(const ConvShape& s, int threads) {
     const int64_t pixels = s.w.out[1] * s.w.out[2];
     const int64_t segments = std::max((2 * threads + g.groups * s.n - 1) / (g.groups * s.n),
                                       (pixels + kSegmentPixels - 1) / kSegmentPixels);
-    g.tiles = nchwc_conv_tiles(s, widths, (pixels + segments - 1) / segments);
+    g.tiles = nchwc_conv_tiles(s, plain ? 1 : kB, widths, (pixels + segments - 1) / segments);
     return g;
 }
 
@@ -113,15 +116,16 @@ PG_AVX512 inline __m512 finish(__m512 v, const GemmEpilogue& ep, int64_t ch, con
     return epilogue_clamp_zmm(v, ep);
 }
 
-// One tile over input blocks [cb0, cb1): the slice's packed weights (64 floats per p; `wstride`
-// floats per input channel), the image's input (channel 0), the tile's pixels and its class's
+// One tile over input channels [c0, c1): the slice's packed weights (64 floats per p; `wstride`
+// floats per input channel), the image's input (channel 0; channel c at (c / 16) * in_block +
+// (c % 16) * lane), the tile's pixels and its class's
 // taps, the group's output (blocks out_block apart), which holds the sums so far unless
 // `first`; `last` applies the epilogue (may be nullptr; ch: the group's first channel).
 struct TileArgs {
     const float* wp;
     const float* x;
     const NchwcTile* tile;
-    int64_t cb0, cb1, in_block, wstride;
+    int64_t c0, c1, in_block, lane, wstride;
     const NchwcTap* taps;
     int64_t ntaps;
     float* y;
@@ -144,8 +148,9 @@ PG_AVX512 __attribute__((noinline)) void conv_tile(const TileArgs& a) {
     _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j) px[j] = a.x + tile.in[j];
     const int64_t ntaps = T > 0 ? T : a.ntaps;
     const float* wc = a.wp;
-    for (int64_t ib = a.cb0; ib < a.cb1; ++ib) {
-        for (int64_t c = ib * a.in_block; c < ib * a.in_block + kB; ++c, wc += a.wstride) {
+    for (int64_t ch = a.c0; ch < a.c1; ++ch, wc += a.wstride) {
+        const int64_t c = (ch / kB) * a.in_block + (ch % kB) * a.lane;
+        {
             _Pragma("GCC unroll 9") for (int64_t t = 0; t < ntaps; ++t) {
                 const int64_t o = c + a.taps[t].in;
                 const float* w = wc + (T > 0 ? t : a.taps[t].index) * kPackRows;
@@ -213,12 +218,14 @@ struct Job {
     const float* w;
     const GemmEpilogue* ep;
     float* y;
+    bool plain;  // x is plain (n, c, h, w)
 };
 
-// Input blocks per slice: about kSliceP values of p, so that a slice's weights stay in L1 for
-// every tile of a segment.
-int64_t slice_blocks(const ConvShape& s, int64_t taps) {
-    return std::clamp<int64_t>(kSliceP / (kB * taps), 1, s.c / kB);
+// Input channels per slice: about kSliceP values of p (whole blocks of a blocked input), so that
+// a slice's weights stay in L1 for every tile of a segment.
+int64_t slice_channels(const ConvShape& s, int64_t taps, bool plain) {
+    if (plain) return std::clamp<int64_t>(kSliceP / taps, 1, s.c);
+    return std::clamp<int64_t>(kSliceP / (kB * taps), 1, s.c / kB) * kB;
 }
 
 // Segment seg of image n, group grp, slice after slice, each slice's weights packed into wp
@@ -231,29 +238,22 @@ void run_segment(const Job& j, float* wp, int64_t n, int64_t grp, int64_t seg) {
     const int64_t t0 = tiles.segment_start[static_cast<size_t>(seg)],
                   t1 = tiles.segment_start[static_cast<size_t>(seg + 1)];
     const int64_t ntaps = g.tiles.taps, k = j.s.c * ntaps;
-    const int64_t step = slice_blocks(j.s, ntaps);
+    const int64_t step = slice_channels(j.s, ntaps, j.plain);
     float* y_group = j.y + (n * g.mb + b0) * g.out_block;
-    for (int64_t cb0 = 0; cb0 < g.cb; cb0 += step) {
-        const int64_t cb1 = std::min(g.cb, cb0 + step), p0 = cb0 * kB * ntaps;
-        pack_rows_transposed(j.w + b0 * kB * k, k, nb * kB, p0, (cb1 - cb0) * kB * ntaps, k, wp);
+    for (int64_t c0 = 0; c0 < j.s.c; c0 += step) {
+        const int64_t c1 = std::min(j.s.c, c0 + step), p0 = c0 * ntaps;
+        pack_rows_transposed(j.w + b0 * kB * k, k, nb * kB, p0, (c1 - c0) * ntaps, k, wp);
         for (int64_t t = t0; t < t1; ++t) {
             const NchwcTile& tile = tiles.tiles[static_cast<size_t>(t)];
             const std::vector<NchwcTap>& taps = g.tiles.classes[static_cast<size_t>(tile.cls)];
-            const TileArgs a{wp,
-                             j.x + n * g.cb * g.in_block,
-                             &tile,
-                             cb0,
-                             cb1,
-                             g.in_block,
-                             ntaps * kPackRows,
-                             taps.data(),
-                             static_cast<int64_t>(taps.size()),
-                             y_group,
-                             g.out_block,
-                             cb0 == 0,
-                             cb1 == g.cb,
-                             j.ep,
-                             b0 * kB};
+            const TileArgs a{wp,          j.x + n * j.s.c * (g.in_block / kB),
+                             &tile,       c0,
+                             c1,          g.in_block,
+                             g.lane,      ntaps * kPackRows,
+                             taps.data(), static_cast<int64_t>(taps.size()),
+                             y_group,     g.out_block,
+                             c0 == 0,     c1 == j.s.c,
+                             j.ep,        b0 * kB};
             tile_fn(nb, tile.np, a.ntaps, g.tiles.full[static_cast<size_t>(tile.cls)])(a);
         }
     }
@@ -262,16 +262,16 @@ void run_segment(const Job& j, float* wp, int64_t n, int64_t grp, int64_t seg) {
 }  // namespace
 
 void conv_nchwc(const ConvShape& s, const float* x, const float* w, const float* bias,
-                const GemmEpilogue* epilogue, float* y, ThreadPool* pool) {
-    if (!nchwc_available() || !conv_nchwc_fits(s))
+                const GemmEpilogue* epilogue, float* y, ThreadPool* pool, bool plain_input) {
+    if (!nchwc_available() || !conv_nchwc_fits(s, plain_input))
         throw Error(ErrorKind::kInternal, "conv_nchwc: unsupported Conv");
-    const Geometry g = geometry(s, pool ? pool->num_threads() : 1);
+    const Geometry g = geometry(s, pool ? pool->num_threads() : 1, plain_input);
     GemmEpilogue ep = epilogue ? *epilogue : GemmEpilogue{};
     ep.bias = bias;
     const bool any = ep.bias || ep.sub || ep.scale || ep.shift || ep.res || ep.clamp;
-    const Job job{s, g, x, w, any ? &ep : nullptr, y};
+    const Job job{s, g, x, w, any ? &ep : nullptr, y, plain_input};
     const int64_t taps = g.tiles.taps, segments = g.tiles.segments;
-    const int64_t room = slice_blocks(s, taps) * kB * taps * kPackRows;
+    const int64_t room = slice_channels(s, taps, plain_input) * taps * kPackRows;
     run_parts(pool, s.n * g.groups * segments, [&](int64_t b, int64_t e) {
         std::unique_ptr<float[]> wp(new float[static_cast<size_t>(room)]);
         for (int64_t u = b; u < e; ++u) {
@@ -284,7 +284,7 @@ void conv_nchwc(const ConvShape& s, const float* x, const float* w, const float*
 #else
 
 void conv_nchwc(const ConvShape&, const float*, const float*, const float*, const GemmEpilogue*,
-                float*, ThreadPool*) {
+                float*, ThreadPool*, bool) {
     throw Error(ErrorKind::kInternal, "conv_nchwc: not built for this CPU");
 }
 

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "ops/nchwc.h"
 #include "ops/pool_window.h"
 
 namespace pg::ops {
@@ -30,10 +29,10 @@ std::vector<int64_t> axis_classes(const AxisTaps& t,
     return id;
 }
 
-Classes classify(const ConvShape& s, NchwcConvTiles& t) {
+Classes classify(const ConvShape& s, int64_t kb, NchwcConvTiles& t) {
     const Window& g = s.w;
     const AxisTaps h = axis_taps(g, 1), w = axis_taps(g, 2);
-    const int64_t kb = kNchwcBlock, width = g.in[2];
+    const int64_t width = g.in[2];
     std::vector<std::pair<int64_t, int64_t>> rows, cols;
     const std::vector<int64_t> row_class = axis_classes(h, rows), col_class = axis_classes(w, cols);
     const int64_t ncols = static_cast<int64_t>(cols.size());
@@ -95,11 +94,11 @@ NchwcTiles tiles_of(const Classes& c, int64_t width, int64_t pixels, int64_t seg
 
 }  // namespace
 
-NchwcConvTiles nchwc_conv_tiles(const ConvShape& s, const std::vector<int64_t>& widths,
-                                int64_t segment_pixels) {
+NchwcConvTiles nchwc_conv_tiles(const ConvShape& s, int64_t pixel,
+                                const std::vector<int64_t>& widths, int64_t segment_pixels) {
     NchwcConvTiles t;
     t.taps = s.w.kernel[1] * s.w.kernel[2];
-    const Classes c = classify(s, t);
+    const Classes c = classify(s, pixel, t);
     const int64_t pixels = s.w.out[1] * s.w.out[2];
     t.segments = (pixels + segment_pixels - 1) / segment_pixels;
     t.by_width.resize(kNchwcMaxTile + 1);

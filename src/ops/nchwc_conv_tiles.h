@@ -41,9 +41,9 @@ struct NchwcConvTiles {
     std::vector<NchwcTiles> by_width;  // index: tile width (empty when not asked for)
 };
 
-// The tiles of Conv s (2-D, blocked input without padding) for each width in `widths`, in
-// segments of about segment_pixels output pixels.
-NchwcConvTiles nchwc_conv_tiles(const ConvShape& s, const std::vector<int64_t>& widths,
-                                int64_t segment_pixels);
+// The tiles of Conv s (2-D, input without padding: blocked, pixels 16 floats apart, or plain,
+// 1 apart: `pixel`) for each width in `widths`, in segments of about segment_pixels pixels.
+NchwcConvTiles nchwc_conv_tiles(const ConvShape& s, int64_t pixel,
+                                const std::vector<int64_t>& widths, int64_t segment_pixels);
 
 }  // namespace pg::ops

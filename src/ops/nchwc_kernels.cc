@@ -61,14 +61,15 @@ Tensor nchw_view(const Tensor& x) {
 // The blocked Conv chain when everything fits; false to run the plain one.
 bool blocked_conv(const ConvChain& chain, KernelContext& ctx) {
     const Tensor& x = ctx.input(0);
-    if (!is_nchwc(x) || !is_f32(x) || x.rank() != 5 || !ctx.has_input(1)) return false;
+    const bool plain = !is_nchwc(x);  // (passed through an entry; the output is blocked still)
+    if (!is_f32(x) || x.rank() != (plain ? 4 : 5) || !ctx.has_input(1)) return false;
     const Tensor& w = ctx.input(1);
     if (!is_f32(w) || w.rank() != 4) return false;
     size_t res = 0;
     if (!conv_chain_inputs_fit(chain, ctx, &res)) return false;
     const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
-    const ConvShape s = conv_shape(chain.conv, nchw_view(x), w, b);
-    if (!conv_nchwc_fits(s)) return false;
+    const ConvShape s = conv_shape(chain.conv, plain ? x : nchw_view(x), w, b);
+    if (!conv_nchwc_fits(s, plain)) return false;
     const std::vector<int64_t> dims = nchwc_dims(conv_output_dims(s));
     if (res && (!is_nchwc(ctx.input(res)) || ctx.input(res).dims() != dims)) return false;
     std::vector<float> k;
@@ -77,7 +78,7 @@ bool blocked_conv(const ConvChain& chain, KernelContext& ctx) {
     float* out = reinterpret_cast<float*>(y.data);
     if (ep.res) ep.res_origin = out;
     conv_nchwc(s, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr, &ep, out,
-               ctx.pool());
+               ctx.pool(), plain);
     ctx.set_output(0, std::move(y.tensor));
     return true;
 }

@@ -26,8 +26,9 @@ KernelFn make_to_nchwc();
 // Input 0 -> output 0 plain when blocked, else passed through.
 KernelFn make_from_nchwc();
 // A Conv chain (ConvChain, no shuffle) on blocked X (and residual): conv_nchwc with the chain's
-// epilogue. `blocked`: the inputs the plan gives blocked (X, the residual); anything else, or a
-// Conv conv_nchwc does not run, goes through `plain` (the NCHW chain's kernel) on plain inputs.
+// epilogue, the output blocked (also from a plain float32 X). `blocked`: the inputs the plan
+// gives blocked (X, the residual); anything else, or a Conv conv_nchwc does not run, goes
+// through `plain` (the NCHW chain's kernel) on plain inputs.
 KernelFn make_nchwc_conv(const ConvChain& chain, std::vector<size_t> blocked, KernelFn plain);
 // MaxPool (one output), AveragePool, GlobalAveragePool, GlobalMaxPool on blocked float32 X;
 // `plain` is the op's kernel.

@@ -128,9 +128,10 @@ std::vector<float> fma_chain(const ConvCase& q, const ops::ConvShape& s,
 
 // conv_nchwc of case q (blocked in and out, through the reorders) with `ep` (rows = output
 // channels; a residual given NCHW, blocked for the kernel) against the chain + apply.
-void check_conv(const ConvCase& q, std::mt19937& rng, ThreadPool* pool, bool epilogue) {
+void check_conv(const ConvCase& q, std::mt19937& rng, ThreadPool* pool, bool epilogue,
+                bool plain_input = false) {
     const ops::ConvShape s = shape_of(q);
-    ASSERT_TRUE(ops::conv_nchwc_fits(s));
+    ASSERT_TRUE(ops::conv_nchwc_fits(s, plain_input));
     const int64_t plane_in = q.h * q.w, plane_out = s.w.out_size();
     const std::vector<float> x = test::random_floats(size_t(q.n * q.c * plane_in), rng),
                              w = test::random_floats(size_t(q.m * q.c * q.kh * q.kw), rng),
@@ -149,7 +150,7 @@ void check_conv(const ConvCase& q, std::mt19937& rng, ThreadPool* pool, bool epi
     for (int64_t i = 0; i < q.n; ++i)
         for (int64_t m = 0; m < q.m; ++m)
             ep.apply(m, want.data() + (i * q.m + m) * plane_out, plane_out);
-    const std::vector<float> xb = blocked(x, q.n, q.c, plane_in);
+    const std::vector<float> xb = plain_input ? x : blocked(x, q.n, q.c, plane_in);
     const std::vector<float> rb = blocked(res, q.n, q.m, plane_out);
     std::vector<float> yb(want.size(), std::nanf(""));
     ops::GemmEpilogue kep;
@@ -158,8 +159,8 @@ void check_conv(const ConvCase& q, std::mt19937& rng, ThreadPool* pool, bool epi
         kep.bias = nullptr;
         kep.res = rb.data(), kep.res_origin = yb.data();
     }
-    ops::conv_nchwc(s, xb.data(), w.data(), bias.data(), epilogue ? &kep : nullptr, yb.data(),
-                    pool);
+    ops::conv_nchwc(s, xb.data(), w.data(), bias.data(), epilogue ? &kep : nullptr, yb.data(), pool,
+                    plain_input);
     const std::vector<float> got = unblocked(yb, q.n, q.m, plane_out);
     ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)), 0)
         << "n=" << q.n << " c=" << q.c << " m=" << q.m << " " << q.h << "x" << q.w << " k " << q.kh
@@ -184,6 +185,25 @@ TEST_F(OpsNchwc, ConvGivesTheFusedMultiplyAddChainsBits) {
     }
 }
 
+// A plain (n, c, h, w) input, any channel count: the first Conv of a region, a stem.
+TEST_F(OpsNchwc, ConvFromAPlainInputGivesTheChainsBits) {
+    std::mt19937 rng(15);
+    ThreadPool pool(2);
+    std::uniform_int_distribution<int64_t> chans(1, 40), out_blocks(1, 6), hw(3, 17), kern(1, 5),
+        stride(1, 3), pad(0, 2);
+    for (int t = 0; t < 30; ++t) {
+        const int64_t k = kern(rng);
+        ConvCase q{1 + t % 2, chans(rng),  16 * out_blocks(rng),
+                   hw(rng),   hw(rng),     k,
+                   k,         stride(rng), stride(rng),
+                   1,         1,           pad(rng),
+                   pad(rng),  pad(rng),    pad(rng)};
+        q.h = std::max(q.h, q.kh), q.w = std::max(q.w, q.kw);
+        check_conv(q, rng, t % 2 ? &pool : nullptr, t % 3 == 0, true);
+    }
+    check_conv({1, 3, 64, 40, 40, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3}, rng, &pool, true, true);  // stem
+}
+
 TEST_F(OpsNchwc, ConvCoversNetworkLayers) {
     std::mt19937 rng(12);
     ThreadPool pool(2);
@@ -205,7 +225,8 @@ TEST_F(OpsNchwc, ConvFitsOnlyWhatItRuns) {
     EXPECT_TRUE(ops::conv_nchwc_fits(ok));
     ops::ConvShape s = ok;
     s.c = 24;
-    EXPECT_FALSE(ops::conv_nchwc_fits(s));  // channels not in blocks
+    EXPECT_FALSE(ops::conv_nchwc_fits(s));       // channels not in blocks
+    EXPECT_TRUE(ops::conv_nchwc_fits(s, true));  // from a plain input
     s = ok, s.m = 40;
     EXPECT_FALSE(ops::conv_nchwc_fits(s));
     s = ok, s.group = 2;
