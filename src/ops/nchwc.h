@@ -6,11 +6,12 @@
 // leaves the chain; nothing outside the runtime's fused steps ever sees a blocked tensor.
 //
 // Numeric contract: conv_nchwc sums each output over p = (input channel, kh, kw) in ONNX's
-// weight order from zero with fused multiply-adds (as gemm_direct), skipping no tap (padding is
-// a zero-filled copy), then applies the epilogue with GemmEpilogue::apply's operations; the
+// weight order from zero with fused multiply-adds (as gemm_direct; the taps in the padding are
+// skipped, which differs from adding zeros only in the sign of a zero sum and for infinite or
+// NaN weights), then applies the epilogue with GemmEpilogue::apply's operations; the
 // pools visit their taps in the plain kernels' order with their comparisons and divisions. So
-// the values are conv_fast's wherever conv_fast takes gemm_direct, and the pools' are the plain
-// ones'. Tests: tests/unit/ops_nchwc_test.cc.
+// the values are conv_fast's (up to a zero's sign) wherever conv_fast takes gemm_direct, the pools'
+// the plain ones'. Tests: tests/unit/ops_nchwc_test.cc.
 #pragma once
 
 #include <cstddef>
@@ -53,6 +54,14 @@ bool conv_nchwc_fits(const ConvShape& s, bool plain_input = false);
 // and conv_nchwc_fits (kInternal otherwise).
 void conv_nchwc(const ConvShape& s, const float* x, const float* w, const float* bias,
                 const GemmEpilogue* epilogue, float* y, ThreadPool* pool, bool plain_input = false);
+
+// A depthwise float32 Conv depthwise_nchwc runs: 1-D or 2-D, group == c == m, c a multiple of
+// 16, pads >= 0.
+bool depthwise_nchwc_fits(const ConvShape& s);
+// conv_nchwc's contract for a depthwise Conv (blocked x and y): each output a chain of fused
+// multiply-adds over the window's taps inside the input, in order from zero.
+void depthwise_nchwc(const ConvShape& s, const float* x, const float* w, const float* bias,
+                     const GemmEpilogue* epilogue, float* y, ThreadPool* pool);
 
 // Pools on blocked float32 tensors of n images x cb channel blocks (Window: conv_kernels.h),
 // with max_pool's / avg_pool's values (pool_kernels.h; max_pool without indices).

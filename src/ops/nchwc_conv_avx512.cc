@@ -75,6 +75,7 @@ struct Geometry {
     int64_t mb = 0, groups = 0;
     int64_t in_block = 0, out_block = 0;  // floats per 16 input / output channels
     int64_t lane = 1;                     // floats between channels of a block (plain: a plane)
+    bool by_groups = false;  // units (image, group, segment); else (image, segment, group)
     NchwcConvTiles tiles;
     // Group grp's first output block and block count.
     void group(int64_t grp, int64_t* b0, int64_t* nb) const { part_of(mb, groups, grp, b0, nb); }
@@ -93,11 +94,13 @@ Geometry geometry(const ConvShape& s, int threads, bool plain) {
         g.group(grp, &b0, &nb);
         widths.push_back(tile_width(nb));
     }
-    // Two units per thread at least (a segment per image and group, when groups are many), and
-    // segments whose sums stay in L2.
+    // Threads take whole groups when there are two per thread or more (each group's weights are
+    // then packed once), else ranges of pixels across all groups (each thread reads its part of
+    // the input only, from L2 for every group); segments' sums stay in L2 either way.
     const int64_t pixels = s.w.out[1] * s.w.out[2];
-    const int64_t segments = std::max((2 * threads + g.groups * s.n - 1) / (g.groups * s.n),
-                                      (pixels + kSegmentPixels - 1) / kSegmentPixels);
+    g.by_groups = g.groups * s.n >= 2 * threads;
+    const int64_t segments = std::max<int64_t>(g.by_groups ? 1 : threads,
+                                               (pixels + kSegmentPixels - 1) / kSegmentPixels);
     g.tiles = nchwc_conv_tiles(s, plain ? 1 : kB, widths, (pixels + segments - 1) / segments);
     return g;
 }
@@ -203,11 +206,12 @@ TileFn tile_fn_taps(int64_t nb, int64_t np) {
 }
 
 // The tile for nb output blocks and np pixels of a class seeing `taps` taps, all of the
-// window's when `full` (1 and 9 unrolled).
+// window's when `full` (1, 9 and 25 taps with their count fixed).
 TileFn tile_fn(int64_t nb, int64_t np, int64_t taps, bool full) {
-    return full && taps == 1   ? tile_fn_taps<1>(nb, np)
-           : full && taps == 9 ? tile_fn_taps<9>(nb, np)
-                               : tile_fn_taps<0>(nb, np);
+    return full && taps == 1    ? tile_fn_taps<1>(nb, np)
+           : full && taps == 9  ? tile_fn_taps<9>(nb, np)
+           : full && taps == 25 ? tile_fn_taps<25>(nb, np)
+                                : tile_fn_taps<0>(nb, np);
 }
 
 // What every part reads and writes.
@@ -275,8 +279,10 @@ void conv_nchwc(const ConvShape& s, const float* x, const float* w, const float*
     run_parts(pool, s.n * g.groups * segments, [&](int64_t b, int64_t e) {
         std::unique_ptr<float[]> wp(new float[static_cast<size_t>(room)]);
         for (int64_t u = b; u < e; ++u) {
-            const int64_t seg = u % segments, ng = u / segments;
-            run_segment(job, wp.get(), ng / g.groups, ng % g.groups, seg);
+            const int64_t n = u / (segments * g.groups), in_image = u % (segments * g.groups);
+            const int64_t grp = g.by_groups ? in_image / segments : in_image % g.groups;
+            const int64_t seg = g.by_groups ? in_image % segments : in_image / g.groups;
+            run_segment(job, wp.get(), n, grp, seg);
         }
     });
 }

@@ -69,7 +69,8 @@ bool blocked_conv(const ConvChain& chain, KernelContext& ctx) {
     if (!conv_chain_inputs_fit(chain, ctx, &res)) return false;
     const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
     const ConvShape s = conv_shape(chain.conv, plain ? x : nchw_view(x), w, b);
-    if (!conv_nchwc_fits(s, plain)) return false;
+    const bool depthwise = !plain && depthwise_nchwc_fits(s);
+    if (!depthwise && !conv_nchwc_fits(s, plain)) return false;
     const std::vector<int64_t> dims = nchwc_dims(conv_output_dims(s));
     if (res && (!is_nchwc(ctx.input(res)) || ctx.input(res).dims() != dims)) return false;
     std::vector<float> k;
@@ -77,8 +78,11 @@ bool blocked_conv(const ConvChain& chain, KernelContext& ctx) {
     OutputSpace y = output_space(ctx.concat_slice(), DataType::kFloat32, dims);
     float* out = reinterpret_cast<float*>(y.data);
     if (ep.res) ep.res_origin = out;
-    conv_nchwc(s, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr, &ep, out,
-               ctx.pool(), plain);
+    const float* bias = b ? b->data<float>() : nullptr;
+    if (depthwise)
+        depthwise_nchwc(s, x.data<float>(), w.data<float>(), bias, &ep, out, ctx.pool());
+    else
+        conv_nchwc(s, x.data<float>(), w.data<float>(), bias, &ep, out, ctx.pool(), plain);
     ctx.set_output(0, std::move(y.tensor));
     return true;
 }

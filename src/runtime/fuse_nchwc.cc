@@ -1,6 +1,6 @@
 // Regions of the blocked (NCHWc16) layout (see fuse.h). A candidate is a step
 // ops/nchwc_kernels.h runs blocked: a Conv step (fused chain or plain; 2-D weights initializer,
-// one group, input and output channels multiples of 16, no shuffle), a 2-D MaxPool /
+// one group or depthwise, input and output channels multiples of 16, no shuffle), a 2-D MaxPool /
 // AveragePool / global pool after a candidate, or a Concat of channels with an input from a
 // candidate whose output only candidates read; their inputs' channel counts must be known (from
 // Convs' weights) and multiples of 16. (The pass runs before Concats are planned in place.)
@@ -35,6 +35,7 @@ namespace {
 
 std::atomic<bool> g_enabled{true};
 constexpr int64_t kBlock = ops::kNchwcBlock;
+constexpr int64_t kGainInputs = 64, kGainOutputs = 64;
 
 bool is_pool(const ir::Node* n) {
     return is_op(n, "MaxPool") || is_op(n, "AveragePool") || is_op(n, "GlobalAveragePool") ||
@@ -51,7 +52,9 @@ const Tensor* conv_weights(const ir::Node& n) {
 // What a candidate step reads blocked (input indices) and how it runs.
 struct Candidate {
     bool conv = false, concat = false;
-    bool pointwise = false;  // a 1x1 Conv (where blocking gains; 3x3 ones run about even)
+    // A 1x1 Conv with 64 input and 64 output channels or more: where blocking gains (3x3
+    // Convs run about even; shorter sums and narrower outputs lose).
+    bool pointwise = false;
     ops::ConvChain chain;
     std::vector<size_t> blocked;  // X, then the residual
 };
@@ -60,15 +63,19 @@ struct Candidate {
 bool conv_candidate(const NodeStep& s, Candidate& c) {
     if (!is_op(s.node, "Conv") || s.concat_slot >= 0 || s.outputs.size() != 1) return false;
     const Tensor* w = conv_weights(*s.node);
-    if (!w || w->dims()[0] % kBlock || w->dims()[1] % kBlock || w->dims()[0] == 0 ||
-        w->dims()[1] == 0)
+    if (!w || w->dims()[0] % kBlock || w->dims()[0] == 0 || w->dims()[1] == 0 ||
+        (w->dims()[1] % kBlock && w->dims()[1] != 1))
         return false;
     c.chain = s.conv_chain ? *s.conv_chain : ops::ConvChain{};
     if (!s.conv_chain) c.chain.conv = ops::read_conv_attrs(ops::Attrs(*s.node));
-    if (c.chain.conv.group != 1 || c.chain.shuffle || s.inputs.empty() || s.inputs[0] < 0)
+    const int64_t group = c.chain.conv.group;  // 1, or depthwise (one channel per group)
+    const bool depthwise = group > 1 && group == w->dims()[0] && w->dims()[1] == 1;
+    if ((group != 1 && !depthwise) || (group == 1 && w->dims()[1] % kBlock) || c.chain.shuffle ||
+        s.inputs.empty() || s.inputs[0] < 0)
         return false;
     c.conv = true;
-    c.pointwise = w->dims()[2] == 1 && w->dims()[3] == 1;
+    c.pointwise = w->dims()[2] == 1 && w->dims()[3] == 1 && w->dims()[1] >= kGainInputs &&
+                  w->dims()[0] >= kGainOutputs;
     c.blocked = {0};
     if (c.chain.residual) {
         const size_t r =
@@ -248,7 +255,7 @@ std::unordered_set<size_t> regions(const std::vector<NodeStep>& steps,
             leaving += read_only_blocked(r, steps[q].outputs[0], m) ? 0 : 1;
         }
         const int reorders = static_cast<int>(entering.size()) + leaving;
-        if (convs > reorders && pointwise >= std::max(2, (convs - pointwise + 1) / 2))
+        if (convs > reorders && pointwise >= std::max(2, convs - pointwise))
             keep.insert(m.begin(), m.end());
     }
     return keep;

@@ -240,6 +240,57 @@ TEST_F(OpsNchwc, ConvFitsOnlyWhatItRuns) {
                  Error);
 }
 
+// Depthwise: per output, fused multiply-adds over the taps inside the input (kh, kw in order
+// from zero), then the bias and the epilogue; blocked in and out.
+TEST_F(OpsNchwc, DepthwiseGivesTheFusedMultiplyAddChainsBits) {
+    std::mt19937 rng(16);
+    ThreadPool pool(2);
+    std::uniform_int_distribution<int64_t> blocks(1, 4), hw(3, 20), kern(1, 5), stride(1, 2),
+        pad(0, 2);
+    for (int t = 0; t < 30; ++t) {
+        const int64_t c = 16 * blocks(rng), k = kern(rng), st = stride(rng);
+        const int64_t p0 = std::min(pad(rng), k - 1), p1 = std::min(pad(rng), k - 1);
+        const int64_t h = std::max(hw(rng), k), wd = std::max(hw(rng), k), n = 1 + t % 2;
+        ops::WindowAttrs wa;
+        wa.strides = {st, st}, wa.pads = {p0, p1, p1, p0};
+        ops::ConvShape s;
+        s.n = n, s.c = c, s.m = c, s.group = c;
+        s.w = ops::make_window(wa, {h, wd}, {k, k}, "Conv");
+        ASSERT_TRUE(ops::depthwise_nchwc_fits(s));
+        const int64_t ho = s.w.out[1], wo = s.w.out[2];
+        const std::vector<float> x = test::random_floats(size_t(n * c * h * wd), rng),
+                                 w = test::random_floats(size_t(c * k * k), rng),
+                                 bias = test::random_floats(size_t(c), rng);
+        std::vector<float> want(size_t(n * c * ho * wo));
+        for (int64_t i = 0; i < n * c; ++i)
+            for (int64_t oy = 0; oy < ho; ++oy)
+                for (int64_t ox = 0; ox < wo; ++ox) {
+                    float acc = 0.0f;
+                    for (int64_t ky = 0; ky < k; ++ky)
+                        for (int64_t kx = 0; kx < k; ++kx) {
+                            const int64_t iy = oy * st + ky - p0, ix = ox * st + kx - p1;
+                            if (iy >= 0 && iy < h && ix >= 0 && ix < wd)
+                                acc = std::fma(w[size_t((i % c) * k * k + ky * k + kx)],
+                                               x[size_t((i * h + iy) * wd + ix)], acc);
+                        }
+                    const float r = acc + bias[size_t(i % c)];
+                    want[size_t((i * ho + oy) * wo + ox)] = r < 0.0f ? 0.0f : r;
+                }
+        ops::GemmEpilogue ep;
+        ep.clamp = true, ep.lo = 0.0f, ep.hi = INFINITY;
+        const std::vector<float> xb = blocked(x, n, c, h * wd);
+        std::vector<float> yb(want.size());
+        ops::depthwise_nchwc(s, xb.data(), w.data(), bias.data(), &ep, yb.data(),
+                             t % 2 ? &pool : nullptr);
+        const std::vector<float> got = unblocked(yb, n, c, ho * wo);
+        ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size() * 4), 0)
+            << "c " << c << " k " << k << " stride " << st << " " << h << "x" << wd;
+    }
+    ops::ConvShape s;
+    s.c = 24, s.m = 24, s.group = 24;
+    EXPECT_FALSE(ops::depthwise_nchwc_fits(s));
+}
+
 struct PoolCase {
     int64_t h, w, kh, kw, sh, sw, pt, pl, pb, pr;
     bool ceil;

@@ -77,34 +77,36 @@ double check_blocked(const ir::Model& m, bool expect_regions = true) {
     return relative_gap(got, want);
 }
 
-// ResNet-50-style: a 3x3 Conv, then bottleneck blocks (1x1 down, 3x3, 1x1 up + the block's
-// input, Relu; BatchNormalization after every Conv), a strided one with a 1x1 projection,
-// GlobalAveragePool.
+// ResNet-50-style: a 3x3 Conv, then bottleneck blocks (1x1 down, 3x3 (one depthwise), 1x1 up +
+// the block's input, Relu; BatchNormalization after every Conv), a strided one with a 1x1
+// projection, GlobalAveragePool.
 std::unique_ptr<ir::Model> bottleneck_model() {
     auto m = ir::new_model(13);
     ir::GraphBuilder b(*m->graph);
     std::mt19937 rng(4);
     int count = 0;
-    auto conv = [&](ir::Value* x, int64_t out, int64_t in, int64_t k, int64_t stride) {
+    auto conv = [&](ir::Value* x, int64_t out, int64_t in, int64_t k, int64_t stride,
+                    int64_t group = 1) {
         const std::string n = "c" + std::to_string(count++);
         ir::Value* y = b.op(
             "Conv",
-            {x,
-             b.constant(n + "_w", random_tensor(DataType::kFloat32, {out, in, k, k}, false, rng))},
+            {x, b.constant(n + "_w",
+                           random_tensor(DataType::kFloat32, {out, in / group, k, k}, false, rng))},
             ir::attrs(ir::Attribute::make_ints("pads", {k / 2, k / 2, k / 2, k / 2}),
-                      ir::Attribute::make_ints("strides", {stride, stride})),
+                      ir::Attribute::make_ints("strides", {stride, stride}),
+                      ir::Attribute::make_int("group", group)),
             n);
         return test::batch_norm(b, y, DataType::kFloat32, out, rng, n + "_bn");
     };
     auto relu = [&](ir::Value* x) { return b.op("Relu", {x}); };
     ir::Value* x = b.input("x", DataType::kFloat32, {1, 16, 20, 20});
-    ir::Value* h = relu(conv(x, 64, 16, 3, 1));
-    for (int block = 0; block < 3; ++block) {
-        const int64_t stride = block == 2 ? 2 : 1, out = block == 2 ? 128 : 64;
-        ir::Value* t = relu(conv(h, 32, 64, 1, 1));
-        t = relu(conv(t, 32, 32, 3, stride));
-        t = conv(t, out, 32, 1, 1);
-        ir::Value* skip = block == 2 ? conv(h, out, 64, 1, stride) : h;
+    ir::Value* h = relu(conv(x, 128, 16, 3, 1));
+    for (int block = 0; block < 3; ++block) {  // block 1's 3x3 is depthwise (MobileNet-v2-like)
+        const int64_t stride = block == 2 ? 2 : 1, out = block == 2 ? 256 : 128;
+        ir::Value* t = relu(conv(h, 64, 128, 1, 1));
+        t = relu(conv(t, 64, 64, 3, stride, block == 1 ? 64 : 1));
+        t = conv(t, out, 64, 1, 1);
+        ir::Value* skip = block == 2 ? conv(h, out, 128, 1, stride) : h;
         h = relu(b.op("Add", {t, skip}));
     }
     b.output(b.op("GlobalAveragePool", {h}), DataType::kFloat32, {});
@@ -115,15 +117,22 @@ TEST_F(SessionNchwc, BottlenecksRunBlockedWithThePlainValues) {
     EXPECT_LT(check_blocked(*bottleneck_model()), 1e-5);
 }
 
+// Depthwise-separable blocks, 64 channels and more: depthwise and 1x1 Convs (BatchNormalization,
+// Clip) blocked.
+TEST_F(SessionNchwc, MobileNetRunsBlockedWithThePlainValues) {
+    auto m = zoo::mobilenet_style({.image = 64, .width = 64, .classes = 10});
+    EXPECT_LT(check_blocked(*m), 1e-5);
+}
+
 // Basic blocks (3x3 Convs; 1x1 ones only to project): nothing gains from the blocked layout.
 TEST_F(SessionNchwc, RegionsWithoutPointwiseConvsStayPlain) {
     auto m = zoo::resnet_style({.image = 64, .width = 16, .classes = 10, .blocks = {2, 1}});
     check_blocked(*m, false);
 }
 
-// x (32 channels) -> Conv -> Relu -> Conv (+ x) -> MaxPool -> Conv -> AveragePool -> Conv ->
-// Conv -> Conv -> GlobalAveragePool, with the first Conv's output also a graph output and read by a
-// Sigmoid outside the region; every value enters or leaves somewhere.
+// x (c channels) -> 1x1 Conv -> Relu -> 1x1 Conv (+ x) -> MaxPool -> 1x1 Conv -> AveragePool ->
+// 3x3 Conv -> 3x3 Conv -> 1x1 Conv -> GlobalAveragePool, with the first Conv's output also a graph
+// output and read by a Sigmoid outside the region; every value enters or leaves somewhere.
 std::unique_ptr<ir::Model> chain_model(int64_t c) {
     auto m = ir::new_model(13);
     ir::GraphBuilder b(*m->graph);
@@ -136,9 +145,9 @@ std::unique_ptr<ir::Model> chain_model(int64_t c) {
     };
     auto pads = [] { return ir::attrs(ir::Attribute::make_ints("pads", {1, 1, 1, 1})); };
     ir::Value* x = b.input("x", DataType::kFloat32, {2, c, 12, 10});
-    ir::Value* y1 = b.op("Conv", {x, w("w1", c, c, 3), bias("b1", c)}, pads(), "conv1");
+    ir::Value* y1 = b.op("Conv", {x, w("w1", c, c, 1), bias("b1", c)}, {}, "conv1");
     ir::Value* r1 = b.op("Relu", {y1}, {}, "relu1");
-    ir::Value* y2 = b.op("Conv", {r1, w("w2", c, c, 3)}, pads(), "conv2");
+    ir::Value* y2 = b.op("Conv", {r1, w("w2", c, c, 1)}, {}, "conv2");
     ir::Value* s = b.op("Add", {y2, x}, {}, "add");
     ir::Value* p1 = b.op("MaxPool", {s},
                          ir::attrs(ir::Attribute::make_ints("kernel_shape", {3, 3}),
@@ -164,7 +173,7 @@ std::unique_ptr<ir::Model> chain_model(int64_t c) {
 }
 
 TEST_F(SessionNchwc, ValuesEnteringAndLeavingARegionComePlain) {
-    EXPECT_LT(check_blocked(*chain_model(32)), 1e-5);
+    EXPECT_LT(check_blocked(*chain_model(64)), 1e-5);
 }
 
 // Inception-style: two Conv branches and a pooled branch of x (a graph input) joined by a
@@ -176,9 +185,9 @@ std::unique_ptr<ir::Model> concat_model() {
     auto w = [&](const std::string& name, int64_t out, int64_t in, int64_t k) {
         return b.constant(name, random_tensor(DataType::kFloat32, {out, in, k, k}, false, rng));
     };
-    ir::Value* x = b.input("x", DataType::kFloat32, {1, 32, 9, 9});
-    ir::Value* a = b.op("Conv", {x, w("wa", 16, 32, 1)}, {}, "a");
-    ir::Value* c = b.op("Conv", {x, w("wc", 32, 32, 3)},
+    ir::Value* x = b.input("x", DataType::kFloat32, {1, 64, 9, 9});
+    ir::Value* a = b.op("Conv", {x, w("wa", 64, 64, 1)}, {}, "a");
+    ir::Value* c = b.op("Conv", {x, w("wc", 32, 64, 3)},
                         ir::attrs(ir::Attribute::make_ints("pads", {1, 1, 1, 1})), "c");
     ir::Value* p = b.op("MaxPool", {c},
                         ir::attrs(ir::Attribute::make_ints("kernel_shape", {3, 3}),
@@ -186,7 +195,7 @@ std::unique_ptr<ir::Model> concat_model() {
                         "p");
     ir::Value* cat =
         b.op("Concat", {a, c, p}, ir::attrs(ir::Attribute::make_int("axis", 1)), "cat");
-    ir::Value* d = b.op("Conv", {cat, w("wd", 32, 80, 1)}, {}, "d");
+    ir::Value* d = b.op("Conv", {cat, w("wd", 64, 128, 1)}, {}, "d");
     ir::Value* cat2 =
         b.op("Concat", {d, x}, ir::attrs(ir::Attribute::make_int("axis", -3)), "cat2");
     b.output(b.op("Relu", {cat2}, {}, "r"), DataType::kFloat32, {});
@@ -202,7 +211,7 @@ TEST_F(SessionNchwc, ConcatsJoinTheRegion) {
 }
 
 TEST_F(SessionNchwc, ChannelsOutsideBlocksStayPlain) {
-    check_blocked(*chain_model(24), false);
+    check_blocked(*chain_model(40), false);
 }
 
 TEST_F(SessionNchwc, ASingleConvStaysPlain) {

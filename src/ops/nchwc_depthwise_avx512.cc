@@ -1,0 +1,143 @@
+// depthwise_nchwc (nchwc.h) with AVX-512F: one vector holds 16 channels of a pixel, so each
+// output pixel of a block is a chain of fused multiply-adds over the window's taps inside the
+// input (kh, kw ascending from zero; the padding's taps skipped), its weights 16 channels per
+// tap (gathered once per block), then the epilogue with GemmEpilogue::apply's operations. Work:
+// (image, block, output row) units over the pool. Built with -ffp-contract=off.
+#include <cstdint>
+#include <vector>
+
+#include "base/error.h"
+#include "base/thread_pool.h"
+#include "ops/gemm_epilogue_avx512.h"
+#include "ops/nchwc.h"
+#include "ops/pool_window.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define PG_NCHWC_DW_AVX512 1
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+namespace pg::ops {
+
+bool depthwise_nchwc_fits(const ConvShape& s) {
+    if (s.w.nd > 2 || !is_depthwise(s) || s.c % kNchwcBlock) return false;
+    for (int a = 0; a < 3; ++a)
+        if (s.w.pad_begin[a] < 0 || s.w.pad_end[a] < 0) return false;
+    return s.n > 0 && s.w.out_size() > 0;
+}
+
+#ifdef PG_NCHWC_DW_AVX512
+namespace {
+
+constexpr int64_t kB = kNchwcBlock;
+
+// The epilogue of channels [ch, ch + 16) on v (GemmEpilogue::apply's order); res_at: the
+// residual at this output.
+__attribute__((target("avx512f"))) inline __m512 finish(__m512 v, const GemmEpilogue& ep,
+                                                        int64_t ch, const float* res_at) {
+    if (ep.bias) v = _mm512_add_ps(v, _mm512_loadu_ps(ep.bias + ch));
+    if (ep.sub)
+        v = _mm512_add_ps(_mm512_mul_ps(_mm512_sub_ps(v, _mm512_loadu_ps(ep.sub + ch)),
+                                        _mm512_loadu_ps(ep.mul + ch)),
+                          _mm512_loadu_ps(ep.add + ch));
+    if (ep.scale) v = _mm512_mul_ps(v, _mm512_loadu_ps(ep.scale + ch));
+    if (ep.shift) v = _mm512_add_ps(v, _mm512_loadu_ps(ep.shift + ch));
+    if (ep.res) v = _mm512_add_ps(v, _mm512_loadu_ps(res_at));
+    return epilogue_clamp_zmm(v, ep);
+}
+
+struct Rows {
+    const ConvShape& s;
+    AxisTaps h, w;
+    const GemmEpilogue* ep;  // may be nullptr
+};
+
+// Outputs [ow, ow + NP) of row oh (NP independent chains; NP > 1: columns that see every kw)
+// of one block: x and y at the block's plane, wt its weights (wt[t * 16 + lane], t = kh *
+// kernel width + kw), ch its first channel.
+template <int NP>
+__attribute__((target("avx512f"))) inline void dw_pixels(const Rows& r, const float* x,
+                                                         const float* wt, float* y, int64_t oh,
+                                                         int64_t ow, int64_t ch) {
+    const Window& g = r.s.w;
+    const int64_t kw_n = g.kernel[2], step = g.stride[2] * kB;
+    const int64_t kw0 = r.w.lo[ow], kw1 = r.w.hi[ow];
+    __m512 acc[NP];
+    for (int j = 0; j < NP; ++j) acc[j] = _mm512_setzero_ps();
+    for (int64_t kh = r.h.lo[oh]; kh < r.h.hi[oh]; ++kh) {
+        const float* xr = x + (r.h.start[oh] + kh * g.dil[1]) * g.in[2] * kB;
+        for (int64_t kw = kw0; kw < kw1; ++kw) {
+            const __m512 wv = _mm512_loadu_ps(wt + (kh * kw_n + kw) * kB);
+            const float* xp = xr + (r.w.start[ow] + kw * g.dil[2]) * kB;
+            for (int j = 0; j < NP; ++j)
+                acc[j] = _mm512_fmadd_ps(wv, _mm512_loadu_ps(xp + j * step), acc[j]);
+        }
+    }
+    for (int j = 0; j < NP; ++j) {
+        float* dst = y + (oh * g.out[2] + ow + j) * kB;
+        __m512 v = acc[j];
+        if (r.ep)
+            v = finish(v, *r.ep, ch, r.ep->res ? r.ep->res + (dst - r.ep->res_origin) : nullptr);
+        _mm512_storeu_ps(dst, v);
+    }
+}
+
+// Output row oh of one block: eight columns at a time where they see every kw, else one.
+void dw_row(const Rows& r, const float* x, const float* wt, float* y, int64_t oh, int64_t ch) {
+    const int64_t wo = r.s.w.out[2], kw = r.s.w.kernel[2];
+    int64_t ow = 0;
+    while (ow < wo) {
+        int64_t run = 0;
+        while (ow + run < wo && run < 8 && r.w.lo[ow + run] == 0 && r.w.hi[ow + run] == kw) ++run;
+        if (run == 8) {
+            dw_pixels<8>(r, x, wt, y, oh, ow, ch);
+            ow += 8;
+        } else {
+            dw_pixels<1>(r, x, wt, y, oh, ow, ch);
+            ow += 1;
+        }
+    }
+}
+
+}  // namespace
+
+void depthwise_nchwc(const ConvShape& s, const float* x, const float* w, const float* bias,
+                     const GemmEpilogue* epilogue, float* y, ThreadPool* pool) {
+    if (!nchwc_available() || !depthwise_nchwc_fits(s))
+        throw Error(ErrorKind::kInternal, "depthwise_nchwc: unsupported Conv");
+    GemmEpilogue ep = epilogue ? *epilogue : GemmEpilogue{};
+    ep.bias = bias;
+    const bool any = ep.bias || ep.sub || ep.scale || ep.shift || ep.res || ep.clamp;
+    const Rows r{s, axis_taps(s.w, 1), axis_taps(s.w, 2), any ? &ep : nullptr};
+    const int64_t cb = s.c / kB, taps = s.w.kernel[1] * s.w.kernel[2], rows = s.w.out[1];
+    const int64_t in_block = s.w.in[1] * s.w.in[2] * kB, out_block = s.w.out_size() * kB;
+    run_parallel(s.n * cb * out_block > (1 << 14) ? pool : nullptr, s.n * cb * rows,
+                 [&](int64_t b, int64_t e) {
+                     std::vector<float> wt(static_cast<size_t>(taps * kB));
+                     int64_t gathered = -1;
+                     for (int64_t u = b; u < e; ++u) {
+                         const int64_t oh = u % rows, nb = u / rows, blk = nb % cb;
+                         if (blk != gathered) {
+                             for (int64_t t = 0; t < taps; ++t)
+                                 for (int64_t l = 0; l < kB; ++l)
+                                     wt[static_cast<size_t>(t * kB + l)] =
+                                         w[(blk * kB + l) * taps + t];
+                             gathered = blk;
+                         }
+                         dw_row(r, x + nb * in_block, wt.data(), y + nb * out_block, oh, blk * kB);
+                     }
+                 });
+}
+
+#else
+
+void depthwise_nchwc(const ConvShape&, const float*, const float*, const float*,
+                     const GemmEpilogue*, float*, ThreadPool*) {
+    throw Error(ErrorKind::kInternal, "depthwise_nchwc: not built for this CPU");
+}
+
+#endif
+
+}  // namespace pg::ops
