@@ -175,8 +175,8 @@ KernelFn make_to_nchwc() {
         const RtValue* v = ctx.value(0);
         if (!v || !v->is_tensor()) return ctx.set_output(0, v ? *v : RtValue());
         const Tensor& x = v->tensor();
-        const bool fits = x.rank() == 4 && x.dims()[1] > 0 && x.dims()[1] % kB == 0 &&
-                          element_bytes(x) > 0 && x.has_data();
+        const bool fits =
+            x.rank() == 4 && x.dims()[1] > 0 && x.dims()[1] % kB == 0 && is_f32(x) && x.has_data();
         ctx.set_output(0, fits ? RtValue::of(blocked_of(x, ctx.pool())) : *v);
     };
 }

@@ -20,8 +20,8 @@ bool is_nchwc(const Tensor& t);
 // The plain copy of a blocked t (t itself when it is not blocked).
 Tensor plain_of(const Tensor& t, ThreadPool* pool);
 
-// Input 0 -> output 0 blocked (a rank-4 tensor of 4-byte or other fixed-size elements with
-// channels a multiple of 16), else passed through as it is.
+// Input 0 -> output 0 blocked (a rank-4 float32 tensor with channels a multiple of 16: what the
+// blocked kernels run), else passed through as it is (the steps after it then run plain).
 KernelFn make_to_nchwc();
 // Input 0 -> output 0 plain when blocked, else passed through.
 KernelFn make_from_nchwc();

@@ -1,5 +1,5 @@
 // Internal to the runtime: plan-time fusion for runs that no NodeHook observes, bit-identical to
-// the plain steps. Conv -> BatchNormalization -> per-channel Mul / Add -> residual Add / Sum ->
+// the plain steps but for the blocked regions. Conv -> BatchNormalization -> per-channel Mul / Add -> residual Add / Sum ->
 // Relu / Clip -> channel shuffle (Reshape, Transpose, Reshape; not after the residual) chains
 // (any part but the Conv optional) become one step (ops/conv_fused.h): each
 // intermediate value has exactly one reader (the next op of the chain, as its first input; either
@@ -8,7 +8,9 @@
 // at the Conv's place. BatchNormalization -> per-channel Mul / Add -> Relu chains become one step
 // at the BatchNormalization (fuse_bn.cc), MatMul -> bias Add pairs one step at the MatMul
 // (fuse_matmul.cc), element-wise chains one step at their last node's place (fuse_eltwise.cc),
-// and Concats of Conv outputs are written in place by the Convs (fuse_concat.cc).
+// and Concats of Conv outputs are written in place by the Convs (fuse_concat.cc). Regions of
+// Convs, pools and Concats run in the blocked channel layout (fuse_nchwc.cc, planned before the
+// Concats in place; the plain values within float32 rounding, not bit for bit).
 // To fuse another pattern, match it here and give ops/ a kernel for it.
 #pragma once
 

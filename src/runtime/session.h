@@ -22,8 +22,9 @@ struct SessionOptions {
     bool poison_outputs = false;  // tests: fill graph outputs left unwritten with NaN checks
     // Runs without a NodeHook execute Conv -> BatchNormalization -> residual Add -> Relu / Clip
     // chains, BatchNormalization -> Relu pairs and element-wise chains as one fused kernel each
-    // (bit-identical to the plain kernels; runtime/fuse.h). Off with a kernel_wrapper, and runs
-    // with a hook always take the plain steps.
+    // (bit-identical to the plain kernels), and regions of Convs in the blocked channel layout
+    // (the plain values within float32 rounding; set_nchwc_layout); runtime/fuse.h. Off with a
+    // kernel_wrapper, and runs with a hook always take the plain steps.
     bool fuse = true;
     // Called once per main-graph node at plan time with the node's kernel; the returned kernel
     // runs instead (precision emulation rounds around the real kernel). Subgraph and function

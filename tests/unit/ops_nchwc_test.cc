@@ -1,10 +1,11 @@
 // The blocked (NCHWc16) layout's kernels (ops/nchwc.h): the reorders element for element, any
 // element size, ragged pixel tails; conv_nchwc bit for bit against a scalar chain of fused
-// multiply-adds over (input channel, kh, kw) with the padding's zeros (gemm_direct's sums) on
-// random geometries (kernels 1-5, strides, asymmetric pads, dilation, batches, 1-4 output
-// blocks per group, short and long sums), the epilogue against GemmEpilogue::apply, and the
-// pools against the plain max_pool / avg_pool / global_pool_planes, bit for bit. Skipped where
-// the CPU has no AVX-512.
+// multiply-adds over (input channel, kh, kw) (the padding's zeros added, which for finite sums
+// is skipping them, as the kernel does) on random geometries (kernels 1-5, strides, asymmetric
+// pads, dilation, batches, 1-9 output blocks in groups, short and long sums), from blocked and
+// from plain inputs (any channel count: a stem), the epilogue against GemmEpilogue::apply;
+// depthwise_nchwc against its chain; the pools against the plain max_pool / avg_pool /
+// global_pool_planes, bit for bit. Skipped where the CPU has no AVX-512.
 #include <gtest/gtest.h>
 
 #include <cmath>

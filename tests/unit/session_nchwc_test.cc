@@ -3,8 +3,9 @@
 // plain ones may take Winograd, gemm_dot or the packed GEMM, which sum in other orders), the
 // same bits on one and two threads and run after run; values entering and leaving a region
 // (graph outputs inside it, a reader outside it, a graph input feeding it) come out plain;
-// channel counts that are not multiples of 16, and single Convs, stay plain. Skipped where the
-// CPU has no AVX-512.
+// Concats join a region and are written in place; channel counts that are not multiples of 16,
+// single Convs and regions without enough gainful 1x1 Convs stay plain; a hook sees plain
+// values. Skipped where the CPU has no AVX-512.
 #include <gtest/gtest.h>
 
 #include <cmath>
