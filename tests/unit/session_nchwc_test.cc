@@ -16,6 +16,7 @@
 #include "ops/nchwc.h"
 #include "runtime/session.h"
 #include "support/fuse_check.h"
+#include "support/subgraph_attr.h"
 #include "zoo/zoo.h"
 
 namespace pg {
@@ -209,6 +210,39 @@ TEST_F(SessionNchwc, ConcatsJoinTheRegion) {
     runtime::Session s(*m, runtime::SessionOptions{});
     // a, c, p, cat and d; cat2 reads the graph input, whose channels the plan does not know.
     EXPECT_EQ(s.blocked_steps(), 5);
+}
+
+// A region value read only from inside an If's branches (an outer-scope value) leaves the
+// region plain for them.
+TEST_F(SessionNchwc, SubgraphsReadRegionValuesPlain) {
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    std::mt19937 rng(8);
+    auto w = [&](const std::string& name) {
+        return b.constant(name, random_tensor(DataType::kFloat32, {64, 64, 1, 1}, false, rng));
+    };
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{1, 64, 6, 6});
+    ir::Value* cond = b.input("cond", DataType::kBool, std::vector<int64_t>{});
+    ir::Value* y1 = b.op("Conv", {x, w("w1")}, {}, "c1");
+    ir::Value* y2 = b.op("Conv", {y1, w("w2")}, {}, "c2");
+    ir::Value* y3 = b.op("Conv", {b.op("Conv", {y2, w("w3")}, {}, "c3"), w("w4")}, {}, "c4");
+    ir::Node* iff = b.op_multi("If", {cond}, 1, {}, "if");
+    for (const auto& [branch, op] : {std::pair{"then_branch", "Relu"}, {"else_branch", "Neg"}}) {
+        ir::GraphBuilder sb(*test::add_branch(iff, branch));
+        sb.output(sb.op(op, {y2}, {}, std::string(branch) + "_op"), DataType::kFloat32, {});
+    }
+    b.output(b.op("GlobalAveragePool", {y3}), DataType::kFloat32, {});
+    b.output(iff->output(0), DataType::kFloat32, {});
+    runtime::SessionOptions opt, plain_opt;
+    plain_opt.fuse = false;
+    runtime::Session blocked(*m, opt), plain(*m, plain_opt);
+    EXPECT_GT(blocked.blocked_steps(), 0);
+    for (const uint8_t c : {uint8_t(1), uint8_t(0)}) {
+        runtime::Feeds feeds;
+        feeds["x"] = ops::RtValue::of(random_tensor(DataType::kFloat32, {1, 64, 6, 6}, false, rng));
+        feeds["cond"] = ops::RtValue::of(Tensor::from_values<uint8_t>(DataType::kBool, {}, {c}));
+        EXPECT_LT(relative_gap(blocked.run(feeds), plain.run(feeds)), 1e-5);
+    }
 }
 
 TEST_F(SessionNchwc, ChannelsOutsideBlocksStayPlain) {
