@@ -609,8 +609,10 @@ void profile_case(const Case& c, int reps) {
     std::map<std::string, std::string> fused_op;
     std::vector<pg::runtime::Session::StepTime> times;
     for (int i = 0; i < reps; ++i) ref.session().run_timed(rt, times);
-    for (const auto& t : times)
-        fused_ms[t.node->name] += t.ms, fused_op[t.node->name] = t.node->op_type;
+    for (const auto& t : times) {  // a blocked-layout reorder apart from its node's step
+        const std::string key = t.reorder ? t.node->name + " (reorder)" : t.node->name;
+        fused_ms[key] += t.ms, fused_op[key] = t.reorder ? "(reorder)" : t.node->op_type;
+    }
     std::vector<std::pair<double, std::string>> steps;
     for (const auto& [name, ms] : fused_ms) steps.emplace_back(ms / reps, name);
     std::sort(steps.rbegin(), steps.rend());

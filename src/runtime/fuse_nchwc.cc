@@ -272,7 +272,7 @@ NodeStep reorder_step(const NodeStep& at, int from, int to, bool to_blocked) {
     r.fused_with = to_blocked ? ", reordering its input to the blocked layout"
                               : ", reordering its output from the blocked layout";
     r.kernel = share_kernel(to_blocked ? ops::make_to_nchwc() : ops::make_from_nchwc());
-    r.blocked = true;
+    r.blocked = true, r.reorder = true;
     return r;
 }
 

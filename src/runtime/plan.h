@@ -45,6 +45,7 @@ struct NodeStep {
     // A fused Conv chain's step: what it fuses (runtime/fuse_nchwc.cc runs it blocked).
     std::shared_ptr<const ops::ConvChain> conv_chain;
     bool blocked = false;  // reads or writes the blocked layout (runtime/fuse_nchwc.cc)
+    bool reorder = false;  // only converts a value between the layouts
 };
 
 // "while running node 'x' (Op, opset N)" (x: s.named or s.node) plus s.fused_with: the context

@@ -288,7 +288,7 @@ std::vector<ops::RtValue> Session::Impl::execute(const ir::Graph& g,
             run_step(s, f, hook);
             const std::chrono::duration<double, std::milli> d =
                 std::chrono::steady_clock::now() - start;
-            if (s.kernel) timing->push_back({s.node, d.count()});
+            if (s.kernel) timing->push_back({s.node, d.count(), s.reorder});
         }
     } else {
         for (const NodeStep& s : steps) run_step(s, f, hook);

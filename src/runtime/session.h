@@ -60,6 +60,7 @@ class Session {
     struct StepTime {
         const ir::Node* node;
         double ms;
+        bool reorder = false;  // a blocked-layout reorder next to `node` (runtime/fuse_nchwc.cc)
     };
     // run() without a hook, so with the fused steps, appending each executed main-graph step's
     // time to `times` (profiling what a plain run spends per step). Not to be called while

@@ -262,6 +262,16 @@ TEST_F(SessionNchwc, ASingleConvStaysPlain) {
     check_blocked(*m, false);
 }
 
+TEST_F(SessionNchwc, TimedRunsNameTheReorders) {
+    auto m = bottleneck_model();
+    runtime::Session s(*m, runtime::SessionOptions{});
+    std::vector<runtime::Session::StepTime> times;
+    s.run_timed(random_fuse_feeds(*m), times);
+    int reorders = 0;
+    for (const auto& t : times) reorders += t.reorder ? 1 : 0;
+    EXPECT_EQ(reorders, 2);  // x entering, the pooled output leaving
+}
+
 TEST_F(SessionNchwc, AHookSeesThePlainSteps) {
     auto m = bottleneck_model();
     runtime::SessionOptions opt;
