@@ -1,8 +1,10 @@
-// Internal to the AVX-512 GEMM files (gemm_direct_avx512.cc, gemm_rowvec_avx512.cc): the parts
-// of GemmEpilogue::apply that take one value per row, on 16 values of row i in a register, with
-// apply's operations in apply's order (the including file is built with -ffp-contract=off, so
-// the values are the same). The column bias (added before epilogue_rows_zmm) and the residual
-// (after it, before epilogue_clamp_zmm) are read per column and stay with the caller.
+// Internal to the AVX-512 GEMM and blocked-layout files (gemm_direct_avx512.cc,
+// gemm_rowvec_avx512.cc, nchwc_conv_avx512.cc, nchwc_depthwise_avx512.cc): the parts of
+// GemmEpilogue::apply that take one value per row, on 16 values of row i in a register (or on
+// 16 rows' values, epilogue_channels_zmm), with apply's operations in apply's order (the including
+// file is built with -ffp-contract=off, so the values are the same). The column bias (added before
+// epilogue_rows_zmm) and the residual (after it, before epilogue_clamp_zmm) are read per column and
+// stay with the caller.
 #pragma once
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -37,6 +39,22 @@ __attribute__((target("avx512f"), always_inline)) inline __m512 epilogue_clamp_z
     v = _mm512_max_ps(_mm512_set1_ps(ep.lo), v);
     if (ep.hi != __builtin_inff()) v = _mm512_min_ps(_mm512_set1_ps(ep.hi), v);
     return v;
+}
+
+// The epilogue of 16 channels from `ch` held in v's lanes (a blocked layout's pixel, nchwc.h),
+// GemmEpilogue::apply's operations in its order; res_at: the residual's 16 values there (read
+// only when the epilogue has one).
+__attribute__((target("avx512f"), always_inline)) inline __m512 epilogue_channels_zmm(
+    __m512 v, const GemmEpilogue& ep, int64_t ch, const float* res_at) {
+    if (ep.bias) v = _mm512_add_ps(v, _mm512_loadu_ps(ep.bias + ch));
+    if (ep.sub)
+        v = _mm512_add_ps(_mm512_mul_ps(_mm512_sub_ps(v, _mm512_loadu_ps(ep.sub + ch)),
+                                        _mm512_loadu_ps(ep.mul + ch)),
+                          _mm512_loadu_ps(ep.add + ch));
+    if (ep.scale) v = _mm512_mul_ps(v, _mm512_loadu_ps(ep.scale + ch));
+    if (ep.shift) v = _mm512_add_ps(v, _mm512_loadu_ps(ep.shift + ch));
+    if (ep.res) v = _mm512_add_ps(v, _mm512_loadu_ps(res_at));
+    return epilogue_clamp_zmm(v, ep);
 }
 
 }  // namespace pg::ops

@@ -105,20 +105,6 @@ Geometry geometry(const ConvShape& s, int threads, bool plain) {
     return g;
 }
 
-// The epilogue of 16 output channels from `ch` on v, GemmEpilogue::apply's order; res_at: the
-// residual's 16 values at this output (when the epilogue has one).
-PG_AVX512 inline __m512 finish(__m512 v, const GemmEpilogue& ep, int64_t ch, const float* res_at) {
-    if (ep.bias) v = _mm512_add_ps(v, _mm512_loadu_ps(ep.bias + ch));
-    if (ep.sub)
-        v = _mm512_add_ps(_mm512_mul_ps(_mm512_sub_ps(v, _mm512_loadu_ps(ep.sub + ch)),
-                                        _mm512_loadu_ps(ep.mul + ch)),
-                          _mm512_loadu_ps(ep.add + ch));
-    if (ep.scale) v = _mm512_mul_ps(v, _mm512_loadu_ps(ep.scale + ch));
-    if (ep.shift) v = _mm512_add_ps(v, _mm512_loadu_ps(ep.shift + ch));
-    if (ep.res) v = _mm512_add_ps(v, _mm512_loadu_ps(res_at));
-    return epilogue_clamp_zmm(v, ep);
-}
-
 // One tile over input channels [c0, c1): the slice's packed weights (64 floats per p; `wstride`
 // floats per input channel), the image's input (channel 0; channel c at (c / 16) * in_block +
 // (c % 16) * lane), the tile's pixels and its class's
@@ -174,7 +160,8 @@ PG_AVX512 __attribute__((noinline)) void conv_tile(const TileArgs& a) {
         float* dst = a.y + i * a.out_block + tile.out[j] * kB;
         __m512 v = acc[i][j];
         if (ep)
-            v = finish(v, *ep, a.ch + 16 * i, ep->res ? ep->res + (dst - ep->res_origin) : nullptr);
+            v = epilogue_channels_zmm(v, *ep, a.ch + 16 * i,
+                                      ep->res ? ep->res + (dst - ep->res_origin) : nullptr);
         _mm512_storeu_ps(dst, v);
     }
 }

@@ -33,21 +33,6 @@ namespace {
 
 constexpr int64_t kB = kNchwcBlock;
 
-// The epilogue of channels [ch, ch + 16) on v (GemmEpilogue::apply's order); res_at: the
-// residual at this output.
-__attribute__((target("avx512f"))) inline __m512 finish(__m512 v, const GemmEpilogue& ep,
-                                                        int64_t ch, const float* res_at) {
-    if (ep.bias) v = _mm512_add_ps(v, _mm512_loadu_ps(ep.bias + ch));
-    if (ep.sub)
-        v = _mm512_add_ps(_mm512_mul_ps(_mm512_sub_ps(v, _mm512_loadu_ps(ep.sub + ch)),
-                                        _mm512_loadu_ps(ep.mul + ch)),
-                          _mm512_loadu_ps(ep.add + ch));
-    if (ep.scale) v = _mm512_mul_ps(v, _mm512_loadu_ps(ep.scale + ch));
-    if (ep.shift) v = _mm512_add_ps(v, _mm512_loadu_ps(ep.shift + ch));
-    if (ep.res) v = _mm512_add_ps(v, _mm512_loadu_ps(res_at));
-    return epilogue_clamp_zmm(v, ep);
-}
-
 struct Rows {
     const ConvShape& s;
     AxisTaps h, w;
@@ -79,7 +64,8 @@ __attribute__((target("avx512f"))) inline void dw_pixels(const Rows& r, const fl
         float* dst = y + (oh * g.out[2] + ow + j) * kB;
         __m512 v = acc[j];
         if (r.ep)
-            v = finish(v, *r.ep, ch, r.ep->res ? r.ep->res + (dst - r.ep->res_origin) : nullptr);
+            v = epilogue_channels_zmm(v, *r.ep, ch,
+                                      r.ep->res ? r.ep->res + (dst - r.ep->res_origin) : nullptr);
         _mm512_storeu_ps(dst, v);
     }
 }
