@@ -19,7 +19,8 @@ void expect_same_results(const runtime::Results& a, const runtime::Results& b);
 // Runs `m` fused (without blocked regions) and plain (2 threads) and checks the outputs agree bit for bit, also when a
 // hook makes the fused session take the plain steps; returns the number of nodes fused.
 int check_fused_matches_plain(const ir::Model& m, DataType dt = DataType::kFloat32);
-// A `dt` tensor of `dims` with seeded values uniform in [-1, 1), or [0.5, 2) when `positive`.
+// A `dt` tensor of `dims` with seeded values uniform in [-1, 1), or [0.5, 2) when `positive`
+// (float32 and float64; other types come back zero-filled).
 Tensor random_tensor(DataType dt, std::vector<int64_t> dims, bool positive, std::mt19937& rng);
 // BatchNormalization `name` of y over `c` channels with seeded parameters (variance positive),
 // its initializers named after it.
