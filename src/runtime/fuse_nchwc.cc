@@ -5,16 +5,17 @@
 // candidate whose output only candidates read; their inputs' channel counts must be known (from
 // Convs' weights) and multiples of 16. (The pass runs before Concats are planned in place.)
 // Candidates joined by a value (one's output, the other's X or residual) form a region; a region
-// with at least two Convs and no more reorders (values entering and leaving) than Convs runs
-// blocked:
+// with more Convs than reorders (values entering and leaving) and at least as many gainful 1x1
+// Convs (64 channels and more in and out) as other Convs, and two at least, runs blocked (3x3
+// Convs run about as fast blocked as plain, 1x1 ones faster: docs/performance.md, session 9):
 // - its steps read and write blocked slots (new slots of the plan);
 // - a value entering it (from outside, or a graph input) is reordered once, just before its
 //   first reader in the region, into a blocked slot; the plain value is released as soon as
 //   no step outside the region needs it;
 // - a value leaving it (a reader outside the region, a graph output, a subgraph's outer read)
 //   is reordered back right after its producer, into the value's own slot.
-// The values are the plain steps' (the blocked kernels sum and compare as the plain ones do;
-// tests/unit/session_nchwc_test.cc), so only time and layout change.
+// The values are the plain steps' within float32 rounding (the blocked Convs sum as gemm_direct
+// does, the pools as the plain ones; tests/unit/session_nchwc_test.cc).
 #include <algorithm>
 #include <atomic>
 #include <numeric>
@@ -59,7 +60,7 @@ struct Candidate {
     std::vector<size_t> blocked;  // X, then the residual
 };
 
-// The step as a Conv candidate (channels: out[slot] = output channels).
+// The step as a Conv candidate.
 bool conv_candidate(const NodeStep& s, Candidate& c) {
     if (!is_op(s.node, "Conv") || s.concat_slot >= 0 || s.outputs.size() != 1) return false;
     const Tensor* w = conv_weights(*s.node);
