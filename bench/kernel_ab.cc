@@ -9,9 +9,9 @@
 //   maxpool (ops::set_separable_max_pool), gemv (ops::set_gemv_row_blocks), rowvec
 //   (ops::set_gemm_rowvec), static (ops::set_gemm_direct_static), and the plan-time switches,
 //   for which each side has a session of its own: shuffle (runtime::set_fuse_channel_shuffle),
-//   concat (runtime::set_fuse_concat_in_place), nchwc (runtime::set_nchwc_layout). --threads N (default 2), --reps N runs per side
-//   (default 30). Inputs are uniform in [-1, 1) for float32, zero otherwise, with symbolic
-//   dims set to 1.
+//   concat (runtime::set_fuse_concat_in_place), nchwc (runtime::set_nchwc_layout). --threads N
+//   (default 2), --reps N runs per side (default 30). Inputs are uniform in [-1, 1) for float32,
+//   zero otherwise, with symbolic dims set to 1.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

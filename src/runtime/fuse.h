@@ -1,7 +1,7 @@
 // Internal to the runtime: plan-time fusion for runs that no NodeHook observes, bit-identical to
-// the plain steps but for the blocked regions. Conv -> BatchNormalization -> per-channel Mul / Add -> residual Add / Sum ->
-// Relu / Clip -> channel shuffle (Reshape, Transpose, Reshape; not after the residual) chains
-// (any part but the Conv optional) become one step (ops/conv_fused.h): each
+// the plain steps but for the blocked regions. Conv -> BatchNormalization -> per-channel Mul / Add
+// -> residual Add / Sum -> Relu / Clip -> channel shuffle (Reshape, Transpose, Reshape; not after
+// the residual) chains (any part but the Conv optional) become one step (ops/conv_fused.h): each
 // intermediate value has exactly one reader (the next op of the chain, as its first input; either
 // input of the Mul / Add / Sum) and is not a graph output, and the later ops' other inputs are
 // initializers or graph inputs, or (the residual) an earlier step's output, so they can be read

@@ -16,8 +16,9 @@ namespace pg::test {
 runtime::Feeds random_fuse_feeds(const ir::Model& m, DataType dt = DataType::kFloat32);
 // a and b hold the same names, dims and bytes.
 void expect_same_results(const runtime::Results& a, const runtime::Results& b);
-// Runs `m` fused (without blocked regions) and plain (2 threads) and checks the outputs agree bit for bit, also when a
-// hook makes the fused session take the plain steps; returns the number of nodes fused.
+// Runs `m` fused (without blocked regions) and plain (2 threads) and checks the outputs agree bit
+// for bit, also when a hook makes the fused session take the plain steps; returns the number of
+// nodes fused.
 int check_fused_matches_plain(const ir::Model& m, DataType dt = DataType::kFloat32);
 // A `dt` tensor of `dims` with seeded values uniform in [-1, 1), or [0.5, 2) when `positive`
 // (float32 and float64; other types come back zero-filled).
