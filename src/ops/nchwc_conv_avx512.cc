@@ -76,32 +76,26 @@ struct Geometry {
     int64_t in_block = 0, out_block = 0;  // floats per 16 input / output channels
     int64_t lane = 1;                     // floats between channels of a block (plain: a plane)
     bool by_groups = false;  // units (image, group, segment); else (image, segment, group)
+    int64_t segments = 1;    // per image and group: balanced ranges of its tiles
     NchwcConvTiles tiles;
     // Group grp's first output block and block count.
     void group(int64_t grp, int64_t* b0, int64_t* nb) const { part_of(mb, groups, grp, b0, nb); }
 };
 
 Geometry geometry(const ConvShape& s, int threads, bool plain) {
-    Geometry g;
+    Geometry g{
+        0, 0, 0, 0, plain ? s.w.in[1] * s.w.in[2] : 1, false, 1, NchwcConvTiles(s, plain ? 1 : kB)};
     g.mb = s.m / kB;
     g.groups = (g.mb + 3) / 4;
     g.in_block = s.w.in[1] * s.w.in[2] * kB;
-    g.lane = plain ? s.w.in[1] * s.w.in[2] : 1;
     g.out_block = s.w.out[1] * s.w.out[2] * kB;
-    std::vector<int64_t> widths;
-    for (int64_t grp = 0; grp < g.groups; ++grp) {
-        int64_t b0 = 0, nb = 0;
-        g.group(grp, &b0, &nb);
-        widths.push_back(tile_width(nb));
-    }
     // Threads take whole groups when there are two per thread or more (each group's weights are
     // then packed once), else ranges of pixels across all groups (each thread reads its part of
     // the input only, from L2 for every group); segments' sums stay in L2 either way.
     const int64_t pixels = s.w.out[1] * s.w.out[2];
     g.by_groups = g.groups * s.n >= 2 * threads;
-    const int64_t segments = std::max<int64_t>(g.by_groups ? 1 : threads,
-                                               (pixels + kSegmentPixels - 1) / kSegmentPixels);
-    g.tiles = nchwc_conv_tiles(s, plain ? 1 : kB, widths, (pixels + segments - 1) / segments);
+    g.segments = std::max<int64_t>(g.by_groups ? 1 : threads,
+                                   (pixels + kSegmentPixels - 1) / kSegmentPixels);
     return g;
 }
 
@@ -225,18 +219,18 @@ void run_segment(const Job& j, float* wp, int64_t n, int64_t grp, int64_t seg) {
     const Geometry& g = j.g;
     int64_t b0 = 0, nb = 0;
     g.group(grp, &b0, &nb);
-    const NchwcTiles& tiles = g.tiles.by_width[static_cast<size_t>(tile_width(nb))];
-    const int64_t t0 = tiles.segment_start[static_cast<size_t>(seg)],
-                  t1 = tiles.segment_start[static_cast<size_t>(seg + 1)];
-    const int64_t ntaps = g.tiles.taps, k = j.s.c * ntaps;
+    const int64_t width = tile_width(nb), count = g.tiles.count(width);
+    thread_local std::vector<NchwcTile> tiles;  // the segment's, for every slice
+    tiles.clear();
+    g.tiles.tiles(width, count * seg / g.segments, count * (seg + 1) / g.segments, tiles);
+    const int64_t ntaps = g.tiles.taps(), k = j.s.c * ntaps;
     const int64_t step = slice_channels(j.s, ntaps, j.plain);
     float* y_group = j.y + (n * g.mb + b0) * g.out_block;
     for (int64_t c0 = 0; c0 < j.s.c; c0 += step) {
         const int64_t c1 = std::min(j.s.c, c0 + step), p0 = c0 * ntaps;
         pack_rows_transposed(j.w + b0 * kB * k, k, nb * kB, p0, (c1 - c0) * ntaps, k, wp);
-        for (int64_t t = t0; t < t1; ++t) {
-            const NchwcTile& tile = tiles.tiles[static_cast<size_t>(t)];
-            const std::vector<NchwcTap>& taps = g.tiles.classes[static_cast<size_t>(tile.cls)];
+        for (const NchwcTile& tile : tiles) {
+            const std::vector<NchwcTap>& taps = g.tiles.taps_of(tile.cls);
             const TileArgs a{wp,          j.x + n * j.s.c * (g.in_block / kB),
                              &tile,       c0,
                              c1,          g.in_block,
@@ -245,7 +239,7 @@ void run_segment(const Job& j, float* wp, int64_t n, int64_t grp, int64_t seg) {
                              y_group,     g.out_block,
                              c0 == 0,     c1 == j.s.c,
                              j.ep,        b0 * kB};
-            tile_fn(nb, tile.np, a.ntaps, g.tiles.full[static_cast<size_t>(tile.cls)])(a);
+            tile_fn(nb, tile.np, a.ntaps, g.tiles.full(tile.cls))(a);
         }
     }
 }
@@ -261,7 +255,7 @@ void conv_nchwc(const ConvShape& s, const float* x, const float* w, const float*
     ep.bias = bias;
     const bool any = ep.bias || ep.sub || ep.scale || ep.shift || ep.res || ep.clamp;
     const Job job{s, g, x, w, any ? &ep : nullptr, y, plain_input};
-    const int64_t taps = g.tiles.taps, segments = g.tiles.segments;
+    const int64_t taps = g.tiles.taps(), segments = g.segments;
     const int64_t room = slice_channels(s, taps, plain_input) * taps * kPackRows;
     run_parts(pool, s.n * g.groups * segments, [&](int64_t b, int64_t e) {
         std::unique_ptr<float[]> wp(new float[static_cast<size_t>(room)]);
