@@ -5,9 +5,9 @@
 // candidate whose output only candidates read; their inputs' channel counts must be known (from
 // Convs' weights) and multiples of 16. (The pass runs before Concats are planned in place.)
 // Candidates joined by a value (one's output, the other's X or residual) form a region; a region
-// with more Convs than reorders (values entering and leaving) and at least as many gainful 1x1
-// Convs (64 channels and more in and out) as other Convs, and two at least, runs blocked (3x3
-// Convs run about as fast blocked as plain, 1x1 ones faster: docs/performance.md, session 9):
+// with more Convs than reorders (values entering and leaving), no Conv wider than 3x3, and 1x1
+// Convs two at least and half the others runs blocked (1x1 Convs run faster blocked, 3x3 ones
+// about as fast, 5x5 ones slower: docs/performance.md, session 9):
 // - its steps read and write blocked slots (new slots of the plan);
 // - a value entering it (from outside, or a graph input) is reordered once, just before its
 //   first reader in the region, into a blocked slot; the plain value is released as soon as
@@ -36,7 +36,6 @@ namespace {
 
 std::atomic<bool> g_enabled{true};
 constexpr int64_t kBlock = ops::kNchwcBlock;
-constexpr int64_t kGainInputs = 64, kGainOutputs = 64;
 
 bool is_pool(const ir::Node* n) {
     return is_op(n, "MaxPool") || is_op(n, "AveragePool") || is_op(n, "GlobalAveragePool") ||
@@ -53,9 +52,8 @@ const Tensor* conv_weights(const ir::Node& n) {
 // What a candidate step reads blocked (input indices) and how it runs.
 struct Candidate {
     bool conv = false, concat = false;
-    // A 1x1 Conv with 64 input and 64 output channels or more: where blocking gains (3x3
-    // Convs run about even; shorter sums and narrower outputs lose).
-    bool pointwise = false;
+    bool pointwise = false;  // a 1x1 Conv: where blocking gains
+    bool wide = false;       // more taps than 3x3: where it loses
     ops::ConvChain chain;
     std::vector<size_t> blocked;  // X, then the residual
 };
@@ -75,8 +73,8 @@ bool conv_candidate(const NodeStep& s, Candidate& c) {
         s.inputs.empty() || s.inputs[0] < 0)
         return false;
     c.conv = true;
-    c.pointwise = w->dims()[2] == 1 && w->dims()[3] == 1 && w->dims()[1] >= kGainInputs &&
-                  w->dims()[0] >= kGainOutputs;
+    c.pointwise = w->dims()[2] == 1 && w->dims()[3] == 1;
+    c.wide = w->dims()[2] * w->dims()[3] > 9;
     c.blocked = {0};
     if (c.chain.residual) {
         const size_t r =
@@ -218,9 +216,41 @@ void drop_leaving_concats(const std::vector<NodeStep>& steps,
     }
 }
 
-// The candidates in regions worth blocking: more Convs than reorders (values entering plus
-// values leaving), and 1x1 Convs (where the layout gains: 0.6-0.85 of the plain time in
-// ResNet-50, against about 1.0 for 3x3 ones) at least two and half the others.
+// What a region would cost and gain.
+struct RegionStats {
+    int convs = 0, pointwise = 0, wide = 0, reorders = 0;
+};
+
+RegionStats stats_of(const std::vector<NodeStep>& steps,
+                     const std::unordered_map<size_t, Candidate>& cands,
+                     const std::unordered_map<int, size_t>& producer, const Readers& r,
+                     const std::unordered_set<size_t>& m) {
+    RegionStats st;
+    std::unordered_set<int> entering;
+    for (size_t q : m) {
+        const Candidate& c = cands.at(q);
+        st.convs += c.conv ? 1 : 0;
+        st.pointwise += c.pointwise ? 1 : 0;
+        st.wide += c.wide ? 1 : 0;
+        for (size_t i : c.blocked) {
+            const auto it = producer.find(steps[q].inputs[i]);
+            if (it == producer.end() || !m.count(it->second)) entering.insert(steps[q].inputs[i]);
+        }
+        st.reorders += read_only_blocked(r, steps[q].outputs[0], m) ? 0 : 1;  // leaving
+    }
+    st.reorders += static_cast<int>(entering.size());
+    return st;
+}
+
+// More Convs than reorders, no Conv wider than 3x3, and 1x1 Convs (where the layout gains:
+// 0.6-0.9 of the plain time, against about 1.0 for 3x3 ones and 1.1-1.3 for 5x5 ones) two at
+// least and half the others.
+bool worth_blocking(const RegionStats& st) {
+    return st.convs > st.reorders && st.wide == 0 &&
+           st.pointwise >= std::max(2, (st.convs - st.pointwise + 1) / 2);
+}
+
+// The candidates in regions worth blocking.
 std::unordered_set<size_t> regions(const std::vector<NodeStep>& steps,
                                    const std::unordered_map<size_t, Candidate>& cands,
                                    const std::unordered_set<int>& external) {
@@ -240,25 +270,8 @@ std::unordered_set<size_t> regions(const std::vector<NodeStep>& steps,
     for (const auto& [q, c] : cands) members[root(up, q)].insert(q);
     const Readers r = readers(steps, cands, external);
     std::unordered_set<size_t> keep;
-    for (const auto& [head, m] : members) {
-        int convs = 0, pointwise = 0;
-        std::unordered_set<int> entering;
-        int leaving = 0;
-        for (size_t q : m) {
-            const Candidate& c = cands.at(q);
-            convs += c.conv ? 1 : 0;
-            pointwise += c.pointwise ? 1 : 0;
-            for (size_t i : c.blocked) {
-                const auto it = producer.find(steps[q].inputs[i]);
-                if (it == producer.end() || !m.count(it->second))
-                    entering.insert(steps[q].inputs[i]);
-            }
-            leaving += read_only_blocked(r, steps[q].outputs[0], m) ? 0 : 1;
-        }
-        const int reorders = static_cast<int>(entering.size()) + leaving;
-        if (convs > reorders && pointwise >= std::max(2, convs - pointwise))
-            keep.insert(m.begin(), m.end());
-    }
+    for (const auto& [head, m] : members)
+        if (worth_blocking(stats_of(steps, cands, producer, r, m))) keep.insert(m.begin(), m.end());
     return keep;
 }
 

@@ -245,6 +245,23 @@ TEST_F(SessionNchwc, SubgraphsReadRegionValuesPlain) {
     }
 }
 
+// 1x1 Convs enough, but a 5x5 one among them (slower blocked): the region stays plain.
+TEST_F(SessionNchwc, RegionsWithWideWindowsStayPlain) {
+    auto m = ir::new_model(13);
+    ir::GraphBuilder b(*m->graph);
+    std::mt19937 rng(10);
+    auto conv = [&](ir::Value* x, int64_t k, const std::string& name) {
+        return b.op(
+            "Conv",
+            {x, b.constant(name, random_tensor(DataType::kFloat32, {64, 64, k, k}, false, rng))},
+            ir::attrs(ir::Attribute::make_ints("pads", {k / 2, k / 2, k / 2, k / 2})), name);
+    };
+    ir::Value* x = b.input("x", DataType::kFloat32, {1, 64, 8, 8});
+    ir::Value* y = conv(conv(conv(conv(x, 1, "a"), 1, "b"), 5, "c"), 1, "d");
+    b.output(b.op("GlobalAveragePool", {y}), DataType::kFloat32, {});
+    check_blocked(*m, false);
+}
+
 TEST_F(SessionNchwc, ChannelsOutsideBlocksStayPlain) {
     check_blocked(*chain_model(40), false);
 }
