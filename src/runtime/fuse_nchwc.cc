@@ -1,6 +1,7 @@
 // Regions of the blocked (NCHWc16) layout (see fuse.h). A candidate is a step
 // ops/nchwc_kernels.h runs blocked: a Conv step (fused chain or plain; 2-D weights initializer,
-// one group or depthwise, input and output channels multiples of 16, no shuffle), a 2-D MaxPool /
+// one group or depthwise, output channels a multiple of 16, input channels too or else a stem
+// reading its input plain, no shuffle), a 2-D MaxPool /
 // AveragePool / global pool after a candidate, or a Concat of channels with an input from a
 // candidate whose output only candidates read; their inputs' channel counts must be known (from
 // Convs' weights) and multiples of 16. (The pass runs before Concats are planned in place.)
@@ -62,20 +63,19 @@ struct Candidate {
 bool conv_candidate(const NodeStep& s, Candidate& c) {
     if (!is_op(s.node, "Conv") || s.concat_slot >= 0 || s.outputs.size() != 1) return false;
     const Tensor* w = conv_weights(*s.node);
-    if (!w || w->dims()[0] % kBlock || w->dims()[0] == 0 || w->dims()[1] == 0 ||
-        (w->dims()[1] % kBlock && w->dims()[1] != 1))
-        return false;
+    if (!w || w->dims()[0] % kBlock || w->dims()[0] == 0 || w->dims()[1] == 0) return false;
     c.chain = s.conv_chain ? *s.conv_chain : ops::ConvChain{};
     if (!s.conv_chain) c.chain.conv = ops::read_conv_attrs(ops::Attrs(*s.node));
     const int64_t group = c.chain.conv.group;  // 1, or depthwise (one channel per group)
     const bool depthwise = group > 1 && group == w->dims()[0] && w->dims()[1] == 1;
-    if ((group != 1 && !depthwise) || (group == 1 && w->dims()[1] % kBlock) || c.chain.shuffle ||
-        s.inputs.empty() || s.inputs[0] < 0)
+    // A stem: input channels not in blocks (3 colours), read plain, written blocked.
+    const bool stem = group == 1 && w->dims()[1] % kBlock != 0;
+    if ((group != 1 && !depthwise) || c.chain.shuffle || s.inputs.empty() || s.inputs[0] < 0)
         return false;
     c.conv = true;
     c.pointwise = w->dims()[2] == 1 && w->dims()[3] == 1;
-    c.wide = w->dims()[2] * w->dims()[3] > 9;
-    c.blocked = {0};
+    c.wide = !stem && w->dims()[2] * w->dims()[3] > 9;
+    if (!stem) c.blocked = {0};
     if (c.chain.residual) {
         const size_t r =
             3 + (c.chain.batch_norm ? 4 : 0) + (c.chain.scale ? 1 : 0) + (c.chain.shift ? 1 : 0);

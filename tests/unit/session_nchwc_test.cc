@@ -289,6 +289,37 @@ TEST_F(SessionNchwc, TimedRunsNameTheReorders) {
     EXPECT_EQ(reorders, 2);  // x entering, the pooled output leaving
 }
 
+// A stem (3 channels) reads the image plain and writes blocked: no reorder on the way in.
+TEST_F(SessionNchwc, StemsReadTheImagePlain) {
+    auto m = ir::new_model(13);
+    ir::GraphBuilder b(*m->graph);
+    std::mt19937 rng(12);
+    auto conv = [&](ir::Value* x, int64_t out, int64_t in, int64_t k, int64_t stride,
+                    const std::string& name) {
+        return b.op(
+            "Conv",
+            {x, b.constant(name, random_tensor(DataType::kFloat32, {out, in, k, k}, false, rng))},
+            ir::attrs(ir::Attribute::make_ints("pads", {k / 2, k / 2, k / 2, k / 2}),
+                      ir::Attribute::make_ints("strides", {stride, stride})),
+            name);
+    };
+    ir::Value* x = b.input("x", DataType::kFloat32, {1, 3, 33, 31});
+    ir::Value* y = b.op("Relu", {conv(x, 64, 3, 3, 2, "stem")});
+    y = b.op("MaxPool", {y},
+             ir::attrs(ir::Attribute::make_ints("kernel_shape", {3, 3}),
+                       ir::Attribute::make_ints("strides", {2, 2})));
+    y = conv(conv(conv(y, 64, 64, 1, 1, "a"), 32, 64, 1, 1, "b"), 64, 32, 3, 1, "c");
+    b.output(b.op("GlobalAveragePool", {y}), DataType::kFloat32, {});
+    EXPECT_LT(check_blocked(*m), 1e-5);
+    runtime::Session s(*m, runtime::SessionOptions{});
+    EXPECT_EQ(s.blocked_steps(), 6);  // stem, pool, a, b, c, the global pool
+    std::vector<runtime::Session::StepTime> times;
+    s.run_timed(random_fuse_feeds(*m), times);
+    int reorders = 0;
+    for (const auto& t : times) reorders += t.reorder ? 1 : 0;
+    EXPECT_EQ(reorders, 1);  // the pooled output leaving only
+}
+
 TEST_F(SessionNchwc, AHookSeesThePlainSteps) {
     auto m = bottleneck_model();
     runtime::SessionOptions opt;
