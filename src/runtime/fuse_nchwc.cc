@@ -317,6 +317,63 @@ void release_at_last_reader(std::vector<NodeStep>& steps, const std::unordered_s
     for (const auto& [slot, i] : last) steps[i].release.push_back(slot);
 }
 
+// The regions' blocked slots (new slots of p): one per value a region step writes, one per value
+// entering a region, with the first region step reading each entering value.
+struct BlockedSlots {
+    std::unordered_map<int, int> of;           // plain slot -> blocked slot
+    std::unordered_map<int, size_t> entry_at;  // entering slot -> first region reader
+};
+
+BlockedSlots blocked_slots(const std::vector<NodeStep>& steps,
+                           const std::unordered_map<size_t, Candidate>& cands,
+                           const std::unordered_set<size_t>& keep, GraphPlan& p) {
+    BlockedSlots r;
+    std::unordered_set<int> produced;
+    for (size_t q : keep) produced.insert(steps[q].outputs[0]);
+    for (size_t q = 0; q < steps.size(); ++q) {
+        if (!keep.count(q)) continue;
+        for (size_t i : cands.at(q).blocked) {
+            const int s = steps[q].inputs[i];
+            if (!produced.count(s) && !r.entry_at.count(s)) r.entry_at[s] = q;
+        }
+        r.of[steps[q].outputs[0]] = p.num_slots++;
+    }
+    for (const auto& [s, q] : r.entry_at) r.of[s] = p.num_slots++;
+    return r;
+}
+
+// Slots read plain: by steps outside the regions, at positions a region step reads plain, as a
+// Concat's base, or from outside the step list (`external`). Region outputs among them leave
+// through a reorder.
+std::unordered_set<int> leaving_slots(const std::vector<NodeStep>& steps,
+                                      const std::unordered_map<size_t, Candidate>& cands,
+                                      const std::unordered_set<size_t>& keep,
+                                      const std::unordered_set<int>& external) {
+    std::unordered_set<int> leaving = external;
+    for (size_t q = 0; q < steps.size(); ++q) {
+        const Candidate* c = keep.count(q) ? &cands.at(q) : nullptr;
+        for (size_t i = 0; i < steps[q].inputs.size(); ++i)
+            if (!c || std::find(c->blocked.begin(), c->blocked.end(), i) == c->blocked.end())
+                leaving.insert(steps[q].inputs[i]);
+        leaving.insert(steps[q].concat_base);
+    }
+    return leaving;
+}
+
+// Region step s rewired to its blocked slots, with its blocked kernel (the plain one inside).
+NodeStep blocked_step(const NodeStep& s, const Candidate& c, const BlockedSlots& slots) {
+    NodeStep b = s;
+    for (size_t i : c.blocked) b.inputs[i] = slots.of.at(b.inputs[i]);
+    b.outputs[0] = slots.of.at(s.outputs[0]);
+    b.fused_with += ", in the blocked layout";
+    b.kernel = share_kernel(
+        c.conv     ? ops::make_nchwc_conv(c.chain, c.blocked, *s.kernel)
+        : c.concat ? ops::make_nchwc_concat(*s.kernel)
+                   : ops::make_nchwc_pool(b.node->op_type, ops::Attrs(*b.node), *s.kernel));
+    b.blocked = true;
+    return b;
+}
+
 }  // namespace
 
 bool set_nchwc_layout(bool on) {
@@ -334,57 +391,26 @@ std::vector<NodeStep> fuse_nchwc_regions(const ir::Graph& g, GraphPlan& p,
     drop_leaving_concats(steps, external, cands);
     const std::unordered_set<size_t> keep = regions(steps, cands, external);
     if (keep.empty()) return {};
-    // Slots the region writes, and where the region reads them.
-    std::unordered_map<int, int> blocked_slot;  // plain slot -> blocked slot
-    std::unordered_set<int> produced;
-    for (size_t q : keep) produced.insert(steps[q].outputs[0]);
-    std::unordered_map<int, size_t> entry_at;  // entering slot -> first region reader
-    for (size_t q = 0; q < steps.size(); ++q) {
-        if (!keep.count(q)) continue;
-        for (size_t i : cands.at(q).blocked) {
-            const int s = steps[q].inputs[i];
-            if (!produced.count(s) && !entry_at.count(s)) entry_at[s] = q;
-        }
-        blocked_slot[steps[q].outputs[0]] = p.num_slots++;
-    }
-    for (const auto& [s, q] : entry_at) blocked_slot[s] = p.num_slots++;
-    // Region outputs read elsewhere leave through a reorder.
-    std::unordered_set<int> leaving = external;
-    for (size_t q = 0; q < steps.size(); ++q) {
-        const auto c = keep.count(q) ? &cands.at(q) : nullptr;
-        for (size_t i = 0; i < steps[q].inputs.size(); ++i)
-            if (!c || std::find(c->blocked.begin(), c->blocked.end(), i) == c->blocked.end())
-                leaving.insert(steps[q].inputs[i]);
-        leaving.insert(steps[q].concat_base);  // read where a Concat's base is copied in
-    }
+    const BlockedSlots slots = blocked_slots(steps, cands, keep, p);
+    const std::unordered_set<int> leaving = leaving_slots(steps, cands, keep, external);
     std::vector<NodeStep> out;
-    std::unordered_set<int> touched;
     for (size_t q = 0; q < steps.size(); ++q) {
-        for (const auto& [s, first] : entry_at)
-            if (first == q) out.push_back(reorder_step(steps[q], s, blocked_slot.at(s), true));
+        for (const auto& [s, first] : slots.entry_at)
+            if (first == q) out.push_back(reorder_step(steps[q], s, slots.of.at(s), true));
         if (!keep.count(q)) {
             out.push_back(steps[q]);
             continue;
         }
-        const Candidate& c = cands.at(q);
-        NodeStep b = steps[q];
-        for (size_t i : c.blocked) b.inputs[i] = blocked_slot.at(b.inputs[i]);
-        const int plain_out = b.outputs[0];
-        b.outputs[0] = blocked_slot.at(plain_out);
-        b.fused_with += ", in the blocked layout";
-        b.kernel =
-            share_kernel(c.conv     ? ops::make_nchwc_conv(c.chain, c.blocked, *steps[q].kernel)
-                         : c.concat ? ops::make_nchwc_concat(*steps[q].kernel)
-                                    : ops::make_nchwc_pool(b.node->op_type, ops::Attrs(*b.node),
-                                                           *steps[q].kernel));
-        b.blocked = true;
-        out.push_back(std::move(b));
+        out.push_back(blocked_step(steps[q], cands.at(q), slots));
+        const int plain_out = steps[q].outputs[0];
         if (leaving.count(plain_out))
-            out.push_back(reorder_step(steps[q], blocked_slot.at(plain_out), plain_out, false));
+            out.push_back(reorder_step(steps[q], slots.of.at(plain_out), plain_out, false));
         ++*blocked;
     }
-    for (const auto& [plain, blk] : blocked_slot) touched.insert(blk);
-    for (const auto& [s, q] : entry_at)  // the plain value: free once nothing outside reads it
+    std::unordered_set<int> touched;
+    for (const auto& [plain, blk] : slots.of) touched.insert(blk);
+    for (const auto& [s, q] :
+         slots.entry_at)  // the plain value: free once nothing outside reads it
         if (!outer.count(s) &&
             std::find(p.output_slots.begin(), p.output_slots.end(), s) == p.output_slots.end())
             touched.insert(s);
