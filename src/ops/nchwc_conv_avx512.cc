@@ -69,6 +69,17 @@ void part_of(int64_t len, int64_t parts, int64_t n, int64_t* first, int64_t* cou
     *count = base + (n < extra ? 1 : 0);
 }
 
+// Groups for mb output blocks: of at most four blocks, and a multiple of the threads when that
+// keeps three blocks or more in each (twelve blocks on two threads: four groups of three, not
+// three of four), so that threads can take whole groups, each packing its weights once (split
+// by pixels, every thread packs every group: 20 % of a 3x3 layer's time at 14x14).
+int64_t group_count(int64_t mb, int threads) {
+    const int64_t fewest = (mb + 3) / 4;
+
+    const int64_t even = (fewest + threads - 1) / threads * threads;
+    return even * 3 <= mb ? even : fewest;
+}
+
 // One image's geometry: input blocks, the output blocks in groups of at most four of balanced
 // sizes (96 channels: three and three, not four and two), and the tiles.
 struct Geometry {
@@ -86,7 +97,7 @@ Geometry geometry(const ConvShape& s, int threads, bool plain) {
     Geometry g{
         0, 0, 0, 0, plain ? s.w.in[1] * s.w.in[2] : 1, false, 1, NchwcConvTiles(s, plain ? 1 : kB)};
     g.mb = s.m / kB;
-    g.groups = (g.mb + 3) / 4;
+    g.groups = group_count(g.mb, threads);
     g.in_block = s.w.in[1] * s.w.in[2] * kB;
     g.out_block = s.w.out[1] * s.w.out[2] * kB;
     // Threads take whole groups when there are two per thread or more (each group's weights are
