@@ -1,15 +1,16 @@
 // conv_nchwc (nchwc.h) with AVX-512F. The output blocks go in groups of up to four, of balanced
-// sizes; a group's weights are copied transposed (pack_rows_transposed: line p holds the group's
-// weights of p = (input channel, kh, kw)), all at once, or slice by slice (about 128 values of p,
-// the next slice's lines prefetched) when the image is one segment or the group's weights pass
-// 256 KiB. Each tile of output pixels (nchwc_conv_tiles.h: one class of pixels, those that see
-// the same taps inside the input) keeps 24 accumulator vectors (four blocks x 6 pixels, three x
-// 8, two or one x 12) over the sum, each step loading the group's weight vectors and
+// sizes (their count a multiple of the threads where groups of three allow it). Work: units of
+// (image, group, segment of up to 2048 output pixels), in one contiguous range per thread,
+// ordered by group when there are two groups per thread or more, else by segment (each thread a
+// part of the pixels, for every group). A unit runs slice after slice of about 128 values of
+// p = (input channel, kh, kw): the slice's weights are copied transposed (pack_rows_transposed,
+// 32 KiB, the next slice's lines prefetched) and stay in L1 for every tile of the segment; the
+// sums wait in the output between slices. Each tile (nchwc_conv_tiles.h: pixels of one class,
+// those that see the same taps inside the input) keeps 24 accumulator vectors (four blocks x 6
+// pixels, three x 8, two or one x 12), each step loading the group's weight vectors and
 // broadcasting one input value per pixel; the taps in the padding are not visited, so no padded
-// copy is made. A slice's weights stay in L1 for a segment's tiles (about 96 pixels); between
-// slices the sums wait in the output. Work: (image, group, segment) units in one contiguous range
-// per thread, a thread packing only when its group changes. Built with -ffp-contract=off: the
-// epilogue's operations are GemmEpilogue::apply's.
+// copy is made. Built with -ffp-contract=off: the epilogue's operations are
+// GemmEpilogue::apply's.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -75,7 +76,6 @@ void part_of(int64_t len, int64_t parts, int64_t n, int64_t* first, int64_t* cou
 // by pixels, every thread packs every group: 20 % of a 3x3 layer's time at 14x14).
 int64_t group_count(int64_t mb, int threads) {
     const int64_t fewest = (mb + 3) / 4;
-
     const int64_t even = (fewest + threads - 1) / threads * threads;
     return even * 3 <= mb ? even : fewest;
 }
@@ -112,9 +112,9 @@ Geometry geometry(const ConvShape& s, int threads, bool plain) {
 
 // One tile over input channels [c0, c1): the slice's packed weights (64 floats per p; `wstride`
 // floats per input channel), the image's input (channel 0; channel c at (c / 16) * in_block +
-// (c % 16) * lane), the tile's pixels and its class's
-// taps, the group's output (blocks out_block apart), which holds the sums so far unless
-// `first`; `last` applies the epilogue (may be nullptr; ch: the group's first channel).
+// (c % 16) * lane), the tile's pixels and its class's taps, the group's output (blocks out_block
+// apart), which holds the sums so far unless `first`; `last` applies the epilogue (may be
+// nullptr; ch: the group's first channel).
 struct TileArgs {
     const float* wp;
     const float* x;

@@ -223,7 +223,7 @@ void Session::Impl::plan_graph(const ir::Graph& g, const OpsetFn& opset) {
         auto regions =
             fuse_nchwc_regions(g, *p, p->fused.empty() ? p->steps : p->fused, &p->blocked_steps);
         if (p->blocked_steps > 0) p->fused = std::move(regions);
-        int concats = 0;  // of the steps outside blocked regions
+        int concats = 0;  // plain ones, and blocked ones inside the regions (in blocks)
         auto in_place =
             fuse_concat_in_place(g, *p, p->fused.empty() ? p->steps : p->fused, &concats);
         if (concats > 0) p->fused = std::move(in_place), p->fused_nodes += concats;
