@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "base/aligned.h"
 #include "base/error.h"
 #include "onnx/model_io.h"
 #include "ops/conv_winograd.h"
@@ -44,6 +45,7 @@ const std::map<std::string, Switch>& switches() {
         {"static", [](bool on) { return pg::ops::set_gemm_direct_static(on); }},
         {"concat", [](bool on) { return pg::runtime::set_fuse_concat_in_place(on); }},
         {"nchwc", [](bool on) { return pg::runtime::set_nchwc_layout(on); }},
+        {"align", [](bool on) { return pg::set_aligned_buffers(on); }},
     };
     return s;
 }

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "base/aligned.h"
 #include "ops/conv_depthwise.h"
 #include "ops/conv_kernels.h"
 #include "ops/gemm_kernels.h"
@@ -300,12 +301,12 @@ void depthwise_fast(const ConvShape& s, const float* x, const float* w, const fl
     const PlaneFn plane = plane_padded_fn();
     run_parallel(split ? pool : nullptr, s.n * s.c, [&](int64_t b, int64_t e) {
         // Zeroed here once: fill_padded writes only the cells under the input.
-        std::vector<float> buf(padded ? static_cast<size_t>(pp.rows * pp.cols + kDepthwiseSlack)
-                                      : 0);
+        const AlignedArray<float> buf = aligned_zeros<float>(
+            padded ? static_cast<size_t>(pp.rows * pp.cols + kDepthwiseSlack) : 0);
         for (int64_t p = b; p < e; ++p) {
             const int64_t c = p % s.c;
             if (padded)
-                plane(s.w, x + p * in, w + c * ks, bias ? bias[c] : 0.0f, y + p * os, buf.data());
+                plane(s.w, x + p * in, w + c * ks, bias ? bias[c] : 0.0f, y + p * os, buf.get());
             else
                 depthwise_plane(s.w, cp, row, x + p * in, w + c * ks, bias ? bias[c] : 0.0f,
                                 y + p * os);

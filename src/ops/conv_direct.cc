@@ -14,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+#include "base/aligned.h"
 #include "ops/conv_kernels.h"
 #include "ops/gemm_direct.h"
 
@@ -92,7 +93,7 @@ void strided_pointwise_direct(const Window& g, const float* xg, int64_t cg,
                               const GemmArgs<float>& a, ThreadPool* pool) {
     const int64_t oh = g.out[1], ow = g.out[2], plane = oh * ow, in_plane = g.in[1] * g.in[2];
     const int64_t sh = g.stride[1], sw = g.stride[2];
-    std::unique_ptr<float[]> xs(new float[static_cast<size_t>(cg * plane)]);
+    AlignedArray<float> xs = aligned_array<float>(static_cast<size_t>(cg * plane));
     run_parallel(pool, cg, [&](int64_t b, int64_t e) {
         for (int64_t c = b; c < e; ++c)
             for (int64_t y = 0; y < oh; ++y) {
@@ -130,7 +131,7 @@ bool conv_direct(const Window& g, const float* xg, int64_t cg, const GemmArgs<fl
     q.hq = (hp + q.sh - 1) / q.sh, q.wq = (wp + q.sw - 1) / q.sw;
     if (shared_pad_pitch(g)) q.wq = g.in[2] + g.pad_begin[2], q.extra = g.pad_end[2];
     if (q.wq < 8 || q.wq < g.out[2]) return false;  // gemm_direct's column map needs 8
-    std::unique_ptr<float[]> xp(new float[static_cast<size_t>(cg * q.channel())]);
+    AlignedArray<float> xp = aligned_array<float>(static_cast<size_t>(cg * q.channel()));
     const int64_t in_plane = g.in[1] * g.in[2];
     const int64_t phases = q.sh * q.sw;  // one task per (channel, phase): stems have 3 channels
     run_parallel(pool, cg * phases, [&](int64_t b, int64_t e) {

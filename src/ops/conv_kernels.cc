@@ -1,6 +1,7 @@
 // Window geometry and convolution kernels (see conv_kernels.h). The references accumulate in T
 // (float32 for float32), in the order bias, then channels, then kernel positions.
 #include "ops/conv_kernels.h"
+#include "base/aligned.h"
 
 #include <algorithm>
 #include <vector>
@@ -286,10 +287,10 @@ void conv_padded_width(const Window& g, const float* xg, int64_t cg, GemmArgs<fl
     const int64_t hp = g.in[1] + g.pad_begin[1] + g.pad_end[1];
     const int64_t ks = g.kernel_size(), kw_n = g.kernel[2];
     const int64_t plane = hp * wp + (kw_n - 1) * g.dil[2] + kGemmNr;  // slack: the last taps
-    std::vector<float> xp(static_cast<size_t>(cg * plane));
+    const AlignedArray<float> xp = aligned_array<float>(static_cast<size_t>(cg * plane));
     run_parallel(pool, cg, [&](int64_t b, int64_t e) {
         for (int64_t c = b; c < e; ++c) {
-            float* dst = xp.data() + c * plane;
+            float* dst = xp.get() + c * plane;
             std::fill_n(dst, plane, 0.0f);
             for (int64_t r = 0; r < g.in[1]; ++r)
                 std::copy_n(xg + (c * g.in[1] + r) * g.in[2], g.in[2],
@@ -312,7 +313,7 @@ void conv_padded_width(const Window& g, const float* xg, int64_t cg, GemmArgs<fl
                 for (int64_t p = 0; p < kc; ++p, dst += kGemmNr) {
                     const int64_t r = p0 + p;
                     const float* src =
-                        xp.data() + (r / ks) * plane + tap[static_cast<size_t>(r % ks)] + j0 + jp;
+                        xp.get() + (r / ks) * plane + tap[static_cast<size_t>(r % ks)] + j0 + jp;
                     if (w == kGemmNr) {
                         __builtin_memcpy(dst, src, kGemmNr * sizeof(float));
                     } else {

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "base/aligned.h"
 #include "base/thread_pool.h"
 #include "ops/conv_winograd_tx.h"
 #include "ops/gemm_direct.h"
@@ -42,8 +43,8 @@ WinoGeometry geometry_of(const Window& g) {
     return s;
 }
 
-std::unique_ptr<float[]> scratch(int64_t n) {
-    return std::unique_ptr<float[]>(new float[static_cast<size_t>(n)]);
+AlignedArray<float> scratch(int64_t n) {
+    return aligned_array<float>(static_cast<size_t>(n));
 }
 
 // p[xi] = u[xi] * v[xi] for the 16 positions, one GEMM per task.
@@ -165,7 +166,7 @@ bool conv_winograd(const Window& g, const float* xg, int64_t cg, const GemmArgs<
     const bool once = g_filters_once.load(std::memory_order_relaxed) && rows_blocks < s.th &&
                       all_filters <= budget / 2 && bands(rows_once) <= bands(rows_blocks);
     const int64_t kn = once ? a.m : kn_blocks, band_rows = once ? rows_once : rows_blocks;
-    std::unique_ptr<float[]> filters;
+    AlignedArray<float> filters;
     if (once) {
         filters = scratch(16 * a.m * cg);
         run_parallel(pool, a.m, [&](int64_t b, int64_t e) {

@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "base/aligned.h"
 #include "base/thread_pool.h"
 #include "ops/gemm_direct.h"
 #include "ops/gemm_epilogue_avx512.h"
@@ -228,10 +229,10 @@ void gemm_direct(const DirectGemm& g0, ThreadPool* pool) {
     // Rows of A 4 KiB apart share the L1 cache sets, and 12 of them (one tile) evict each other:
     // such an A is copied with a padded stride first (measured -8 % on a 1x1 1024 -> 256 Conv at
     // 14x14 with the copy included).
-    std::unique_ptr<float[]> apad;
+    AlignedArray<float> apad;
     if (g.lda % 1024 == 0 && g.m > 8 && g.k >= 256 && g.n >= 64) {
         const int64_t lda = g.k + 16;
-        apad.reset(new float[static_cast<size_t>(g.m * lda)]);
+        apad = aligned_array<float>(static_cast<size_t>(g.m * lda));
         run_parallel(pool, g.m, [&](int64_t b, int64_t e) {
             for (int64_t i = b; i < e; ++i)
                 std::copy(g0.a + i * g0.lda, g0.a + i * g0.lda + g.k, apad.get() + i * lda);

@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "base/aligned.h"
 #include "base/thread_pool.h"
 #include "ops/gemm_direct.h"
 #include "ops/kernel.h"
@@ -201,8 +202,8 @@ void gemm_dot(const DirectGemm& g, ThreadPool* pool) {
     const int64_t nu = static_cast<int64_t>(c.src.size());
     int64_t ldt = (std::max<int64_t>(g.k, 1) + 15) / 16 * 16;
     if (ldt % 1024 == 0) ldt += 16;  // rows 4 KiB apart would share cache sets
-    std::unique_ptr<float[]> bt(new float[static_cast<size_t>(ldt * nu)]);
-    std::unique_ptr<float[]> part(new float[static_cast<size_t>(g.m * nu)]);
+    AlignedArray<float> bt = aligned_array<float>(static_cast<size_t>(ldt * nu));
+    AlignedArray<float> part = aligned_array<float>(static_cast<size_t>(g.m * nu));
     transpose_columns(g, c, bt.get(), ldt, pool);
     const DotJob job{g, c, bt.get(), ldt, nu, part.get()};
     const int threads = pool ? pool->num_threads() : 1;

@@ -18,6 +18,7 @@
 #include <immintrin.h>
 #endif
 
+#include "base/aligned.h"
 #include "base/thread_pool.h"
 #include "ops/gemm_direct.h"
 #include "ops/gemm_micro.h"
@@ -306,7 +307,7 @@ void scale_c(const GemmArgs<float>& g) {
 // mpad * p0, row panel ip of it at ip * kc. A row-major A (not transposed) is not packed: the
 // micro-kernel reads its rows in place (direct, lda = the row stride).
 struct PackedA {
-    std::unique_ptr<float[]> data;  // not zero-filled: every element is packed
+    AlignedArray<float> data;  // not zero-filled: every element is packed
     int64_t mpad = 0;
     const float* direct = nullptr;
     int64_t lda = 0;  // 0: packed
@@ -322,7 +323,7 @@ PackedA pack_all_a(const GemmArgs<float>& g, ThreadPool* pool) {
         return a;
     }
     a.mpad = (g.m + kMr - 1) / kMr * kMr;
-    a.data.reset(new float[static_cast<size_t>(a.mpad * g.k)]);
+    a.data = aligned_array<float>(static_cast<size_t>(a.mpad * g.k));
     const int64_t slices = (g.k + kKc - 1) / kKc, mblocks = (g.m + kMc - 1) / kMc;
     run_parallel(g.m * g.k > (1 << 16) ? pool : nullptr, slices * mblocks,
                  [&](int64_t b, int64_t e) {
@@ -374,7 +375,7 @@ void gemm_by_columns(const GemmArgs<float>& g, const GemmMicro& micro, const Pac
     const int64_t nblocks = (g.n + nc - 1) / nc;
     const size_t bsize = static_cast<size_t>((nc + kNr - 1) / kNr * kNr * std::min(kKc, g.k));
     run_parallel(pool, nblocks, [&](int64_t b, int64_t e) {
-        std::unique_ptr<float[]> bpack(new float[bsize]);
+        AlignedArray<float> bpack = aligned_array<float>(bsize);
         for (int64_t jb = b; jb < e; ++jb) {
             const int64_t j0 = jb * nc, w = std::min(nc, g.n - j0);
             for (int64_t p0 = 0; p0 < g.k; p0 += kKc) {
@@ -396,7 +397,7 @@ void gemm_by_rows(const GemmArgs<float>& g, const GemmMicro& micro, const Packed
                   const GemmPackB& pack_b, int threads, ThreadPool* pool) {
     const int64_t npad = (g.n + kNr - 1) / kNr * kNr, col_panels = npad / kNr;
     const int64_t slices = (g.k + kKc - 1) / kKc;
-    std::unique_ptr<float[]> bpack(new float[static_cast<size_t>(npad * g.k)]);
+    AlignedArray<float> bpack = aligned_array<float>(static_cast<size_t>(npad * g.k));
     run_parallel(pool, slices * threads, [&](int64_t b, int64_t e) {
         for (int64_t t = b; t < e; ++t) {
             const int64_t p0 = (t / threads) * kKc, kc = std::min(kKc, g.k - p0),

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "base/aligned.h"
 #include "base/thread_pool.h"
 #include "ops/gemm_direct.h"
 #include "ops/gemm_epilogue_avx512.h"
@@ -194,8 +195,9 @@ void gemm_rowvec(const DirectGemm& g, ThreadPool* pool) {
     const int64_t tiles = (nu + kCols - 1) / kCols;
     const int64_t parts = std::clamp<int64_t>((2 * threads + blocks - 1) / blocks, 1, tiles);
     run_parallel(pool, blocks * parts, [&](int64_t b, int64_t e) {
-        std::unique_ptr<float[]> ap(new float[static_cast<size_t>(kChunk * kBlockRows)]);
-        std::unique_ptr<float[]> acc(new float[static_cast<size_t>(nu * kBlockRows)]);
+        const AlignedArray<float> ap =
+            aligned_array<float>(static_cast<size_t>(kChunk * kBlockRows));
+        const AlignedArray<float> acc = aligned_array<float>(static_cast<size_t>(nu * kBlockRows));
         for (int64_t t = b; t < e; ++t) {
             const int64_t i0 = t / parts * kBlockRows, part = t % parts;
             const int64_t u0 = std::min(nu, tiles * part / parts * kCols),

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/aligned.h"
 #include "base/error.h"
 #include "base/thread_pool.h"
 #include "ops/gemm_direct.h"
@@ -269,7 +270,7 @@ void conv_nchwc(const ConvShape& s, const float* x, const float* w, const float*
     const int64_t taps = g.tiles.taps(), segments = g.segments;
     const int64_t room = slice_channels(s, taps, plain_input) * taps * kPackRows;
     run_parts(pool, s.n * g.groups * segments, [&](int64_t b, int64_t e) {
-        std::unique_ptr<float[]> wp(new float[static_cast<size_t>(room)]);
+        const AlignedArray<float> wp = aligned_array<float>(static_cast<size_t>(room));
         for (int64_t u = b; u < e; ++u) {
             const int64_t n = u / (segments * g.groups), in_image = u % (segments * g.groups);
             const int64_t grp = g.by_groups ? in_image / segments : in_image % g.groups;

@@ -1,5 +1,6 @@
 // Pooling kernels (see pool_kernels.h).
 #include "ops/pool_kernels.h"
+#include "base/aligned.h"
 
 #include <algorithm>
 #include <array>
@@ -550,11 +551,11 @@ void avg_pool_padded(const Window& g, const AvgPadded& a, int64_t planes, const 
                      ThreadPool* pool) {
     const AvgPaddedFn fn = avg_padded_fn(g.stride[2]);
     run_parallel(pool, planes, [&](int64_t b, int64_t e) {
-        std::vector<float> buf(static_cast<size_t>(a.rows * a.cols));
+        const AlignedArray<float> buf = aligned_zeros<float>(static_cast<size_t>(a.rows * a.cols));
         for (int64_t p = b; p < e; ++p) {
-            fill_padded(g, a, x + p * g.in_size(), buf.data());
+            fill_padded(g, a, x + p * g.in_size(), buf.get());
             float* yc = y + p * g.out_size();
-            fn(g, a, buf.data(), yc);
+            fn(g, a, buf.get(), yc);
             for (int64_t o : a.empty) yc[o] = std::numeric_limits<float>::quiet_NaN();
         }
     });

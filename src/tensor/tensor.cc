@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/aligned.h"
 #include "base/error.h"
 #include "base/float16.h"
 
@@ -14,6 +15,12 @@ namespace pg {
 namespace {
 
 constexpr uint64_t kMaxElements = uint64_t{1} << 62;
+
+// An owned buffer of n bytes (uninitialized) at a cache line, so that vector loads and stores
+// of its contents do not straddle two lines (base/aligned.h).
+std::shared_ptr<uint8_t[]> cache_aligned_buffer(uint64_t n) {
+    return std::shared_ptr<uint8_t[]>(static_cast<uint8_t*>(aligned_bytes(n)), AlignedFree{});
+}
 
 std::string dims_text(const std::vector<int64_t>& dims) {
     std::string s = "[";
@@ -27,7 +34,9 @@ uint64_t checked_bytes(DataType dtype, const std::vector<int64_t>& dims, uint64_
     *numel = *n;
     if (dtype == DataType::kString) return 0;
     auto b = dtype_storage_bytes(dtype, *n);
-    if (!b) throw Error(ErrorKind::kUnsupported, "tensors of type " + dtype_name(dtype) + " have no known size");
+    if (!b)
+        throw Error(ErrorKind::kUnsupported,
+                    "tensors of type " + dtype_name(dtype) + " have no known size");
     return *b;
 }
 
@@ -57,9 +66,10 @@ Tensor Tensor::zeros(DataType dtype, std::vector<int64_t> dims) {
         t.strings_.resize(t.numel_);
         return t;
     }
-    auto buf = std::make_shared<std::string>(t.nbytes_, '\0');
-    t.data_ = reinterpret_cast<const uint8_t*>(buf->data());
-    t.owner_ = buf;
+    std::shared_ptr<uint8_t[]> buf = cache_aligned_buffer(t.nbytes_);
+    std::memset(buf.get(), 0, t.nbytes_);
+    t.data_ = buf.get();
+    t.owner_ = std::move(buf);
     t.owned_ = true;
     return t;
 }
@@ -86,7 +96,7 @@ Tensor Tensor::uninitialized(DataType dtype, std::vector<int64_t> dims) {
     t.dtype_ = dtype;
     t.nbytes_ = checked_bytes(dtype, dims, &t.numel_);
     t.dims_ = std::move(dims);
-    std::shared_ptr<uint8_t[]> buf(new uint8_t[std::max<uint64_t>(t.nbytes_, 1)]);
+    std::shared_ptr<uint8_t[]> buf = cache_aligned_buffer(t.nbytes_);
     if (poison_flag()) std::memset(buf.get(), 0xA5, t.nbytes_);
     t.data_ = buf.get();
     t.owner_ = std::move(buf);
@@ -110,9 +120,10 @@ Tensor Tensor::from_bytes(DataType dtype, std::vector<int64_t> dims, std::string
     t.dtype_ = dtype;
     t.nbytes_ = checked_bytes(dtype, dims, &t.numel_);
     if (bytes.size() != t.nbytes_)
-        throw Error(ErrorKind::kInvalidInput,
-                    "tensor of type " + dtype_name(dtype) + " and shape " + dims_text(dims) + " needs " +
-                        std::to_string(t.nbytes_) + " bytes, got " + std::to_string(bytes.size()));
+        throw Error(ErrorKind::kInvalidInput, "tensor of type " + dtype_name(dtype) +
+                                                  " and shape " + dims_text(dims) + " needs " +
+                                                  std::to_string(t.nbytes_) + " bytes, got " +
+                                                  std::to_string(bytes.size()));
     t.dims_ = std::move(dims);
     auto buf = std::make_shared<std::string>(std::move(bytes));
     t.data_ = reinterpret_cast<const uint8_t*>(buf->data());
@@ -127,9 +138,10 @@ Tensor Tensor::from_view(DataType dtype, std::vector<int64_t> dims, const uint8_
     t.dtype_ = dtype;
     t.nbytes_ = checked_bytes(dtype, dims, &t.numel_);
     if (size != t.nbytes_)
-        throw Error(ErrorKind::kInvalidInput,
-                    "tensor of type " + dtype_name(dtype) + " and shape " + dims_text(dims) + " needs " +
-                        std::to_string(t.nbytes_) + " bytes, got " + std::to_string(size));
+        throw Error(ErrorKind::kInvalidInput, "tensor of type " + dtype_name(dtype) +
+                                                  " and shape " + dims_text(dims) + " needs " +
+                                                  std::to_string(t.nbytes_) + " bytes, got " +
+                                                  std::to_string(size));
     t.dims_ = std::move(dims);
     t.data_ = data;
     t.owner_ = std::move(owner);
@@ -141,9 +153,9 @@ Tensor Tensor::from_strings(std::vector<int64_t> dims, std::vector<std::string> 
     t.dtype_ = DataType::kString;
     checked_bytes(DataType::kString, dims, &t.numel_);
     if (values.size() != t.numel_)
-        throw Error(ErrorKind::kInvalidInput, "string tensor of shape " + dims_text(dims) + " needs " +
-                                                  std::to_string(t.numel_) + " strings, got " +
-                                                  std::to_string(values.size()));
+        throw Error(ErrorKind::kInvalidInput, "string tensor of shape " + dims_text(dims) +
+                                                  " needs " + std::to_string(t.numel_) +
+                                                  " strings, got " + std::to_string(values.size()));
     t.dims_ = std::move(dims);
     t.strings_ = std::move(values);
     return t;
@@ -160,40 +172,59 @@ Tensor Tensor::placeholder(DataType dtype, std::vector<int64_t> dims) {
 
 uint8_t* Tensor::mutable_bytes() {
     if (placeholder_)
-        throw Error(ErrorKind::kUnsupported, "a tensor without data (weight-stripped, or external data not loaded) cannot be modified");
+        throw Error(ErrorKind::kUnsupported,
+                    "a tensor without data (weight-stripped, or external data not loaded) cannot "
+                    "be modified");
     if (!owned_ || owner_.use_count() > 1) {
-        auto buf = std::make_shared<std::string>(reinterpret_cast<const char*>(data_), nbytes_);
-        data_ = reinterpret_cast<const uint8_t*>(buf->data());
-        owner_ = buf;
+        std::shared_ptr<uint8_t[]> buf = cache_aligned_buffer(nbytes_);
+        if (nbytes_) std::memcpy(buf.get(), data_, nbytes_);
+        data_ = buf.get();
+        owner_ = std::move(buf);
         owned_ = true;
     }
     return const_cast<uint8_t*>(data_);
 }
 
 bool Tensor::same_contents(const Tensor& other) const {
-    if (dtype_ != other.dtype_ || dims_ != other.dims_ || placeholder_ != other.placeholder_) return false;
+    if (dtype_ != other.dtype_ || dims_ != other.dims_ || placeholder_ != other.placeholder_)
+        return false;
     if (placeholder_) return true;
     if (is_string()) return strings_ == other.strings_;
-    return nbytes_ == other.nbytes_ && (nbytes_ == 0 || std::memcmp(data_, other.data_, nbytes_) == 0);
+    return nbytes_ == other.nbytes_ &&
+           (nbytes_ == 0 || std::memcmp(data_, other.data_, nbytes_) == 0);
 }
 
 double Tensor::element_as_double(uint64_t i) const {
     if (placeholder_ || i >= numel_) return std::nan("");
     switch (dtype_) {
-        case DataType::kFloat32: return data<float>()[i];
-        case DataType::kFloat64: return data<double>()[i];
-        case DataType::kFloat16: return half_bits_to_float(data<uint16_t>()[i]);
-        case DataType::kBFloat16: return bfloat16_bits_to_float(data<uint16_t>()[i]);
-        case DataType::kInt8: return data<int8_t>()[i];
-        case DataType::kUInt8: return data<uint8_t>()[i];
-        case DataType::kInt16: return data<int16_t>()[i];
-        case DataType::kUInt16: return data<uint16_t>()[i];
-        case DataType::kInt32: return data<int32_t>()[i];
-        case DataType::kUInt32: return data<uint32_t>()[i];
-        case DataType::kInt64: return static_cast<double>(data<int64_t>()[i]);
-        case DataType::kUInt64: return static_cast<double>(data<uint64_t>()[i]);
-        case DataType::kBool: return data<uint8_t>()[i] ? 1.0 : 0.0;
-        default: return std::nan("");
+        case DataType::kFloat32:
+            return data<float>()[i];
+        case DataType::kFloat64:
+            return data<double>()[i];
+        case DataType::kFloat16:
+            return half_bits_to_float(data<uint16_t>()[i]);
+        case DataType::kBFloat16:
+            return bfloat16_bits_to_float(data<uint16_t>()[i]);
+        case DataType::kInt8:
+            return data<int8_t>()[i];
+        case DataType::kUInt8:
+            return data<uint8_t>()[i];
+        case DataType::kInt16:
+            return data<int16_t>()[i];
+        case DataType::kUInt16:
+            return data<uint16_t>()[i];
+        case DataType::kInt32:
+            return data<int32_t>()[i];
+        case DataType::kUInt32:
+            return data<uint32_t>()[i];
+        case DataType::kInt64:
+            return static_cast<double>(data<int64_t>()[i]);
+        case DataType::kUInt64:
+            return static_cast<double>(data<uint64_t>()[i]);
+        case DataType::kBool:
+            return data<uint8_t>()[i] ? 1.0 : 0.0;
+        default:
+            return std::nan("");
     }
 }
 
