@@ -7,6 +7,7 @@
 
 #include <climits>
 #include <exception>
+#include <map>
 #include <system_error>
 #include <thread>
 #if defined(__GLIBC__)
@@ -52,7 +53,8 @@ ir::Shape import_shape(const onnxpb::TensorShapeProto& sp, const std::string& ow
         ir::Dim dim;
         if (d.has_dim_value()) {
             if (d.dim_value() < 0)
-                log_warning("dimension {} of '{}' is negative; treating it as dynamic", d.dim_value(), owner);
+                log_warning("dimension {} of '{}' is negative; treating it as dynamic",
+                            d.dim_value(), owner);
             else
                 dim.value = d.dim_value();
         } else if (d.has_dim_param()) {
@@ -71,7 +73,8 @@ ir::TypeInfo import_type(const TypeProto& tp, const std::string& owner) {
         case TypeProto::kTensorType:
             t.kind = ir::TypeKind::kTensor;
             t.elem_type = static_cast<DataType>(tp.tensor_type().elem_type());
-            if (tp.tensor_type().has_shape()) t.shape = import_shape(tp.tensor_type().shape(), owner);
+            if (tp.tensor_type().has_shape())
+                t.shape = import_shape(tp.tensor_type().shape(), owner);
             break;
         case TypeProto::kSparseTensorType:
             t.kind = ir::TypeKind::kSparseTensor;
@@ -97,7 +100,8 @@ ir::TypeInfo import_type(const TypeProto& tp, const std::string& owner) {
             t.opaque_domain = tp.opaque_type().domain();
             t.opaque_name = tp.opaque_type().name();
             break;
-        case TypeProto::VALUE_NOT_SET: break;
+        case TypeProto::VALUE_NOT_SET:
+            break;
     }
     return t;
 }
@@ -132,7 +136,8 @@ ir::Attribute import_attribute(AttributeProto& ap, ExternalDataReader& ext) {
     a.strings.assign(ap.strings().begin(), ap.strings().end());
     if (ap.has_t()) a.tensors.push_back(import_tensor(*ap.mutable_t(), ext));
     for (auto& t : *ap.mutable_tensors()) a.tensors.push_back(import_tensor(t, ext));
-    if (ap.has_sparse_tensor()) a.sparse_tensors.push_back(import_sparse(*ap.mutable_sparse_tensor(), ext));
+    if (ap.has_sparse_tensor())
+        a.sparse_tensors.push_back(import_sparse(*ap.mutable_sparse_tensor(), ext));
     for (auto& s : *ap.mutable_sparse_tensors()) a.sparse_tensors.push_back(import_sparse(s, ext));
     if (ap.has_tp()) a.type_protos.push_back(import_type(ap.tp(), a.name));
     for (const auto& t : ap.type_protos()) a.type_protos.push_back(import_type(t, a.name));
@@ -152,8 +157,8 @@ ir::Node* create_node(NodeProto& np, ir::Graph& g, ExternalDataReader& ext) {
     n->metadata = import_metadata(np.metadata_props());
     n->unknown_fields = unknown_fields_of(np);
     for (auto& ap : *np.mutable_attribute()) {
-        n->attributes.push_back(
-            with_context("in attribute '" + ap.name() + "'", [&] { return import_attribute(ap, ext); }));
+        n->attributes.push_back(with_context("in attribute '" + ap.name() + "'",
+                                             [&] { return import_attribute(ap, ext); }));
     }
     return n;
 }
@@ -195,8 +200,9 @@ void import_subgraphs(NodeProto& np, ir::Node* n, ExternalDataReader& ext) {
 void check_same_input(const ValueInfoProto& vi, const ir::Value& first) {
     const ir::TypeInfo type = vi.has_type() ? import_type(vi.type(), vi.name()) : ir::TypeInfo{};
     if (!(type == first.type()))
-        throw Error(ErrorKind::kInvalidInput,
-                    "graph input '" + vi.name() + "' is listed more than once, with different types");
+        throw Error(
+            ErrorKind::kInvalidInput,
+            "graph input '" + vi.name() + "' is listed more than once, with different types");
     log_warning("graph input '{}' is listed more than once", vi.name());
 }
 
@@ -207,7 +213,8 @@ void import_graph_values(GraphProto& gp, ir::Graph& g, ExternalDataReader& ext) 
             g.add_input(dup);
             continue;
         }
-        ir::Value* v = with_context("in graph input '" + vi.name() + "'", [&] { return g.add_value(vi.name()); });
+        ir::Value* v = with_context("in graph input '" + vi.name() + "'",
+                                    [&] { return g.add_value(vi.name()); });
         apply_value_info(vi, v);
         g.add_input(v);
     }
@@ -215,8 +222,10 @@ void import_graph_values(GraphProto& gp, ir::Graph& g, ExternalDataReader& ext) 
         with_context("in initializer '" + tp.name() + "'", [&] {
             ir::NamedTensor t = import_tensor(tp, ext);
             ir::Value* v = g.find_value(tp.name());
-            if (v) g.set_initializer(v, std::move(t));
-            else g.add_initializer(std::move(t));
+            if (v)
+                g.set_initializer(v, std::move(t));
+            else
+                g.add_initializer(std::move(t));
         });
     }
     for (auto& sp : *gp.mutable_sparse_initializer())
@@ -229,7 +238,8 @@ void import_graph_outputs(const GraphProto& gp, ir::Graph& g) {
         ir::Value* v = g.lookup(vi.name());
         if (!v)
             throw Error(ErrorKind::kInvalidInput,
-                        "graph output '" + vi.name() + "' is not produced by any node, input or initializer");
+                        "graph output '" + vi.name() +
+                            "' is not produced by any node, input or initializer");
         if (v->graph() == &g) apply_value_info(vi, v);
         outputs.push_back(v);
     }
@@ -245,23 +255,28 @@ void import_graph_outputs(const GraphProto& gp, ir::Graph& g) {
     }
 }
 
-std::unique_ptr<ir::Graph> import_graph(GraphProto& gp, ir::Graph* parent, ExternalDataReader& ext) {
+std::unique_ptr<ir::Graph> import_graph(GraphProto& gp, ir::Graph* parent,
+                                        ExternalDataReader& ext) {
     auto g = std::make_unique<ir::Graph>(parent);
     g->name = gp.name();
     g->doc_string = gp.doc_string();
     g->metadata = import_metadata(gp.metadata_props());
     g->unknown_fields = unknown_fields_of(gp);
-    for (const auto& qa : gp.quantization_annotation()) g->quantization_annotations.push_back(qa.SerializeAsString());
+    for (const auto& qa : gp.quantization_annotation())
+        g->quantization_annotations.push_back(qa.SerializeAsString());
     import_graph_values(gp, *g, ext);
     std::vector<ir::Node*> nodes;
     for (int k = 0; k < gp.node_size(); ++k) {
         NodeProto& np = *gp.mutable_node(k);
-        nodes.push_back(with_context(node_context(np, k), [&] { return create_node(np, *g, ext); }));
+        nodes.push_back(
+            with_context(node_context(np, k), [&] { return create_node(np, *g, ext); }));
     }
     for (int k = 0; k < gp.node_size(); ++k)
-        with_context(node_context(gp.node(k), k), [&] { connect_inputs(gp.node(k), nodes[k], *g); });
+        with_context(node_context(gp.node(k), k),
+                     [&] { connect_inputs(gp.node(k), nodes[k], *g); });
     for (int k = 0; k < gp.node_size(); ++k)
-        with_context(node_context(gp.node(k), k), [&] { import_subgraphs(*gp.mutable_node(k), nodes[k], ext); });
+        with_context(node_context(gp.node(k), k),
+                     [&] { import_subgraphs(*gp.mutable_node(k), nodes[k], ext); });
     import_graph_outputs(gp, *g);
     return g;
 }
@@ -273,7 +288,8 @@ ir::Function import_function(onnxpb::FunctionProto& fp, ExternalDataReader& ext)
     f.overload = fp.overload();
     f.doc_string = fp.doc_string();
     f.attribute_names.assign(fp.attribute().begin(), fp.attribute().end());
-    for (auto& ap : *fp.mutable_attribute_proto()) f.attribute_defaults.push_back(import_attribute(ap, ext));
+    for (auto& ap : *fp.mutable_attribute_proto())
+        f.attribute_defaults.push_back(import_attribute(ap, ext));
     for (const auto& o : fp.opset_import()) f.opset_imports.push_back({o.domain(), o.version()});
     f.metadata = import_metadata(fp.metadata_props());
     f.unknown_fields = unknown_fields_of(fp);
@@ -300,9 +316,11 @@ std::unique_ptr<ir::Model> import_model(onnxpb::ModelProto& mp, ExternalDataRead
     m->training_info.assign(mp.training_info().begin(), mp.training_info().end());
     m->unknown_fields = unknown_fields_of(mp);
     if (!mp.has_graph()) throw Error(ErrorKind::kInvalidInput, "the model has no graph");
-    m->graph = with_context("in the main graph", [&] { return import_graph(*mp.mutable_graph(), nullptr, ext); });
+    m->graph = with_context("in the main graph",
+                            [&] { return import_graph(*mp.mutable_graph(), nullptr, ext); });
     for (auto& fp : *mp.mutable_functions()) {
-        m->functions.push_back(with_context("in function '" + fp.name() + "'", [&] { return import_function(fp, ext); }));
+        m->functions.push_back(with_context("in function '" + fp.name() + "'",
+                                            [&] { return import_function(fp, ext); }));
     }
     ir::check_acyclic(*m->graph);
     for (const auto& f : m->functions)
@@ -317,15 +335,17 @@ namespace {
 void check_model_size(uint64_t size) {
     if (size == 0) throw Error(ErrorKind::kInvalidInput, "the file is empty");
     if (size > static_cast<uint64_t>(INT_MAX))
-        throw Error(ErrorKind::kUnsupported,
-                    "the model file is " + std::to_string(size) +
-                        " bytes; protobuf cannot parse files over 2 GiB (store weights as external data)");
+        throw Error(
+            ErrorKind::kUnsupported,
+            "the model file is " + std::to_string(size) +
+                " bytes; protobuf cannot parse files over 2 GiB (store weights as external data)");
 }
 
 void parse_proto(google::protobuf::io::CodedInputStream& in, onnxpb::ModelProto& mp) {
     in.SetRecursionLimit(200);
     if (!mp.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
-        throw Error(ErrorKind::kInvalidInput, "not a valid ONNX model (protobuf parse failed: truncated or corrupt)");
+        throw Error(ErrorKind::kInvalidInput,
+                    "not a valid ONNX model (protobuf parse failed: truncated or corrupt)");
 }
 
 // Parses on a short-lived thread of its own. glibc gives a new thread its own malloc arena, so
@@ -360,10 +380,19 @@ void release_free_heap() {
 #endif
 }
 
-std::unique_ptr<ir::Model> import_parsed(onnxpb::ModelProto& mp, const LoadOptions& options) {
+// split: initializer raw_data read outside protobuf (parse_split), by initializer index.
+std::unique_ptr<ir::Model> import_parsed(onnxpb::ModelProto& mp, const LoadOptions& options,
+                                         std::map<int, SplitPayload> split = {}) {
     if (!mp.has_graph() && mp.opset_import_size() == 0 && mp.ir_version() == 0)
-        throw Error(ErrorKind::kInvalidInput, "not an ONNX model (no graph, no opset, no IR version)");
+        throw Error(ErrorKind::kInvalidInput,
+                    "not an ONNX model (no graph, no opset, no IR version)");
     ExternalDataReader ext(options.external_data_dir, options.ignore_external_data);
+    for (auto& [index, payload] : split) {
+        if (!mp.has_graph() || index >= mp.graph().initializer_size())
+            throw Error(ErrorKind::kInternal,
+                        "split initializer " + std::to_string(index) + " is missing");
+        ext.add_split(&mp.graph().initializer(index), std::move(payload));
+    }
     return import_model(mp, ext);
 }
 
@@ -379,8 +408,8 @@ std::unique_ptr<ir::Model> parse_coded(google::protobuf::io::CodedInputStream& i
     return m;
 }
 
-// Parses the skeleton of a split file and hands each payload back to its initializer (a swap:
-// the tensor later adopts the very buffer the file was read into).
+// Parses the skeleton of a split file; each initializer's tensor adopts the very buffer its
+// payload was read into.
 std::unique_ptr<ir::Model> parse_split(SplitModel split, const LoadOptions& options) {
     std::unique_ptr<ir::Model> m;
     {
@@ -392,13 +421,7 @@ std::unique_ptr<ir::Model> parse_split(SplitModel split, const LoadOptions& opti
             parse_proto_apart(in, mp);
         }
         std::string().swap(split.skeleton);
-        for (auto& [index, payload] : split.payloads) {
-            if (!mp.has_graph() || index >= mp.graph().initializer_size())
-                throw Error(ErrorKind::kInternal,
-                            "split initializer " + std::to_string(index) + " is missing");
-            mp.mutable_graph()->mutable_initializer(index)->mutable_raw_data()->swap(payload);
-        }
-        m = import_parsed(mp, options);
+        m = import_parsed(mp, options, std::move(split.payloads));
     }
     release_free_heap();
     return m;
@@ -409,7 +432,8 @@ constexpr uint64_t kSplitPayloadBytes = 64 << 10;
 
 }  // namespace
 
-std::unique_ptr<ir::Model> parse_model(const uint8_t* data, size_t size, const LoadOptions& options) {
+std::unique_ptr<ir::Model> parse_model(const uint8_t* data, size_t size,
+                                       const LoadOptions& options) {
     check_model_size(size);
     google::protobuf::io::CodedInputStream in(data, static_cast<int>(size));
     return parse_coded(in, options);

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <vector>
 
+#include "base/aligned.h"
+
 namespace pg::onnx {
 
 namespace {
@@ -160,8 +162,10 @@ struct Splitter {
                 put_varint(len, o);
                 return cur.bytes(len, &o);
             }
-            std::string payload(static_cast<size_t>(len), '\0');
-            if (!cur.read_into(payload.data(), len)) return false;
+            SplitPayload payload{std::shared_ptr<uint8_t[]>(
+                                     static_cast<uint8_t*>(aligned_bytes(len)), AlignedFree{}),
+                                 len};
+            if (!cur.read_into(reinterpret_cast<char*>(payload.bytes.get()), len)) return false;
             result.payloads[index] = std::move(payload);
             put_varint(0, o);
             return true;

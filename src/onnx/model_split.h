@@ -8,16 +8,24 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
 namespace pg::onnx {
 
+// One split payload: `size` bytes in a buffer at a cache line (base/aligned.h), which the
+// initializer's tensor adopts, so that kernels reading weights as vectors read whole lines.
+struct SplitPayload {
+    std::shared_ptr<uint8_t[]> bytes;
+    uint64_t size = 0;
+};
+
 struct SplitModel {
     // The file with each split raw_data replaced by an empty raw_data field.
     std::string skeleton;
     // Initializer index (in order of appearance, as protobuf merges them) -> its raw_data bytes.
-    std::map<int, std::string> payloads;
+    std::map<int, SplitPayload> payloads;
 };
 
 // Reads the open file `fd` of `size` bytes, splitting out raw_data payloads of at least

@@ -132,6 +132,13 @@ Tensor Tensor::from_bytes(DataType dtype, std::vector<int64_t> dims, std::string
     return t;
 }
 
+Tensor Tensor::from_buffer(DataType dtype, std::vector<int64_t> dims,
+                           std::shared_ptr<uint8_t[]> buffer, uint64_t size) {
+    Tensor t = from_view(dtype, std::move(dims), buffer.get(), size, buffer);
+    t.owned_ = true;
+    return t;
+}
+
 Tensor Tensor::from_view(DataType dtype, std::vector<int64_t> dims, const uint8_t* data,
                          uint64_t size, std::shared_ptr<const void> owner) {
     Tensor t;

@@ -18,7 +18,7 @@ namespace pg {
 std::optional<uint64_t> checked_numel(const std::vector<int64_t>& dims);
 
 class Tensor {
-public:
+  public:
     Tensor() = default;
 
     // A zero-filled tensor (empty strings for STRING). Throws kInvalidInput on bad dims.
@@ -32,6 +32,9 @@ public:
     static void set_poison_uninitialized(bool on);
     // Takes ownership of `bytes`, which must hold exactly storage_bytes(dtype, numel) bytes.
     static Tensor from_bytes(DataType dtype, std::vector<int64_t> dims, std::string bytes);
+    // Takes ownership of a buffer of `size` bytes, which must be storage_bytes(dtype, numel).
+    static Tensor from_buffer(DataType dtype, std::vector<int64_t> dims,
+                              std::shared_ptr<uint8_t[]> buffer, uint64_t size);
     // A view of `size` bytes at `data`, kept alive by `owner` (e.g. a MappedFile).
     static Tensor from_view(DataType dtype, std::vector<int64_t> dims, const uint8_t* data,
                             uint64_t size, std::shared_ptr<const void> owner);
@@ -55,7 +58,9 @@ public:
     uint64_t nbytes() const { return nbytes_; }
     const uint8_t* bytes() const { return data_; }
     template <typename T>
-    const T* data() const { return reinterpret_cast<const T*>(data_); }
+    const T* data() const {
+        return reinterpret_cast<const T*>(data_);
+    }
     // Writable bytes; copies the storage first if it is shared or a view.
     uint8_t* mutable_bytes();
     const std::vector<std::string>& strings() const { return strings_; }
@@ -67,18 +72,18 @@ public:
     // Element i as double (floats, ints, bool; NaN for types without a numeric view).
     double element_as_double(uint64_t i) const;
 
-private:
-  // The small members last: no padding between them (96 bytes; the IR and every runtime value
-  // hold one).
-  std::vector<int64_t> dims_;
-  uint64_t numel_ = 0;
-  uint64_t nbytes_ = 0;
-  const uint8_t* data_ = nullptr;
-  std::shared_ptr<const void> owner_;
-  std::vector<std::string> strings_;
-  DataType dtype_ = DataType::kUndefined;
-  bool owned_ = false;
-  bool placeholder_ = false;
+  private:
+    // The small members last: no padding between them (96 bytes; the IR and every runtime value
+    // hold one).
+    std::vector<int64_t> dims_;
+    uint64_t numel_ = 0;
+    uint64_t nbytes_ = 0;
+    const uint8_t* data_ = nullptr;
+    std::shared_ptr<const void> owner_;
+    std::vector<std::string> strings_;
+    DataType dtype_ = DataType::kUndefined;
+    bool owned_ = false;
+    bool placeholder_ = false;
 };
 
 template <typename T>

@@ -53,10 +53,11 @@ TEST(ModelSplit, LargeRawDataLeavesTheSkeleton) {
     auto split = split_file(path);
     ASSERT_TRUE(split);
     ASSERT_EQ(split->payloads.size(), 1u);  // "small" stays inline
-    const std::string& payload = split->payloads.begin()->second;
+    const onnx::SplitPayload& payload = split->payloads.begin()->second;
     const Tensor& big = initializer(*m, "big");
-    ASSERT_EQ(payload.size(), big.nbytes());
-    EXPECT_EQ(std::memcmp(payload.data(), big.bytes(), payload.size()), 0);
+    ASSERT_EQ(payload.size, big.nbytes());
+    EXPECT_EQ(std::memcmp(payload.bytes.get(), big.bytes(), payload.size), 0);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(payload.bytes.get()) % 64, 0u);  // read into a line
     EXPECT_LT(split->skeleton.size(), 4096u);
 }
 
@@ -67,6 +68,9 @@ TEST(ModelSplit, LoadedModelHasTheSavedWeights) {
     auto back = onnx::load_model(path);
     EXPECT_TRUE(initializer(*back, "big").same_contents(initializer(*m, "big")));
     EXPECT_TRUE(initializer(*back, "small").same_contents(initializer(*m, "small")));
+    // Both adopted or copied into cache-line aligned buffers (base/aligned.h).
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(initializer(*back, "big").bytes()) % 64, 0u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(initializer(*back, "small").bytes()) % 64, 0u);
 }
 
 TEST(ModelSplit, TruncatedFileIsNotSplitAndFailsAsInvalidInput) {
