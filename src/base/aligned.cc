@@ -1,6 +1,5 @@
 #include "base/aligned.h"
 
-#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <new>
@@ -21,14 +20,22 @@ bool set_aligned_buffers(bool on) {
 }
 
 void* aligned_bytes(size_t n) {
-    n = std::max<size_t>(n, 1);
-    void* p = nullptr;
-    if (!aligned_flag().load(std::memory_order_relaxed))
-        p = std::malloc(n);
-    else if (n <= SIZE_MAX - kCacheLine)  // aligned_alloc wants a multiple of the alignment
-        p = std::aligned_alloc(kCacheLine, (n + kCacheLine - 1) / kCacheLine * kCacheLine);
-    if (!p) throw std::bad_alloc();
-    return p;
+    if (n > SIZE_MAX - kCacheLine) throw std::bad_alloc();
+    // malloc's blocks are at least 16-byte aligned, so the offset is 16 to 64 (switched off:
+    // always 16, the same overhead, so that an A/B changes the alignment only).
+    auto* base = static_cast<uint8_t*>(std::malloc(n + kCacheLine));
+    if (!base) throw std::bad_alloc();
+    const auto at = reinterpret_cast<uintptr_t>(base);
+    const size_t offset =
+        aligned_flag().load(std::memory_order_relaxed) ? kCacheLine - at % kCacheLine : 16;
+    base[offset - 1] = static_cast<uint8_t>(offset);
+    return base + offset;
+}
+
+void aligned_free(void* p) noexcept {
+    if (!p) return;
+    auto* q = static_cast<uint8_t*>(p);
+    std::free(q - q[-1]);
 }
 
 }  // namespace pg

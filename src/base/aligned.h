@@ -14,15 +14,21 @@ namespace pg {
 
 constexpr size_t kCacheLine = 64;
 
+// Frees a block from aligned_bytes.
+void aligned_free(void* p) noexcept;
+
 struct AlignedFree {
-    void operator()(void* p) const noexcept { std::free(p); }
+    void operator()(void* p) const noexcept { aligned_free(p); }
 };
 
 template <class T>
 using AlignedArray = std::unique_ptr<T[], AlignedFree>;
 
 // n bytes (at least one), uninitialized, at a multiple of kCacheLine (see set_aligned_buffers);
-// freed with std::free (AlignedFree). Throws std::bad_alloc.
+// freed with aligned_free (AlignedFree). Throws std::bad_alloc. The block is a malloc block of
+// n + 64 bytes, the offset to its start kept in the byte before the aligned pointer: glibc's own
+// aligned allocation (memalign) splits a fragment off the front of each block, and those
+// fragments kept freed activations from coalescing (DenseNet-121's peak rose by 14 %).
 void* aligned_bytes(size_t n);
 
 // Whether aligned_bytes aligns (default on; off: plain malloc, for `kernel_ab --switch align`).
