@@ -550,7 +550,7 @@ void profile_ort(const Case& c, int reps, const Feeds& feeds,
     for (const auto& [name, v] : by_node) nodes.emplace_back(v.second, name);
     std::sort(nodes.rbegin(), nodes.rend());
     std::printf("  %-14s %-40s %9s %9s  %s\n", "ORT op", "node", "ORT ms", "ref ms", "conv");
-    for (size_t i = 0; i < nodes.size() && i < 25; ++i) {
+    for (size_t i = 0; i < nodes.size() && i < 80; ++i) {
         const std::string& name = nodes[i].second;
         // ONNX Runtime keeps a node's name, or names a layout-converted node after its output
         // ("<output>_nchwc").
