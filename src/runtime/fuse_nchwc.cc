@@ -6,9 +6,9 @@
 // candidate whose output only candidates read; their inputs' channel counts must be known (from
 // Convs' weights) and multiples of 16. (The pass runs before Concats are planned in place.)
 // Candidates joined by a value (one's output, the other's X or residual) form a region; a region
-// with more Convs than reorders (values entering and leaving), no Conv wider than 3x3, and 1x1
-// Convs two at least and half the others runs blocked (1x1 Convs run faster blocked, 3x3 ones
-// about as fast, 5x5 ones slower: docs/performance.md, session 9):
+// with two Convs or more, more Convs than reorders (values entering and leaving) and no Conv
+// wider than 3x3 runs blocked (1x1 and 3x3 Convs run faster blocked, 5x5 ones slower:
+// docs/performance.md, sessions 9 and 10):
 // - its steps read and write blocked slots (new slots of the plan);
 // - a value entering it (from outside, or a graph input) is reordered once, just before its
 //   first reader in the region, into a blocked slot; the plain value is released as soon as
@@ -53,8 +53,7 @@ const Tensor* conv_weights(const ir::Node& n) {
 // What a candidate step reads blocked (input indices) and how it runs.
 struct Candidate {
     bool conv = false, concat = false;
-    bool pointwise = false;  // a 1x1 Conv: where blocking gains
-    bool wide = false;       // more taps than 3x3: where it loses
+    bool wide = false;  // more taps than 3x3: where it loses
     ops::ConvChain chain;
     std::vector<size_t> blocked;  // X, then the residual
 };
@@ -73,7 +72,6 @@ bool conv_candidate(const NodeStep& s, Candidate& c) {
     if ((group != 1 && !depthwise) || c.chain.shuffle || s.inputs.empty() || s.inputs[0] < 0)
         return false;
     c.conv = true;
-    c.pointwise = w->dims()[2] == 1 && w->dims()[3] == 1;
     c.wide = !stem && w->dims()[2] * w->dims()[3] > 9;
     if (!stem) c.blocked = {0};
     if (c.chain.residual) {
@@ -218,7 +216,7 @@ void drop_leaving_concats(const std::vector<NodeStep>& steps,
 
 // What a region would cost and gain.
 struct RegionStats {
-    int convs = 0, pointwise = 0, wide = 0, reorders = 0;
+    int convs = 0, wide = 0, reorders = 0;
 };
 
 RegionStats stats_of(const std::vector<NodeStep>& steps,
@@ -230,7 +228,6 @@ RegionStats stats_of(const std::vector<NodeStep>& steps,
     for (size_t q : m) {
         const Candidate& c = cands.at(q);
         st.convs += c.conv ? 1 : 0;
-        st.pointwise += c.pointwise ? 1 : 0;
         st.wide += c.wide ? 1 : 0;
         for (size_t i : c.blocked) {
             const auto it = producer.find(steps[q].inputs[i]);
@@ -242,12 +239,12 @@ RegionStats stats_of(const std::vector<NodeStep>& steps,
     return st;
 }
 
-// More Convs than reorders, no Conv wider than 3x3, and 1x1 Convs (where the layout gains:
-// 0.6-0.9 of the plain time, against about 1.0 for 3x3 ones and 1.1-1.3 for 5x5 ones) two at
-// least and half the others.
+// Two Convs or more, more Convs than reorders, and no Conv wider than 3x3. Blocked, 1x1 Convs
+// take 0.6-0.9 of the plain time, 3x3 ones 0.87-1.0 (since buffers are cache-line aligned;
+// about 1.0 before), 5x5 ones 1.1-1.3; a region as long as its reorders loses (DenseNet-121's
+// two-Conv regions with two reorders: 1.07-1.15).
 bool worth_blocking(const RegionStats& st) {
-    return st.convs > st.reorders && st.wide == 0 &&
-           st.pointwise >= std::max(2, (st.convs - st.pointwise + 1) / 2);
+    return st.convs >= 2 && st.convs > st.reorders && st.wide == 0;
 }
 
 // The candidates in regions worth blocking.

@@ -126,9 +126,26 @@ TEST_F(SessionNchwc, MobileNetRunsBlockedWithThePlainValues) {
     EXPECT_LT(check_blocked(*m), 1e-5);
 }
 
-// Basic blocks (3x3 Convs; 1x1 ones only to project): nothing gains from the blocked layout.
-TEST_F(SessionNchwc, RegionsWithoutPointwiseConvsStayPlain) {
+// Basic blocks (3x3 Convs; 1x1 ones only to project) run blocked too.
+TEST_F(SessionNchwc, BasicBlocksRunBlockedWithThePlainValues) {
     auto m = zoo::resnet_style({.image = 64, .width = 16, .classes = 10, .blocks = {2, 1}});
+    EXPECT_LT(check_blocked(*m), 1e-5);
+}
+
+// x (64 channels, reordered in) -> 3x3 Conv -> 3x3 Conv -> output (reordered out): two Convs,
+// two reorders.
+TEST_F(SessionNchwc, ARegionNoLongerThanItsReordersStaysPlain) {
+    auto m = ir::new_model(13);
+    ir::GraphBuilder b(*m->graph);
+    std::mt19937 rng(12);
+    auto conv = [&](ir::Value* x, const std::string& name) {
+        return b.op(
+            "Conv",
+            {x, b.constant(name, random_tensor(DataType::kFloat32, {64, 64, 3, 3}, false, rng))},
+            ir::attrs(ir::Attribute::make_ints("pads", {1, 1, 1, 1})), name);
+    };
+    ir::Value* x = b.input("x", DataType::kFloat32, {1, 64, 8, 8});
+    b.output(conv(conv(x, "a"), "b"), DataType::kFloat32, {});
     check_blocked(*m, false);
 }
 
@@ -262,8 +279,13 @@ TEST_F(SessionNchwc, RegionsWithWideWindowsStayPlain) {
     check_blocked(*m, false);
 }
 
+// 40 channels: only conv3 (40 -> 80, a stem reading its input plain), pool2 and conv4 (80 -> 16)
+// have channels in blocks; conv1, conv2, conv5 and conv6 stay plain.
 TEST_F(SessionNchwc, ChannelsOutsideBlocksStayPlain) {
-    check_blocked(*chain_model(40), false);
+    auto m = chain_model(40);
+    EXPECT_LT(check_blocked(*m), 1e-5);
+    runtime::Session s(*m, runtime::SessionOptions{});
+    EXPECT_EQ(s.blocked_steps(), 3);
 }
 
 TEST_F(SessionNchwc, ASingleConvStaysPlain) {
