@@ -74,4 +74,17 @@ void avg_pool_nchwc(const Window& g, int64_t n, int64_t cb, const float* x, floa
 void global_pool_nchwc(int64_t n, int64_t cb, int64_t plane, const float* x, float* y, bool max,
                        ThreadPool* pool);
 
+// BatchNormalization's inference factors (C values each; post_mul / post_add may be nullptr) and
+// the ops fused after it (norm_fused.h).
+struct BlockedNorm {
+    const float *scale = nullptr, *bias = nullptr, *mean = nullptr, *var = nullptr;
+    double epsilon = 1e-5;
+    const float *post_mul = nullptr, *post_add = nullptr;
+    bool relu = false;
+};
+// batch_norm_fast's values (normalization_kernels.h, the same operations in the same order) on
+// a blocked float32 x of n images x cb channel blocks x `plane` pixels, into y (same layout).
+void batch_norm_nchwc(const BlockedNorm& a, int64_t n, int64_t cb, int64_t plane, const float* x,
+                      float* y, ThreadPool* pool);
+
 }  // namespace pg::ops

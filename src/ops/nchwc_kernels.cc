@@ -153,6 +153,41 @@ bool blocked_concat(KernelContext& ctx) {
     return true;
 }
 
+// Input i is float32 with `count` values.
+bool f32_count(const KernelContext& ctx, size_t i, int64_t count) {
+    return ctx.has_input(i) && is_f32(ctx.input(i)) &&
+           ctx.input(i).numel() == static_cast<uint64_t>(count);
+}
+
+// The blocked BatchNormalization chain when everything fits; false to run the plain one.
+bool blocked_batch_norm(const BatchNormChain& chain, KernelContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    if (!is_nchwc(x) || !is_f32(x) || ctx.num_outputs() != 1) return false;
+    const int64_t c = x.dims()[1] * kB;
+    for (size_t i = 1; i < 5; ++i)
+        if (!f32_count(ctx, i, c)) return false;
+    BlockedNorm a{ctx.input(1).data<float>(),
+                  ctx.input(2).data<float>(),
+                  ctx.input(3).data<float>(),
+                  ctx.input(4).data<float>(),
+                  chain.epsilon,
+                  nullptr,
+                  nullptr,
+                  chain.relu};
+    size_t next = 5;
+    for (const auto& [dims, factor] :
+         {std::pair{&chain.mul_dims, &a.post_mul}, std::pair{&chain.add_dims, &a.post_add}}) {
+        if (dims->empty()) continue;
+        if (!f32_count(ctx, next, c) || !per_channel_dims(*dims, 4, c)) return false;
+        *factor = ctx.input(next++).data<float>();
+    }
+    Tensor y = Tensor::uninitialized(DataType::kFloat32, x.dims());
+    batch_norm_nchwc(a, x.dims()[0], x.dims()[1], x.dims()[2] * x.dims()[3], x.data<float>(),
+                     reinterpret_cast<float*>(y.mutable_bytes()), ctx.pool());
+    ctx.set_output(0, std::move(y));
+    return true;
+}
+
 }  // namespace
 
 bool is_nchwc(const Tensor& t) {
@@ -192,6 +227,12 @@ KernelFn make_from_nchwc() {
 KernelFn make_nchwc_conv(const ConvChain& chain, std::vector<size_t> blocked, KernelFn plain) {
     return [chain, blocked = std::move(blocked), plain = std::move(plain)](KernelContext& ctx) {
         if (!blocked_conv(chain, ctx)) run_plain(ctx, plain, blocked);
+    };
+}
+
+KernelFn make_nchwc_batch_norm(const BatchNormChain& chain, KernelFn plain) {
+    return [chain, plain = std::move(plain)](KernelContext& ctx) {
+        if (!blocked_batch_norm(chain, ctx)) run_plain(ctx, plain, {0});
     };
 }
 

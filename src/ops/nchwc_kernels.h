@@ -12,6 +12,7 @@
 #include "ops/attrs.h"
 #include "ops/conv_fused.h"
 #include "ops/kernel.h"
+#include "ops/norm_fused.h"
 
 namespace pg::ops {
 
@@ -33,6 +34,10 @@ KernelFn make_nchwc_conv(const ConvChain& chain, std::vector<size_t> blocked, Ke
 // MaxPool (one output), AveragePool, GlobalAveragePool, GlobalMaxPool on blocked float32 X;
 // `plain` is the op's kernel.
 KernelFn make_nchwc_pool(const std::string& op, const Attrs& a, KernelFn plain);
+
+// A BatchNormalization chain (norm_fused.h) on blocked float32 X: batch_norm_nchwc, the output
+// blocked; `plain` is the chain's kernel (make_batch_norm_chain).
+KernelFn make_nchwc_batch_norm(const BatchNormChain& chain, KernelFn plain);
 
 // Concat along the channels (axis 1 of rank-4 values) of blocked inputs: the blocks of each
 // image one input after another; `plain` is the op's kernel.

@@ -102,6 +102,7 @@ std::vector<NodeStep> fuse_bn_relu(const ir::Graph& g, const GraphPlan& p,
                 fused.fused_with += ", fused with '" + n->name + "' (" + n->op_type + ")";
         fused.kernel =
             share_kernel(ops::make_batch_norm_chain(spec, plain_tail(b, t, out, step_of)));
+        fused.bn_chain = std::make_shared<const ops::BatchNormChain>(spec);
         out[i] = std::move(fused);
         for (const ir::Node* n : absorbed) {
             NodeStep& later = out[step_of.at(n)];  // keeps only its releases

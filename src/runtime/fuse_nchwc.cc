@@ -2,7 +2,8 @@
 // ops/nchwc_kernels.h runs blocked: a Conv step (fused chain or plain; 2-D weights initializer,
 // one group or depthwise, output channels a multiple of 16, input channels too or else a stem
 // reading its input plain, no shuffle), a 2-D MaxPool /
-// AveragePool / global pool after a candidate, or a Concat of channels with an input from a
+// AveragePool / global pool or a BatchNormalization chain (fuse_bn.cc: DenseNet's
+// pre-activations) after a candidate, or a Concat of channels with an input from a
 // candidate whose output only candidates read; their inputs' channel counts must be known (from
 // Convs' weights) and multiples of 16. (The pass runs before Concats are planned in place.)
 // Candidates joined by a value (one's output, the other's X or residual) form a region; a region
@@ -52,7 +53,7 @@ const Tensor* conv_weights(const ir::Node& n) {
 
 // What a candidate step reads blocked (input indices) and how it runs.
 struct Candidate {
-    bool conv = false, concat = false;
+    bool conv = false, concat = false, norm = false;
     bool wide = false;  // more taps than 3x3: where it loses
     ops::ConvChain chain;
     std::vector<size_t> blocked;  // X, then the residual
@@ -94,6 +95,19 @@ bool pool_candidate(const NodeStep& s, const std::unordered_map<int, int64_t>& c
         return false;
     const auto it = channels.find(s.inputs[0]);
     if (it == channels.end() || it->second % kBlock || it->second == 0) return false;
+    c.blocked = {0};
+    return true;
+}
+
+// The step as a BatchNormalization chain (fuse_bn.cc) on values whose channels are known.
+bool norm_candidate(const NodeStep& s, const std::unordered_map<int, int64_t>& channels,
+                    Candidate& c) {
+    if (!s.bn_chain || s.concat_slot >= 0 || s.inputs.empty() || s.inputs[0] < 0 ||
+        s.outputs.size() != 1 || s.outputs[0] < 0)
+        return false;
+    const auto it = channels.find(s.inputs[0]);
+    if (it == channels.end() || it->second % kBlock || it->second == 0) return false;
+    c.norm = true;
     c.blocked = {0};
     return true;
 }
@@ -141,11 +155,13 @@ std::unordered_map<size_t, Candidate> candidates(const std::vector<NodeStep>& st
         const NodeStep& s = steps[i];
         if (!s.kernel || !s.node) continue;
         Candidate c;
-        // A pool does not start a region: its input is reordered after it, smaller.
+        // A pool or a normalization does not start a region (a pool's input would be reordered
+        // after it, smaller; a normalization gains nothing by itself).
         const auto from = s.inputs.empty() ? producer.end() : producer.find(s.inputs[0]);
         const bool after_candidate = from != producer.end() && out.count(from->second);
         int64_t joined = 0;
         if (conv_candidate(s, c) || (after_candidate && pool_candidate(s, channels, c)) ||
+            (after_candidate && norm_candidate(s, channels, c)) ||
             concat_candidate(s, channels, producer, out, c, &joined))
             out[i] = std::move(c);
         if (joined > 0) channels[s.outputs[0]] = joined;
@@ -153,7 +169,8 @@ std::unordered_map<size_t, Candidate> candidates(const std::vector<NodeStep>& st
             if (o >= 0) producer[o] = i;
         if (is_op(s.node, "Conv") && !s.outputs.empty() && s.outputs[0] >= 0)
             if (const Tensor* w = conv_weights(*s.node)) channels[s.outputs[0]] = w->dims()[0];
-        if (is_pool(s.node) && !s.outputs.empty() && s.outputs[0] >= 0 && !s.inputs.empty()) {
+        if ((is_pool(s.node) || s.bn_chain) && !s.outputs.empty() && s.outputs[0] >= 0 &&
+            !s.inputs.empty()) {
             const auto it = channels.find(s.inputs[0]);
             if (it != channels.end()) channels[s.outputs[0]] = it->second;
         }
@@ -366,6 +383,7 @@ NodeStep blocked_step(const NodeStep& s, const Candidate& c, const BlockedSlots&
     b.kernel = share_kernel(
         c.conv     ? ops::make_nchwc_conv(c.chain, c.blocked, *s.kernel)
         : c.concat ? ops::make_nchwc_concat(*s.kernel)
+        : c.norm   ? ops::make_nchwc_batch_norm(*s.bn_chain, *s.kernel)
                    : ops::make_nchwc_pool(b.node->op_type, ops::Attrs(*b.node), *s.kernel));
     b.blocked = true;
     return b;

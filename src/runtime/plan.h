@@ -13,8 +13,9 @@
 #include "ops/kernel.h"
 
 namespace pg::ops {
-struct ConvChain;  // ops/conv_fused.h
-}
+struct ConvChain;       // ops/conv_fused.h
+struct BatchNormChain;  // ops/norm_fused.h
+}  // namespace pg::ops
 
 namespace pg::runtime {
 
@@ -44,6 +45,8 @@ struct NodeStep {
     int64_t concat_offset = 0, concat_total = 0;
     // A fused Conv chain's step: what it fuses (runtime/fuse_nchwc.cc runs it blocked).
     std::shared_ptr<const ops::ConvChain> conv_chain;
+    // A fused BatchNormalization chain's step (runtime/fuse_bn.cc), likewise.
+    std::shared_ptr<const ops::BatchNormChain> bn_chain;
     bool blocked = false;  // reads or writes the blocked layout (runtime/fuse_nchwc.cc)
     bool reorder = false;  // only converts a value between the layouts
 };

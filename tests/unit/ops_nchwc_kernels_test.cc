@@ -9,12 +9,14 @@
 #include <cstring>
 #include <random>
 
+#include "base/error.h"
 #include "base/thread_pool.h"
 #include "ir/builder.h"
 #include "ops/attrs.h"
 #include "ops/conv_kernels.h"
 #include "ops/nchwc.h"
 #include "ops/nchwc_kernels.h"
+#include "ops/norm_fused.h"
 #include "ops/op_table.h"
 #include "support/fuse_check.h"
 
@@ -124,6 +126,30 @@ TEST_F(OpsNchwcKernels, PoolsRunBlockedOrPlain) {
     ASSERT_EQ(got.rank(), 5);
     EXPECT_TRUE(ops::plain_of(got, nullptr).same_contents(want));
     EXPECT_TRUE(run(k, n, {x}).same_contents(want));  // a plain input: the plain kernel
+}
+
+// A BatchNormalization + Relu chain: blocked on a blocked input (the plain chain's bits), the
+// plain chain on a plain input or when the factors do not hold a value per channel.
+TEST_F(OpsNchwcKernels, BatchNormChainsRunBlockedOrPlain) {
+    const ir::Node& n = node("BatchNormalization", 5);
+    ops::BatchNormChain chain;
+    chain.relu = true;
+    const ops::KernelFn p = ops::make_batch_norm_chain(chain, plain(n));
+    const ops::KernelFn k = ops::make_nchwc_batch_norm(chain, p);
+    const Tensor x = test::random_tensor(DataType::kFloat32, {2, 32, 5, 3}, false, rng_);
+    std::vector<Tensor> in{x};
+    for (int i = 0; i < 4; ++i)
+        in.push_back(test::random_tensor(DataType::kFloat32, {32}, i == 3, rng_));
+    const Tensor want = run(p, n, in);
+    in[0] = blocked(x);
+    const Tensor got = run(k, n, in);
+    ASSERT_EQ(got.rank(), 5);
+    EXPECT_TRUE(ops::plain_of(got, nullptr).same_contents(want));
+    in[0] = x;
+    EXPECT_TRUE(run(k, n, in).same_contents(want));  // a plain input: the plain chain
+    in[0] = blocked(x);
+    in[1] = test::random_tensor(DataType::kFloat32, {16}, false, rng_);  // not one per channel
+    EXPECT_THROW(run(k, n, in), Error);  // the plain chain's own check, on a plain input
 }
 
 TEST_F(OpsNchwcKernels, ConcatsOfMixedLayoutsRunPlain) {

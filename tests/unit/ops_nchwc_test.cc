@@ -5,7 +5,8 @@
 // pads, dilation, batches, 1-9 output blocks in groups, short and long sums), from blocked and
 // from plain inputs (any channel count: a stem), the epilogue against GemmEpilogue::apply;
 // depthwise_nchwc against its chain; the pools against the plain max_pool / avg_pool /
-// global_pool_planes, bit for bit. Skipped where the CPU has no AVX-512.
+// global_pool_planes and batch_norm_nchwc against batch_norm_fast, bit for bit. Skipped where the
+// CPU has no AVX-512.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,8 +19,10 @@
 #include "base/thread_pool.h"
 #include "ops/conv_kernels.h"
 #include "ops/nchwc.h"
+#include "ops/normalization_kernels.h"
 #include "ops/pool_kernels.h"
 #include "support/random_values.h"
+#include "tensor/tensor.h"
 
 namespace pg {
 namespace {
@@ -347,6 +350,41 @@ TEST_F(OpsNchwc, GlobalPoolsGiveThePlainPoolsBits) {
         ops::global_pool_nchwc(n, c / 16, plane, xb.data(), yb.data(), max, &pool);
         const std::vector<float> got = unblocked(yb, n, c, 1);
         EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * 4), 0) << max;
+    }
+}
+
+// Every combination of the fused Mul / Add / Relu, with NaN, -0, infinities and values that
+// the Relu clamps; factors per channel differ, so a lane in the wrong channel shows.
+TEST_F(OpsNchwc, BatchNormGivesThePlainKernelsBits) {
+    std::mt19937 rng(21);
+    ThreadPool pool(2);
+    const int64_t n = 2, c = 48, h = 9, w = 7, plane = h * w;
+    std::vector<float> x = test::random_floats(size_t(n * c * plane), rng);
+    x[3] = std::nanf(""), x[70] = -0.0f, x[71] = std::numeric_limits<float>::infinity();
+    x[200] = -std::numeric_limits<float>::infinity();
+    const Tensor xt = Tensor::from_values(DataType::kFloat32, {n, c, h, w}, x);
+    const std::vector<float> xb = blocked(x, n, c, plane);
+    std::vector<float> scale = test::random_floats(size_t(c), rng), bias = scale, mean = scale,
+                       var = scale, mul = scale, add = scale;
+    for (auto* v : {&bias, &mean, &mul, &add}) *v = test::random_floats(size_t(c), rng);
+    for (float& v : var) v = std::fabs(v) + 0.25f;
+    for (int mode = 0; mode < 8; ++mode) {
+        const bool relu = mode & 1, post_mul = mode & 2, post_add = mode & 4;
+        std::vector<float> want(x.size()), yb(x.size());
+        ops::batch_norm_fast(xt, scale.data(), bias.data(), mean.data(), var.data(), 1e-3,
+                             want.data(), nullptr, relu, post_mul ? mul.data() : nullptr,
+                             post_add ? add.data() : nullptr);
+        const ops::BlockedNorm a{scale.data(),
+                                 bias.data(),
+                                 mean.data(),
+                                 var.data(),
+                                 1e-3,
+                                 post_mul ? mul.data() : nullptr,
+                                 post_add ? add.data() : nullptr,
+                                 relu};
+        ops::batch_norm_nchwc(a, n, c / 16, plane, xb.data(), yb.data(), &pool);
+        const std::vector<float> got = unblocked(yb, n, c, plane);
+        EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * 4), 0) << "mode " << mode;
     }
 }
 

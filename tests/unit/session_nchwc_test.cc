@@ -3,9 +3,9 @@
 // plain ones may take Winograd, gemm_dot or the packed GEMM, which sum in other orders), the
 // same bits on one and two threads and run after run; values entering and leaving a region
 // (graph outputs inside it, a reader outside it, a graph input feeding it) come out plain;
-// Concats join a region and are written in place; channel counts that are not multiples of 16,
-// single Convs and regions without enough gainful 1x1 Convs stay plain; a hook sees plain
-// values. Skipped where the CPU has no AVX-512.
+// Concats and BatchNormalization chains join a region (Concats written in place); channel
+// counts that are not multiples of 16, single Convs and regions no longer than their reorders
+// stay plain; a hook sees plain values. Skipped where the CPU has no AVX-512.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -117,6 +117,48 @@ std::unique_ptr<ir::Model> bottleneck_model() {
 
 TEST_F(SessionNchwc, BottlenecksRunBlockedWithThePlainValues) {
     EXPECT_LT(check_blocked(*bottleneck_model()), 1e-5);
+}
+
+// A DenseNet-like block: pre-activation BatchNormalization + Relu (fused as a BatchNormalization
+// chain, fuse_bn.cc) before each layer's 1x1 Conv, its 3x3 Conv's output concatenated to the
+// features. With the normalizations blocked, the block is one region: the stem reads the image
+// plain and only the pooled result leaves.
+std::unique_ptr<ir::Model> dense_block_model() {
+    auto m = ir::new_model(13);
+    ir::GraphBuilder b(*m->graph);
+    std::mt19937 rng(15);
+    int count = 0;
+    auto conv = [&](ir::Value* x, int64_t out, int64_t in, int64_t k) {
+        const std::string n = "c" + std::to_string(count++);
+        return b.op("Conv",
+                    {x, b.constant(n + "_w",
+                                   random_tensor(DataType::kFloat32, {out, in, k, k}, false, rng))},
+                    ir::attrs(ir::Attribute::make_ints("pads", {k / 2, k / 2, k / 2, k / 2})), n);
+    };
+    auto bn_relu = [&](ir::Value* x, int64_t c) {
+        const std::string n = "bn" + std::to_string(count++);
+        return b.op("Relu", {test::batch_norm(b, x, DataType::kFloat32, c, rng, n)});
+    };
+    ir::Value* x = b.input("x", DataType::kFloat32, {1, 3, 12, 12});
+    ir::Value* f = conv(x, 64, 3, 3);
+    int64_t c = 64;
+    for (int layer = 0; layer < 2; ++layer) {
+        ir::Value* t = conv(bn_relu(f, c), 64, c, 1);
+        t = conv(bn_relu(t, 64), 32, 64, 3);
+        f = b.op("Concat", {f, t}, ir::attrs(ir::Attribute::make_int("axis", 1)));
+        c += 32;
+    }
+    b.output(b.op("GlobalAveragePool", {bn_relu(f, c)}), DataType::kFloat32, {});
+    return m;
+}
+
+TEST_F(SessionNchwc, DenseBlocksRunBlockedWithThePlainValues) {
+    auto m = dense_block_model();
+    EXPECT_LT(check_blocked(*m), 1e-5);
+    runtime::Session s(*m, runtime::SessionOptions{});
+    // The stem; per layer the normalization, the 1x1 Conv (with the next normalization and Relu
+    // fused), the 3x3 Conv and the Concat; the last normalization and the pool.
+    EXPECT_EQ(s.blocked_steps(), 11);
 }
 
 // Depthwise-separable blocks, 64 channels and more: depthwise and 1x1 Convs (BatchNormalization,
