@@ -40,6 +40,45 @@ struct Taps {
     explicit Taps(const Window& g) : a{axis_taps(g, 0), axis_taps(g, 1), axis_taps(g, 2)} {}
 };
 
+// Four outputs ow..ow+3 of row (od, oh) whose windows are whole along the width: the same
+// taps in the same order as one at a time, as four independent chains.
+template <bool kMax>
+__attribute__((target("avx512f"))) void pool_four(const Window& g, const Taps& t, const float* x,
+                                                  float* y, int64_t od, int64_t oh, int64_t ow,
+                                                  bool include_pad) {
+    const AxisTaps &d = t.a[0], &h = t.a[1], &w = t.a[2];
+    __m512 acc[4];
+    for (int q = 0; q < 4; ++q)
+        acc[q] =
+            kMax ? _mm512_set1_ps(-std::numeric_limits<float>::infinity()) : _mm512_setzero_ps();
+    bool first = true;
+    for (int64_t kd = d.lo[od]; kd < d.hi[od]; ++kd) {
+        const int64_t id = d.start[od] + kd * g.dil[0];
+        for (int64_t kh = h.lo[oh]; kh < h.hi[oh]; ++kh) {
+            const float* xr = x + (id * g.in[1] + h.start[oh] + kh * g.dil[1]) * g.in[2] * kB;
+            for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+                for (int q = 0; q < 4; ++q) {
+                    const __m512 v = _mm512_loadu_ps(xr + (w.start[ow + q] + kw * g.dil[2]) * kB);
+                    acc[q] = !kMax   ? _mm512_add_ps(acc[q], v)
+                             : first ? v
+                                     : _mm512_max_ps(v, acc[q]);
+                }
+                first = false;
+            }
+        }
+    }
+    const int64_t count = (d.hi[od] - d.lo[od]) * (h.hi[oh] - h.lo[oh]) * g.kernel[2];
+    for (int q = 0; q < 4; ++q) {
+        if (!kMax) {
+            const int64_t div =
+                include_pad ? d.padded[od] * h.padded[oh] * w.padded[ow + q] : count;
+            acc[q] = div > 0 ? _mm512_div_ps(acc[q], _mm512_set1_ps(static_cast<float>(div)))
+                             : _mm512_set1_ps(std::numeric_limits<float>::quiet_NaN());
+        }
+        _mm512_storeu_ps(y + ((od * g.out[1] + oh) * g.out[2] + ow + q) * kB, acc[q]);
+    }
+}
+
 // Output row `row` (od, oh) of one block plane: max (the first tap, then x > best ? x : best;
 // no tap: -inf) or average (sum in order, then / the count, or the padded count; NaN for 0).
 __attribute__((target("avx512f"))) void pool_row(const Window& g, const Taps& t, const float* x,
@@ -47,7 +86,13 @@ __attribute__((target("avx512f"))) void pool_row(const Window& g, const Taps& t,
                                                  bool include_pad) {
     const int64_t od = row / g.out[1], oh = row % g.out[1];
     const AxisTaps &d = t.a[0], &h = t.a[1], &w = t.a[2];
+    const auto whole = [&](int64_t ow) { return w.lo[ow] == 0 && w.hi[ow] == g.kernel[2]; };
     for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+        if (ow + 4 <= g.out[2] && whole(ow) && whole(ow + 3)) {  // whole windows are contiguous
+            (max ? pool_four<true> : pool_four<false>)(g, t, x, y, od, oh, ow, include_pad);
+            ow += 3;
+            continue;
+        }
         __m512 acc =
             max ? _mm512_set1_ps(-std::numeric_limits<float>::infinity()) : _mm512_setzero_ps();
         int64_t count = 0;

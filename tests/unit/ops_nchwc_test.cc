@@ -317,7 +317,8 @@ TEST_F(OpsNchwc, PoolsGiveThePlainPoolsBits) {
                               PoolCase{9, 11, 3, 3, 2, 2, 0, 0, 0, 0, true},
                               PoolCase{7, 7, 2, 3, 1, 2, 1, 0, 0, 2, true},
                               PoolCase{56, 56, 3, 3, 2, 2, 1, 1, 1, 1, false},
-                              PoolCase{5, 5, 5, 5, 1, 1, 2, 2, 2, 2, false}}) {
+                              PoolCase{5, 5, 5, 5, 1, 1, 2, 2, 2, 2, false},
+                              PoolCase{13, 21, 3, 5, 1, 1, 0, 2, 1, 2, true}}) {
         const ops::Window g = pool_window(q);
         std::vector<float> x = test::random_floats(size_t(n * c * q.h * q.w), rng);
         x[5] = std::nanf(""), x[40] = -0.0f, x[41] = std::numeric_limits<float>::infinity();
