@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/aligned.h"
 #include "base/error.h"
 #include "base/thread_pool.h"
 #include "ops/gemm_epilogue_avx512.h"
@@ -70,20 +71,20 @@ __attribute__((target("avx512f"))) inline void dw_pixels(const Rows& r, const fl
     }
 }
 
-// Output row oh of one block: eight columns at a time where they see every kw, else one.
+// Output row oh of one block: columns that see every kw eight, four or two at a time (one
+// chain each, side by side), the others one at a time.
 void dw_row(const Rows& r, const float* x, const float* wt, float* y, int64_t oh, int64_t ch) {
     const int64_t wo = r.s.w.out[2], kw = r.s.w.kernel[2];
     int64_t ow = 0;
     while (ow < wo) {
         int64_t run = 0;
         while (ow + run < wo && run < 8 && r.w.lo[ow + run] == 0 && r.w.hi[ow + run] == kw) ++run;
-        if (run == 8) {
-            dw_pixels<8>(r, x, wt, y, oh, ow, ch);
-            ow += 8;
-        } else {
-            dw_pixels<1>(r, x, wt, y, oh, ow, ch);
-            ow += 1;
-        }
+        const int64_t np = run >= 8 ? 8 : run >= 4 ? 4 : run >= 2 ? 2 : 1;
+        (np == 8   ? dw_pixels<8>
+         : np == 4 ? dw_pixels<4>
+         : np == 2 ? dw_pixels<2>
+                   : dw_pixels<1>)(r, x, wt, y, oh, ow, ch);
+        ow += np;
     }
 }
 
@@ -99,22 +100,22 @@ void depthwise_nchwc(const ConvShape& s, const float* x, const float* w, const f
     const Rows r{s, axis_taps(s.w, 1), axis_taps(s.w, 2), any ? &ep : nullptr};
     const int64_t cb = s.c / kB, taps = s.w.kernel[1] * s.w.kernel[2], rows = s.w.out[1];
     const int64_t in_block = s.w.in[1] * s.w.in[2] * kB, out_block = s.w.out_size() * kB;
-    run_parallel(s.n * cb * out_block > (1 << 14) ? pool : nullptr, s.n * cb * rows,
-                 [&](int64_t b, int64_t e) {
-                     std::vector<float> wt(static_cast<size_t>(taps * kB));
-                     int64_t gathered = -1;
-                     for (int64_t u = b; u < e; ++u) {
-                         const int64_t oh = u % rows, nb = u / rows, blk = nb % cb;
-                         if (blk != gathered) {
-                             for (int64_t t = 0; t < taps; ++t)
-                                 for (int64_t l = 0; l < kB; ++l)
-                                     wt[static_cast<size_t>(t * kB + l)] =
-                                         w[(blk * kB + l) * taps + t];
-                             gathered = blk;
-                         }
-                         dw_row(r, x + nb * in_block, wt.data(), y + nb * out_block, oh, blk * kB);
-                     }
-                 });
+    run_parallel(
+        s.n * cb * out_block > (1 << 14) ? pool : nullptr, s.n * cb * rows,
+        [&](int64_t b, int64_t e) {
+            const AlignedArray<float> wt = aligned_array<float>(static_cast<size_t>(taps * kB));
+            int64_t gathered = -1;
+            for (int64_t u = b; u < e; ++u) {
+                const int64_t oh = u % rows, nb = u / rows, blk = nb % cb;
+                if (blk != gathered) {
+                    for (int64_t t = 0; t < taps; ++t)
+                        for (int64_t l = 0; l < kB; ++l)
+                            wt[static_cast<size_t>(t * kB + l)] = w[(blk * kB + l) * taps + t];
+                    gathered = blk;
+                }
+                dw_row(r, x + nb * in_block, wt.get(), y + nb * out_block, oh, blk * kB);
+            }
+        });
 }
 
 #else
