@@ -139,24 +139,26 @@ PG_AVX512 __attribute__((noinline)) void conv_tile(const TileArgs& a) {
         _Pragma("GCC unroll 4") for (int i = 0; i < NB; ++i) acc[i][j] =
             a.first ? _mm512_setzero_ps()
                     : _mm512_loadu_ps(a.y + i * a.out_block + tile.out[j] * kB);
-    int64_t in[NP];  // each pixel's offset, held in registers across the loop
-    _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j) in[j] = tile.in[j];
+    const float* px[NP];  // each pixel's first input
+    _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j) px[j] = a.x + tile.in[j];
     const int64_t ntaps = T > 0 ? T : a.ntaps;
     const float* wc = a.wp;
     // Channel ch of the image is at (ch / 16) * in_block + (ch % 16) * lane: block by block,
-    // then one lane at a time (no division in the loop).
+    // then one lane at a time (no division in the loop). Each broadcast addresses its pixel's
+    // pointer plus one offset per tap (no address arithmetic per pixel, which would take the
+    // multiply-adds' ports).
     for (int64_t cb = a.c0; cb < a.c1;) {
         const int64_t end = std::min(a.c1, (cb / kB + 1) * kB);
-        const float* xc = a.x + (cb / kB) * a.in_block + (cb % kB) * a.lane;
-        for (; cb < end; ++cb, xc += a.lane, wc += a.wstride) {
+        int64_t c = (cb / kB) * a.in_block + (cb % kB) * a.lane;
+        for (; cb < end; ++cb, c += a.lane, wc += a.wstride) {
             _Pragma("GCC unroll 1") for (int64_t t = 0; t < ntaps; ++t) {
-                const float* xt = xc + a.taps[t].in;
+                const int64_t o = c + a.taps[t].in;
                 const float* w = wc + (T > 0 ? t : a.taps[t].index) * kPackRows;
                 __m512 wv[NB];
                 _Pragma("GCC unroll 4") for (int i = 0; i < NB; ++i) wv[i] =
                     _mm512_loadu_ps(w + 16 * i);
                 _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j) {
-                    const __m512 xv = _mm512_set1_ps(xt[in[j]]);
+                    const __m512 xv = _mm512_set1_ps(px[j][o]);
                     _Pragma("GCC unroll 4") for (int i = 0; i < NB; ++i) acc[i][j] =
                         _mm512_fmadd_ps(wv[i], xv, acc[i][j]);
                 }
