@@ -108,6 +108,9 @@ Geometry geometry(const ConvShape& s, int threads, bool plain) {
     g.by_groups = g.groups * s.n >= 2 * threads;
     g.segments = std::max<int64_t>(g.by_groups ? 1 : threads,
                                    (pixels + kSegmentPixels - 1) / kSegmentPixels);
+    // Split by pixels, a multiple of the threads (a 112 x 112 stem: 8 segments, not 7 of which
+    // one thread would run 4).
+    if (!g.by_groups) g.segments = (g.segments + threads - 1) / threads * threads;
     return g;
 }
 
