@@ -1,8 +1,8 @@
 // Benchmark: the reference interpreter against ONNX Runtime on the light models of
 // shared/data/onnx-light-models (ConstantOfShape weights replaced by seeded random ones) and the
 // zoo models (tools/zoo). Both run with 2 threads on the same seeded inputs (uniform [0, 1));
-// 5 timed runs each (median) in alternating blocks, each block after an idle gap and an untimed
-// warm-up run (time_alternating). Agreement
+// 5 timed runs each (median) in alternating blocks, each block after an idle gap and untimed
+// warm-up runs (time_alternating). Agreement
 // is the largest relative error of the float32 outputs, |ref - ort| / max(|ort|, 1e-6).
 //
 // Memory: the reference run is repeated in a fresh child (this binary with --peak-child MODEL),
@@ -322,6 +322,22 @@ int g_settle_ms = 100;
 // runs back to back within a block. The last outputs in out_a / out_b.
 int g_blocks = 3;  // --blocks N
 
+// `runs` untimed calls (0: none), and more until kWarmMs have passed: after the idle gap this
+// VM's cores take a few milliseconds to come back to full speed (the transformer's first run
+// after 100 ms idle took 4.5 ms, its second 3.0, then 2.4), which one run of a small model did
+// not cover.
+constexpr double kWarmMs = 25.0;
+
+void warm_up(pg::runners::Runner& r, const Feeds& feeds, int runs, NamedTensors& out) {
+    if (runs <= 0) return;
+    const auto start = Clock::now();
+    for (int i = 0;
+         i < runs ||
+         std::chrono::duration<double, std::milli>(Clock::now() - start).count() < kWarmMs;
+         ++i)
+        out = r.infer(feeds);
+}
+
 std::pair<double, double> time_alternating(pg::runners::Runner& a, pg::runners::Runner* b,
                                            const Feeds& feeds, int warmup, int reps,
                                            NamedTensors& out_a, NamedTensors& out_b) {
@@ -330,11 +346,11 @@ std::pair<double, double> time_alternating(pg::runners::Runner& a, pg::runners::
     for (int blk = 0; blk < blocks; ++blk) {
         const int n = reps * (blk + 1) / blocks - reps * blk / blocks;
         std::this_thread::sleep_for(std::chrono::milliseconds(g_settle_ms));
-        for (int i = 0; i < warmup; ++i) out_a = a.infer(feeds);
+        warm_up(a, feeds, warmup, out_a);
         for (int i = 0; i < n; ++i) ms_a.push_back(time_once(a, feeds, out_a));
         if (!b) continue;
         std::this_thread::sleep_for(std::chrono::milliseconds(g_settle_ms));
-        for (int i = 0; i < warmup; ++i) out_b = b->infer(feeds);
+        warm_up(*b, feeds, warmup, out_b);
         for (int i = 0; i < n; ++i) ms_b.push_back(time_once(*b, feeds, out_b));
     }
     return {median(ms_a), b ? median(ms_b) : NAN};
