@@ -123,6 +123,28 @@ TEST(ModelSplit, LaterSmallRawDataWinsOverSplitOne) {
     EXPECT_EQ(w.data<float>()[1], -2.0f);
 }
 
+// A split payload whose size does not match the tensor's dims is refused like any raw_data.
+TEST(ModelSplit, SplitPayloadOfTheWrongSizeIsInvalidInput) {
+    std::string tensor = "\x08\x02\x10\x01";  // dims: [2], data_type: FLOAT
+    tensor += field(8, "w") + field(9, std::string(kMin + 8, '\x7f'));
+    const std::string graph = field(2, "g") + field(5, tensor);
+    const std::string model = std::string("\x08\x08") + field(7, graph) + field(8, "\x10\x11");
+    const std::string path = test::make_temp_dir() + "/lying.onnx";
+    std::ofstream(path, std::ios::binary) << model;
+    auto split = split_file(path);
+    ASSERT_TRUE(split);
+    EXPECT_EQ(split->payloads.size(), 1u);
+    try {
+        onnx::load_model(path);
+        ADD_FAILURE() << "loaded";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput);
+        EXPECT_NE(std::string(e.what()).find("needs 8 bytes of raw_data, found 65544"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 // The imported tensor adopts the proto's raw_data buffer itself (no copy of the weights).
 // Large raw_data (64 KiB and more) is adopted, not copied: the load holds one copy of the
 // weights. Smaller raw_data is copied out of the message, whose memory is released after import
