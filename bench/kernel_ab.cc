@@ -7,7 +7,8 @@
 // Usage: kernel_ab --switch NAME [--threads N] [--reps N] MODEL.onnx...
 //   NAME: winograd (ops::set_conv_winograd), filters_once (ops::set_winograd_filters_once),
 //   maxpool (ops::set_separable_max_pool), gemv (ops::set_gemv_row_blocks), rowvec
-//   (ops::set_gemm_rowvec), static (ops::set_gemm_direct_static), and the plan-time switches,
+//   (ops::set_gemm_rowvec), static (ops::set_gemm_direct_static), rowbases
+//   (ops::set_gemm_direct_row_bases), align (set_aligned_buffers), and the plan-time switches,
 //   for which each side has a session of its own: shuffle (runtime::set_fuse_channel_shuffle),
 //   concat (runtime::set_fuse_concat_in_place), nchwc (runtime::set_nchwc_layout). --threads N
 //   (default 2), --reps N runs per side (default 30). Inputs are uniform in [-1, 1) for float32,
@@ -46,6 +47,7 @@ const std::map<std::string, Switch>& switches() {
         {"concat", [](bool on) { return pg::runtime::set_fuse_concat_in_place(on); }},
         {"nchwc", [](bool on) { return pg::runtime::set_nchwc_layout(on); }},
         {"align", [](bool on) { return pg::set_aligned_buffers(on); }},
+        {"rowbases", [](bool on) { return pg::ops::set_gemm_direct_row_bases(on); }},
     };
     return s;
 }

@@ -70,6 +70,10 @@ bool set_gemm_rowvec(bool on);
 // contiguous range each (on, the default) or in dynamically claimed chunks (off); the values are
 // the same. Returns the previous setting.
 bool set_gemm_direct_static(bool on);
+// Tests and benches: full 12-row tiles address A's rows from four row pointers plus scaled
+// multiples of lda (on, the default) or from twelve row pointers (off); the same values.
+// Returns the previous setting.
+bool set_gemm_direct_row_bases(bool on);
 
 // The useful columns of a DirectGemm (gemm_direct_columns.cc): product column src[u] of op(B)
 // goes to C column dst[u] (the columns the map keeps; all n of them when C is dense).

@@ -27,10 +27,15 @@ namespace pg::ops {
 
 namespace {
 std::atomic<bool> g_static{true};
+std::atomic<bool> g_row_bases{true};
 }  // namespace
 
 bool set_gemm_direct_static(bool on) {
     return g_static.exchange(on);
+}
+
+bool set_gemm_direct_row_bases(bool on) {
+    return g_row_bases.exchange(on);
 }
 
 #ifdef PG_DIRECT_AVX512
@@ -160,6 +165,49 @@ PG_AVX512 __attribute__((noinline)) void tile(int64_t kc, const float* a, int64_
     PG_ROWS(PG_FINISH)
 }
 
+// tile<12, NP, kFull> with all 12 rows of A present: each row's broadcast addresses one of four
+// row pointers (rows 0, 3, 6, 9) plus lda bytes times 1, 2, 4 or 8, so that 5 registers hold
+// what 12 row pointers held (GCC spilled three of them into vector registers, and moving them
+// back took a multiply-add port every step). lda_b is hidden from the optimizer in the loop so
+// that it does not turn the 12 addresses back into 12 pointers.
+#define PG_DECL12(i) __m512 c##i##a = _mm512_setzero_ps(), c##i##b = _mm512_setzero_ps();
+#define PG_STEP12(i, base, scale)                                                                  \
+    {                                                                                              \
+        const __m512 av = _mm512_set1_ps(                                                          \
+            *reinterpret_cast<const float*>(reinterpret_cast<const char*>(base) + (scale)*lda_b)); \
+        c##i##a = _mm512_fmadd_ps(av, b0, c##i##a);                                                \
+        if constexpr (NP == 2) c##i##b = _mm512_fmadd_ps(av, b1, c##i##b);                         \
+    }
+template <int NP, bool kFull>
+PG_AVX512 __attribute__((noinline)) void tile12(int64_t kc, const float* a, int64_t lda,
+                                                const float* b, const int64_t* off, __mmask16 mb0,
+                                                __mmask16 mb1, float* c, int64_t ldc,
+                                                const RowEnd& e, int64_t i0) {
+    constexpr int MR = 12;
+    const int mr = 12;
+    PG_ROWS(PG_DECL12)
+    const float *q0 = a, *q3 = a + 3 * lda, *q6 = a + 6 * lda, *q9 = a + 9 * lda;
+    int64_t lda_b = lda * static_cast<int64_t>(sizeof(float));
+    for (int64_t p = 0; p < kc; ++p, ++q0, ++q3, ++q6, ++q9) {
+        asm("" : "+r"(lda_b));
+        const float* bp = b + off[p];
+        const float* ahead = b + off[p + kAhead < kc ? p + kAhead : p];
+        _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(ahead + 31), _MM_HINT_T0);
+        const __m512 b0 = kFull ? _mm512_loadu_ps(bp) : _mm512_maskz_loadu_ps(mb0, bp);
+        const __m512 b1 = NP == 1 ? b0
+                          : kFull ? _mm512_loadu_ps(bp + 16)
+                                  : _mm512_maskz_loadu_ps(mb1, bp + 16);
+        PG_STEP12(0, q0, 0)
+        PG_STEP12(1, q0, 1) PG_STEP12(2, q0, 2) PG_STEP12(3, q3, 0) PG_STEP12(4, q0, 4)
+            PG_STEP12(5, q3, 2) PG_STEP12(6, q6, 0) PG_STEP12(7, q3, 4) PG_STEP12(8, q0, 8)
+                PG_STEP12(9, q9, 0) PG_STEP12(10, q6, 4) PG_STEP12(11, q3, 8)
+    }
+    PG_ROWS(PG_FINISH)
+}
+#undef PG_DECL12
+#undef PG_STEP12
+
 #undef PG_ROWS
 #undef PG_DECL
 #undef PG_STEP
@@ -169,6 +217,8 @@ template <int NP, bool kFull>
 PG_AVX512 void tile_rows(int64_t kc, const float* a, int64_t lda, const float* b,
                          const int64_t* off, __mmask16 mb0, __mmask16 mb1, float* c, int64_t ldc,
                          int mr, const RowEnd& e, int64_t i0) {
+    if (mr == 12 && g_row_bases.load(std::memory_order_relaxed))
+        return tile12<NP, kFull>(kc, a, lda, b, off, mb0, mb1, c, ldc, e, i0);
     if (mr > 8) return tile<12, NP, kFull>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0);
     if (mr > 4) return tile<8, NP, kFull>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0);
     tile<4, NP, kFull>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0);

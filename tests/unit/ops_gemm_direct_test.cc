@@ -106,6 +106,29 @@ TEST_F(OpsGemmDirect, StaticColumnRangesGiveTheDynamicSplitsBytes) {
     }
 }
 
+// Full 12-row tiles addressing A from four row pointers (set_gemm_direct_row_bases) give the
+// bytes of the twelve-pointer tile: m = 12, 24 + 8, 36 + 4 (the 8-row ends), 60 + 1; whole
+// and partial column tiles, and a NaN in A.
+TEST_F(OpsGemmDirect, RowBasesGiveTheRowPointersBytes) {
+    std::mt19937 rng(31);
+    ThreadPool pool(2);
+    for (const int64_t m : {12, 32, 40, 61}) {
+        const int64_t n = 70, k = 37;
+        Problem p = make_problem(m, n, k, n + 3, rng);
+        p.a[size_t(5 * k + 3)] = std::numeric_limits<float>::quiet_NaN();
+        std::vector<float> bases(size_t(m * n)), pointers(bases.size());
+        ops::DirectGemm d = direct_args(p, bases.data());
+        const bool was = ops::set_gemm_direct_row_bases(true);
+        ops::gemm_direct(d, &pool);
+        ops::set_gemm_direct_row_bases(false);
+        d.c = pointers.data();
+        ops::gemm_direct(d, &pool);
+        ops::set_gemm_direct_row_bases(was);
+        ASSERT_EQ(std::memcmp(bases.data(), pointers.data(), bases.size() * sizeof(float)), 0)
+            << "m " << m;
+    }
+}
+
 // The epilogue in registers gives the bytes of gemm_direct without it followed by the plain
 // BatchNormalization / clamp arithmetic (GemmEpilogue::apply), NaN included.
 TEST_F(OpsGemmDirect, EpilogueMatchesPlainArithmeticBitForBit) {
