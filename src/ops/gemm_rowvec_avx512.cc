@@ -39,8 +39,13 @@ std::atomic<bool> g_enabled{true};
 // 7x7 maps and 0.72-0.96 up to 28x28 (784 columns); with k = 256 to 320 it takes 0.75-0.97 on
 // 7x7 to 14x14 maps (up to 256 columns) with at least 256 rows (four blocks: two threads need
 // not split the columns, which copies A twice), but 1.07-1.4 with 64 to 192 rows and 1.15 on
-// 28x28 (784 columns); with k <= 192, 1.1-2.0 on two threads.
-constexpr int64_t kMaxColumns = 1024, kLongSums = 512;
+// 28x28 (784 columns); with k <= 192, 1.1-2.0 on two threads. Since buffers are cache-line
+// aligned and gemm_direct's 12-row tile addresses A from four pointers (session 10, 2 threads,
+// rowvec / direct), long sums still gain up to about 200 columns (128 x 512 x 196 0.91, 96 x 1024
+// x 196 0.875, 160 x 832 x 49 0.82, 256 x 1024 x 196 0.70) and, with 256 rows or more, up to 512
+// (256 x 1024 x 392 0.97, x 512 0.89), but lose beyond (128 x 512 x 256 1.19, x 784 1.18;
+// 256 x 1024 x 640 1.06; 512 x 512 x 784 1.11; 256 x 2304 x 784 1.46).
+constexpr int64_t kLongSums = 512, kLongColumns = 224, kLongManyRows = 256, kLongManyColumns = 512;
 constexpr int64_t kMidSums = 256, kMidRows = 256, kMidColumns = 256;
 
 }  // namespace
@@ -57,7 +62,7 @@ bool gemm_rowvec_pays(const DirectGemm& g) {
         const int64_t rows = (g.n - 1) / g.row_pitch + 1, last = g.n - (rows - 1) * g.row_pitch;
         useful = (rows - 1) * g.row_len + std::min(last, g.row_len);
     }
-    if (g.k >= kLongSums) return useful <= kMaxColumns;
+    if (g.k >= kLongSums) return useful <= (g.m >= kLongManyRows ? kLongManyColumns : kLongColumns);
     return g.k >= kMidSums && g.m >= kMidRows && useful <= kMidColumns;
 }
 

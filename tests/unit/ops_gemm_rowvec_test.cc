@@ -150,8 +150,14 @@ TEST_F(OpsGemmRowvec, PaysForLongSumsOverFewColumns) {
     EXPECT_FALSE(ops::gemm_rowvec_pays(d));  // under one block of rows
     d.m = 512, d.n = 13 * 16 + 14, d.row_pitch = 16, d.row_len = 14, d.out_pitch = 14;
     EXPECT_TRUE(ops::gemm_rowvec_pays(d));  // 3x3 at 14x14: 196 useful columns
-    d.row_pitch = d.row_len = d.out_pitch = 0, d.n = 784, d.k = 512;
-    EXPECT_TRUE(ops::gemm_rowvec_pays(d));  // 28x28, long sums
+    d.row_pitch = d.row_len = d.out_pitch = 0, d.n = 392, d.k = 1024, d.m = 256;
+    EXPECT_TRUE(ops::gemm_rowvec_pays(d));  // up to 512 columns with 256 rows and long sums
+    d.m = 128;
+    EXPECT_FALSE(ops::gemm_rowvec_pays(d));  // but 224 with fewer rows
+    d.n = 196;
+    EXPECT_TRUE(ops::gemm_rowvec_pays(d));
+    d.m = 512, d.n = 784, d.k = 512;
+    EXPECT_FALSE(ops::gemm_rowvec_pays(d));  // 28x28, long sums
     d.k = 256;
     EXPECT_FALSE(ops::gemm_rowvec_pays(d));  // 28x28, medium sums
     d.n = 3136, d.k = 512;
