@@ -758,7 +758,7 @@ int run_bench(const Options& o) {
                     o.quick ? "--quick: 1 run, no warm-up"
                             : ("median of " + std::to_string(o.reps) + " in " +
                                std::to_string(std::min(g_blocks, o.reps)) +
-                               " alternating blocks, each after a warm-up run")
+                               " alternating blocks, each after 25 ms or more of warm-up runs")
                                   .c_str());
         std::fflush(stdout);
         std::vector<Row> rows;
