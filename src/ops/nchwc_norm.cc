@@ -1,10 +1,12 @@
 // BatchNormalization (+ per-channel Mul / Add, Relu) on blocked tensors (nchwc.h):
 // batch_norm_fast's arithmetic on 16 channels per vector, each operation rounded on its own (built
-// with -ffp-contract=off), Relu as v < 0 ? 0 : v. Work: (image, block) planes over the pool.
+// with -ffp-contract=off), Relu as v < 0 ? 0 : v. Work: (image, block) planes, one contiguous
+// range per thread (run_parts: densenet121 0.986-0.996 against claimed chunks).
 #include <cmath>
 
 #include "base/error.h"
 #include "base/thread_pool.h"
+#include "ops/gemm_kernels.h"
 #include "ops/nchwc.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -48,12 +50,11 @@ void batch_norm_nchwc(const BlockedNorm& a, int64_t n, int64_t cb, int64_t plane
     if (!nchwc_available())
         throw Error(ErrorKind::kInternal, "batch_norm_nchwc: not available on this CPU");
     const int64_t planes = n * cb;
-    run_parallel(planes > 1 && planes * plane * kB > (1 << 15) ? pool : nullptr, planes,
-                 [&](int64_t b, int64_t e) {
-                     for (int64_t q = b; q < e; ++q)
-                         norm_plane(a, (q % cb) * kB, x + q * plane * kB, plane,
-                                    y + q * plane * kB);
-                 });
+    run_parts(planes > 1 && planes * plane * kB > (1 << 15) ? pool : nullptr, planes,
+              [&](int64_t b, int64_t e) {
+                  for (int64_t q = b; q < e; ++q)
+                      norm_plane(a, (q % cb) * kB, x + q * plane * kB, plane, y + q * plane * kB);
+              });
 }
 
 #else
