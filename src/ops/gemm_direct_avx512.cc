@@ -123,6 +123,21 @@ PG_AVX512 inline __attribute__((always_inline)) void finish_panel(__m512 v, floa
     for (int s = 0; s < e.nseg; ++s) seg_store(row + e.segs[s].shift + 16 * q, e.mask[s][q], v);
 }
 
+// Row p of op(B) for a tile's 16 or 32 columns (b1 = b0 when NP == 1), the row kAhead rows on
+// prefetched. Whole tiles load without masks (a masked load costs more on some CPUs).
+template <int NP, bool kFull>
+PG_AVX512 inline __attribute__((always_inline)) void load_b_row(const float* b, const int64_t* off,
+                                                                int64_t p, int64_t kc,
+                                                                __mmask16 mb0, __mmask16 mb1,
+                                                                __m512* b0, __m512* b1) {
+    const float* bp = b + off[p];
+    const float* ahead = b + off[p + kAhead < kc ? p + kAhead : p];
+    _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(ahead + 31), _MM_HINT_T0);
+    *b0 = kFull ? _mm512_loadu_ps(bp) : _mm512_maskz_loadu_ps(mb0, bp);
+    *b1 = NP == 1 ? *b0 : kFull ? _mm512_loadu_ps(bp + 16) : _mm512_maskz_loadu_ps(mb1, bp + 16);
+}
+
 // The accumulators as named variables, one pair per row (GCC keeps an array of them in
 // memory across the loop, storing every update).
 #define PG_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
@@ -151,15 +166,8 @@ PG_AVX512 __attribute__((noinline)) void tile(int64_t kc, const float* a, int64_
                                               const RowEnd& e, int64_t i0) {
     PG_ROWS(PG_DECL)
     for (int64_t p = 0; p < kc; ++p) {
-        const float* bp = b + off[p];
-        const float* ahead = b + off[p + kAhead < kc ? p + kAhead : p];
-        _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(ahead + 31), _MM_HINT_T0);
-        // Whole tiles load without masks (a masked load costs more on some CPUs).
-        const __m512 b0 = kFull ? _mm512_loadu_ps(bp) : _mm512_maskz_loadu_ps(mb0, bp);
-        const __m512 b1 = NP == 1 ? b0
-                          : kFull ? _mm512_loadu_ps(bp + 16)
-                                  : _mm512_maskz_loadu_ps(mb1, bp + 16);
+        __m512 b0, b1;
+        load_b_row<NP, kFull>(b, off, p, kc, mb0, mb1, &b0, &b1);
         PG_ROWS(PG_STEP)
     }
     PG_ROWS(PG_FINISH)
@@ -190,18 +198,13 @@ PG_AVX512 __attribute__((noinline)) void tile12(int64_t kc, const float* a, int6
     int64_t lda_b = lda * static_cast<int64_t>(sizeof(float));
     for (int64_t p = 0; p < kc; ++p, ++q0, ++q3, ++q6, ++q9) {
         asm("" : "+r"(lda_b));
-        const float* bp = b + off[p];
-        const float* ahead = b + off[p + kAhead < kc ? p + kAhead : p];
-        _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(ahead + 31), _MM_HINT_T0);
-        const __m512 b0 = kFull ? _mm512_loadu_ps(bp) : _mm512_maskz_loadu_ps(mb0, bp);
-        const __m512 b1 = NP == 1 ? b0
-                          : kFull ? _mm512_loadu_ps(bp + 16)
-                                  : _mm512_maskz_loadu_ps(mb1, bp + 16);
+        __m512 b0, b1;
+        load_b_row<NP, kFull>(b, off, p, kc, mb0, mb1, &b0, &b1);
         PG_STEP12(0, q0, 0)
-        PG_STEP12(1, q0, 1) PG_STEP12(2, q0, 2) PG_STEP12(3, q3, 0) PG_STEP12(4, q0, 4)
-            PG_STEP12(5, q3, 2) PG_STEP12(6, q6, 0) PG_STEP12(7, q3, 4) PG_STEP12(8, q0, 8)
-                PG_STEP12(9, q9, 0) PG_STEP12(10, q6, 4) PG_STEP12(11, q3, 8)
+        PG_STEP12(1, q0, 1)
+        PG_STEP12(2, q0, 2) PG_STEP12(3, q3, 0) PG_STEP12(4, q0, 4) PG_STEP12(5, q3, 2)
+            PG_STEP12(6, q6, 0) PG_STEP12(7, q3, 4) PG_STEP12(8, q0, 8) PG_STEP12(9, q9, 0)
+                PG_STEP12(10, q6, 4) PG_STEP12(11, q3, 8)
     }
     PG_ROWS(PG_FINISH)
 }
