@@ -101,6 +101,16 @@ std::string field(uint32_t number, const std::string& payload) {
     return out + payload;
 }
 
+// A model file (IR 8, opset 17) whose graph holds one initializer, the serialized TensorProto
+// `tensor`, written by hand (so its fields can lie); returns its path.
+std::string hand_model_file(const std::string& tensor, const std::string& file) {
+    const std::string graph = field(2, "g") + field(5, tensor);
+    const std::string model = std::string("\x08\x08") + field(7, graph) + field(8, "\x10\x11");
+    const std::string path = test::make_temp_dir() + "/" + file;
+    std::ofstream(path, std::ios::binary) << model;
+    return path;
+}
+
 // Protobuf keeps the last of repeated raw_data fields: a small one after a split one wins.
 TEST(ModelSplit, LaterSmallRawDataWinsOverSplitOne) {
     std::string tensor = "\x08\x02\x10\x01";  // dims: [2], data_type: FLOAT
@@ -109,10 +119,7 @@ TEST(ModelSplit, LaterSmallRawDataWinsOverSplitOne) {
     const float v[2] = {1.5f, -2.0f};
     std::memcpy(two.data(), v, 8);
     tensor += field(9, two);
-    const std::string graph = field(2, "g") + field(5, tensor);
-    const std::string model = std::string("\x08\x08") + field(7, graph) + field(8, "\x10\x11");
-    const std::string path = test::make_temp_dir() + "/hand.onnx";
-    std::ofstream(path, std::ios::binary) << model;
+    const std::string path = hand_model_file(tensor, "hand.onnx");
     auto split = split_file(path);
     ASSERT_TRUE(split);
     EXPECT_TRUE(split->payloads.empty());
@@ -127,10 +134,7 @@ TEST(ModelSplit, LaterSmallRawDataWinsOverSplitOne) {
 TEST(ModelSplit, SplitPayloadOfTheWrongSizeIsInvalidInput) {
     std::string tensor = "\x08\x02\x10\x01";  // dims: [2], data_type: FLOAT
     tensor += field(8, "w") + field(9, std::string(kMin + 8, '\x7f'));
-    const std::string graph = field(2, "g") + field(5, tensor);
-    const std::string model = std::string("\x08\x08") + field(7, graph) + field(8, "\x10\x11");
-    const std::string path = test::make_temp_dir() + "/lying.onnx";
-    std::ofstream(path, std::ios::binary) << model;
+    const std::string path = hand_model_file(tensor, "lying.onnx");
     auto split = split_file(path);
     ASSERT_TRUE(split);
     EXPECT_EQ(split->payloads.size(), 1u);

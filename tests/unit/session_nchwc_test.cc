@@ -35,6 +35,17 @@ class SessionNchwc : public ::testing::Test {
     bool was_ = true;
 };
 
+// A Conv `name` of x by random out x in x k x k weights, padded k / 2 on every side.
+ir::Value* square_conv(ir::GraphBuilder& b, std::mt19937& rng, ir::Value* x, int64_t out,
+                       int64_t in, int64_t k, const std::string& name, int64_t stride = 1) {
+    return b.op("Conv",
+                {x, b.constant(name + "_w",
+                               random_tensor(DataType::kFloat32, {out, in, k, k}, false, rng))},
+                ir::attrs(ir::Attribute::make_ints("pads", {k / 2, k / 2, k / 2, k / 2}),
+                          ir::Attribute::make_ints("strides", {stride, stride})),
+                name);
+}
+
 // Largest |a - b| over the largest |b| across every output (same names and dims required).
 double relative_gap(const runtime::Results& a, const runtime::Results& b) {
     EXPECT_EQ(a.size(), b.size());
@@ -129,11 +140,7 @@ std::unique_ptr<ir::Model> dense_block_model() {
     std::mt19937 rng(15);
     int count = 0;
     auto conv = [&](ir::Value* x, int64_t out, int64_t in, int64_t k) {
-        const std::string n = "c" + std::to_string(count++);
-        return b.op("Conv",
-                    {x, b.constant(n + "_w",
-                                   random_tensor(DataType::kFloat32, {out, in, k, k}, false, rng))},
-                    ir::attrs(ir::Attribute::make_ints("pads", {k / 2, k / 2, k / 2, k / 2})), n);
+        return square_conv(b, rng, x, out, in, k, "c" + std::to_string(count++));
     };
     auto bn_relu = [&](ir::Value* x, int64_t c) {
         const std::string n = "bn" + std::to_string(count++);
@@ -180,14 +187,9 @@ TEST_F(SessionNchwc, ARegionNoLongerThanItsReordersStaysPlain) {
     auto m = ir::new_model(13);
     ir::GraphBuilder b(*m->graph);
     std::mt19937 rng(12);
-    auto conv = [&](ir::Value* x, const std::string& name) {
-        return b.op(
-            "Conv",
-            {x, b.constant(name, random_tensor(DataType::kFloat32, {64, 64, 3, 3}, false, rng))},
-            ir::attrs(ir::Attribute::make_ints("pads", {1, 1, 1, 1})), name);
-    };
     ir::Value* x = b.input("x", DataType::kFloat32, {1, 64, 8, 8});
-    b.output(conv(conv(x, "a"), "b"), DataType::kFloat32, {});
+    ir::Value* y = square_conv(b, rng, square_conv(b, rng, x, 64, 64, 3, "a"), 64, 64, 3, "b");
+    b.output(y, DataType::kFloat32, {});
     check_blocked(*m, false);
 }
 
@@ -310,10 +312,7 @@ TEST_F(SessionNchwc, RegionsWithWideWindowsStayPlain) {
     ir::GraphBuilder b(*m->graph);
     std::mt19937 rng(10);
     auto conv = [&](ir::Value* x, int64_t k, const std::string& name) {
-        return b.op(
-            "Conv",
-            {x, b.constant(name, random_tensor(DataType::kFloat32, {64, 64, k, k}, false, rng))},
-            ir::attrs(ir::Attribute::make_ints("pads", {k / 2, k / 2, k / 2, k / 2})), name);
+        return square_conv(b, rng, x, 64, 64, k, name);
     };
     ir::Value* x = b.input("x", DataType::kFloat32, {1, 64, 8, 8});
     ir::Value* y = conv(conv(conv(conv(x, 1, "a"), 1, "b"), 5, "c"), 1, "d");
@@ -360,12 +359,7 @@ TEST_F(SessionNchwc, StemsReadTheImagePlain) {
     std::mt19937 rng(12);
     auto conv = [&](ir::Value* x, int64_t out, int64_t in, int64_t k, int64_t stride,
                     const std::string& name) {
-        return b.op(
-            "Conv",
-            {x, b.constant(name, random_tensor(DataType::kFloat32, {out, in, k, k}, false, rng))},
-            ir::attrs(ir::Attribute::make_ints("pads", {k / 2, k / 2, k / 2, k / 2}),
-                      ir::Attribute::make_ints("strides", {stride, stride})),
-            name);
+        return square_conv(b, rng, x, out, in, k, name, stride);
     };
     ir::Value* x = b.input("x", DataType::kFloat32, {1, 3, 33, 31});
     ir::Value* y = b.op("Relu", {conv(x, 64, 3, 3, 2, "stem")});
