@@ -40,6 +40,12 @@ struct Taps {
     explicit Taps(const Window& g) : a{axis_taps(g, 0), axis_taps(g, 1), axis_taps(g, 2)} {}
 };
 
+// An average pool's sum over `div` taps (NaN for none, as the plain pool).
+__attribute__((target("avx512f"), always_inline)) inline __m512 average(__m512 sum, int64_t div) {
+    return div > 0 ? _mm512_div_ps(sum, _mm512_set1_ps(static_cast<float>(div)))
+                   : _mm512_set1_ps(std::numeric_limits<float>::quiet_NaN());
+}
+
 // Four outputs ow..ow+3 of row (od, oh) whose windows are whole along the width: the same
 // taps in the same order as one at a time, as four independent chains.
 template <bool kMax>
@@ -72,8 +78,7 @@ __attribute__((target("avx512f"))) void pool_four(const Window& g, const Taps& t
         if (!kMax) {
             const int64_t div =
                 include_pad ? d.padded[od] * h.padded[oh] * w.padded[ow + q] : count;
-            acc[q] = div > 0 ? _mm512_div_ps(acc[q], _mm512_set1_ps(static_cast<float>(div)))
-                             : _mm512_set1_ps(std::numeric_limits<float>::quiet_NaN());
+            acc[q] = average(acc[q], div);
         }
         _mm512_storeu_ps(y + ((od * g.out[1] + oh) * g.out[2] + ow + q) * kB, acc[q]);
     }
@@ -109,8 +114,7 @@ __attribute__((target("avx512f"))) void pool_row(const Window& g, const Taps& t,
         }
         if (!max) {
             const int64_t div = include_pad ? d.padded[od] * h.padded[oh] * w.padded[ow] : count;
-            acc = div > 0 ? _mm512_div_ps(acc, _mm512_set1_ps(static_cast<float>(div)))
-                          : _mm512_set1_ps(std::numeric_limits<float>::quiet_NaN());
+            acc = average(acc, div);
         }
         _mm512_storeu_ps(y + (row * g.out[2] + ow) * kB, acc);
     }
