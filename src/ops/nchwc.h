@@ -50,8 +50,10 @@ bool conv_nchwc_fits(const ConvShape& s, bool plain_input = false);
 // y (blocked, (n, m / 16, out..., 16)) = Conv of x (blocked, or plain (n, c, in...) when
 // `plain_input`: a region's first Conv, or a stem with 3 channels) by w (ONNX's (m, c,
 // kernel...)) plus bias (may be nullptr), then `epilogue` (may be nullptr; per output channel as
-// GemmEpilogue's rows; its residual blocked like y, res_origin = y). Requires nchwc_available()
-// and conv_nchwc_fits (kInternal otherwise).
+// GemmEpilogue's rows; its residual blocked like y, res_origin = y). Each output is one chain
+// of fused multiply-adds from zero over the taps inside the input: in (c / 16, kh, kw, c % 16)
+// order for a blocked x, (c, kh, kw) for a plain one. Requires nchwc_available() and
+// conv_nchwc_fits (kInternal otherwise).
 void conv_nchwc(const ConvShape& s, const float* x, const float* w, const float* bias,
                 const GemmEpilogue* epilogue, float* y, ThreadPool* pool, bool plain_input = false);
 

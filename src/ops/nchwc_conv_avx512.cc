@@ -9,7 +9,8 @@
 // those that see the same taps inside the input) keeps 24 accumulator vectors (four blocks x 6
 // pixels, three x 8, two or one x 12), each step loading the group's weight vectors and
 // broadcasting one input value per pixel; the taps in the padding are not visited, so no padded
-// copy is made. Built with -ffp-contract=off: the epilogue's operations are
+// copy is made. A blocked input's sums run over (block, kh, kw, lane), a plain input's over
+// (channel, kh, kw). Built with -ffp-contract=off: the epilogue's operations are
 // GemmEpilogue::apply's.
 #include <algorithm>
 #include <array>
@@ -133,7 +134,63 @@ struct TileArgs {
     int64_t ch;
 };
 
-// T > 0: the class sees all T taps of the window (its weights in order).
+// One value of p: the group's NB weight vectors at w times, for each pixel j, the input value
+// at px[j] + o.
+template <int NB, int NP>
+PG_AVX512 __attribute__((always_inline)) inline void multiply_add(const float* w,
+                                                                  const float* const* px, int64_t o,
+                                                                  __m512 (&acc)[NB][NP]) {
+    __m512 wv[NB];
+    _Pragma("GCC unroll 4") for (int i = 0; i < NB; ++i) wv[i] = _mm512_loadu_ps(w + 16 * i);
+    _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j) {
+        const __m512 xv = _mm512_set1_ps(px[j][o]);
+        _Pragma("GCC unroll 4") for (int i = 0; i < NB; ++i) acc[i][j] =
+            _mm512_fmadd_ps(wv[i], xv, acc[i][j]);
+    }
+}
+
+// A blocked input's slice, whole blocks: per block and tap, its 16 lanes in runs of four
+// unrolled, each at a fixed offset from the tap's input and weights (a loop step and a tap
+// lookup per four lanes, not per lane: 2-5 % of ResNet-50's time, docs/performance.md).
+template <int NB, int NP, int T>
+PG_AVX512 __attribute__((always_inline)) inline void accumulate_blocks(const TileArgs& a,
+                                                                       const float* const* px,
+                                                                       __m512 (&acc)[NB][NP]) {
+    const int64_t ntaps = T > 0 ? T : a.ntaps;
+    const int64_t ws = T > 0 ? T * kPackRows : a.wstride;  // floats between lanes' weights
+    for (int64_t cb = a.c0; cb < a.c1; cb += kB) {
+        const int64_t c = (cb / kB) * a.in_block;
+        const float* wb = a.wp + (cb - a.c0) * ws;
+        _Pragma("GCC unroll 1") for (int64_t t = 0; t < ntaps; ++t) {
+            const int64_t o = c + a.taps[t].in;
+            const float* w = wb + (T > 0 ? t : a.taps[t].index) * kPackRows;
+            _Pragma("GCC unroll 1") for (int l0 = 0; l0 < kB; l0 += 4)
+                _Pragma("GCC unroll 4") for (int l = l0; l < l0 + 4; ++l)
+                    multiply_add<NB, NP>(w + l * ws, px, o + l, acc);
+        }
+    }
+}
+
+// Any slice, lane after lane. Channel ch of the image is at (ch / 16) * in_block + (ch % 16) *
+// lane: block by block, then one lane at a time (no division in the loop).
+template <int NB, int NP, int T>
+PG_AVX512 __attribute__((always_inline)) inline void accumulate_lanes(const TileArgs& a,
+                                                                      const float* const* px,
+                                                                      __m512 (&acc)[NB][NP]) {
+    const int64_t ntaps = T > 0 ? T : a.ntaps;
+    const float* wc = a.wp;
+    for (int64_t cb = a.c0; cb < a.c1;) {
+        const int64_t end = std::min(a.c1, (cb / kB + 1) * kB);
+        int64_t c = (cb / kB) * a.in_block + (cb % kB) * a.lane;
+        for (; cb < end; ++cb, c += a.lane, wc += a.wstride)
+            _Pragma("GCC unroll 1") for (int64_t t = 0; t < ntaps; ++t) multiply_add<NB, NP>(
+                wc + (T > 0 ? t : a.taps[t].index) * kPackRows, px, c + a.taps[t].in, acc);
+    }
+}
+
+// T > 0: the class sees all T taps of the window (its weights in order). Each broadcast
+// addresses its pixel's pointer plus one offset per tap (no address arithmetic per pixel, which
+// would take the multiply-adds' ports).
 template <int NB, int NP, int T>
 PG_AVX512 __attribute__((noinline)) void conv_tile(const TileArgs& a) {
     const NchwcTile& tile = *a.tile;
@@ -144,30 +201,10 @@ PG_AVX512 __attribute__((noinline)) void conv_tile(const TileArgs& a) {
                     : _mm512_loadu_ps(a.y + i * a.out_block + tile.out[j] * kB);
     const float* px[NP];  // each pixel's first input
     _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j) px[j] = a.x + tile.in[j];
-    const int64_t ntaps = T > 0 ? T : a.ntaps;
-    const float* wc = a.wp;
-    // Channel ch of the image is at (ch / 16) * in_block + (ch % 16) * lane: block by block,
-    // then one lane at a time (no division in the loop). Each broadcast addresses its pixel's
-    // pointer plus one offset per tap (no address arithmetic per pixel, which would take the
-    // multiply-adds' ports).
-    for (int64_t cb = a.c0; cb < a.c1;) {
-        const int64_t end = std::min(a.c1, (cb / kB + 1) * kB);
-        int64_t c = (cb / kB) * a.in_block + (cb % kB) * a.lane;
-        for (; cb < end; ++cb, c += a.lane, wc += a.wstride) {
-            _Pragma("GCC unroll 1") for (int64_t t = 0; t < ntaps; ++t) {
-                const int64_t o = c + a.taps[t].in;
-                const float* w = wc + (T > 0 ? t : a.taps[t].index) * kPackRows;
-                __m512 wv[NB];
-                _Pragma("GCC unroll 4") for (int i = 0; i < NB; ++i) wv[i] =
-                    _mm512_loadu_ps(w + 16 * i);
-                _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j) {
-                    const __m512 xv = _mm512_set1_ps(px[j][o]);
-                    _Pragma("GCC unroll 4") for (int i = 0; i < NB; ++i) acc[i][j] =
-                        _mm512_fmadd_ps(wv[i], xv, acc[i][j]);
-                }
-            }
-        }
-    }
+    if (a.lane == 1 && a.c0 % kB == 0 && a.c1 % kB == 0)
+        accumulate_blocks<NB, NP, T>(a, px, acc);
+    else
+        accumulate_lanes<NB, NP, T>(a, px, acc);
     const GemmEpilogue* ep = a.last ? a.ep : nullptr;
     _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j)
         _Pragma("GCC unroll 4") for (int i = 0; i < NB; ++i) {

@@ -103,28 +103,33 @@ ops::ConvShape shape_of(const ConvCase& q) {
     return s;
 }
 
-// NCHW: per output, fused multiply-adds over (c, kh, kw) in order from zero, the padding's
-// zeros included.
+// NCHW: per output, fused multiply-adds in order from zero, the padding's zeros included:
+// over (c, kh, kw) for a plain input; for a blocked one over (c / 16, kh, kw, c % 16), the
+// order in which the kernel takes a block's lanes.
 std::vector<float> fma_chain(const ConvCase& q, const ops::ConvShape& s,
-                             const std::vector<float>& x, const std::vector<float>& w) {
+                             const std::vector<float>& x, const std::vector<float>& w,
+                             bool plain_input) {
     const int64_t ho = s.w.out[1], wo = s.w.out[2];
+    const int64_t lanes = plain_input ? 1 : 16;  // channels taken per tap
     std::vector<float> y(size_t(q.n * q.m * ho * wo));
     for (int64_t i = 0; i < q.n; ++i)
         for (int64_t m = 0; m < q.m; ++m)
             for (int64_t oy = 0; oy < ho; ++oy)
                 for (int64_t ox = 0; ox < wo; ++ox) {
                     float acc = 0.0f;
-                    for (int64_t c = 0; c < q.c; ++c)
+                    for (int64_t cb = 0; cb < q.c; cb += lanes)
                         for (int64_t ky = 0; ky < q.kh; ++ky)
-                            for (int64_t kx = 0; kx < q.kw; ++kx) {
-                                const int64_t iy = oy * q.sh + ky * q.dh - q.pt,
-                                              ix = ox * q.sw + kx * q.dw - q.pl;
-                                const bool in = iy >= 0 && iy < q.h && ix >= 0 && ix < q.w;
-                                const float v =
-                                    in ? x[size_t(((i * q.c + c) * q.h + iy) * q.w + ix)] : 0.0f;
-                                acc = std::fma(w[size_t(((m * q.c + c) * q.kh + ky) * q.kw + kx)],
-                                               v, acc);
-                            }
+                            for (int64_t kx = 0; kx < q.kw; ++kx)
+                                for (int64_t c = cb; c < cb + lanes; ++c) {
+                                    const int64_t iy = oy * q.sh + ky * q.dh - q.pt,
+                                                  ix = ox * q.sw + kx * q.dw - q.pl;
+                                    const bool in = iy >= 0 && iy < q.h && ix >= 0 && ix < q.w;
+                                    const float v =
+                                        in ? x[size_t(((i * q.c + c) * q.h + iy) * q.w + ix)]
+                                           : 0.0f;
+                                    acc = std::fma(
+                                        w[size_t(((m * q.c + c) * q.kh + ky) * q.kw + kx)], v, acc);
+                                }
                     y[size_t(((i * q.m + m) * ho + oy) * wo + ox)] = acc;
                 }
     return y;
@@ -143,7 +148,7 @@ void check_conv(const ConvCase& q, std::mt19937& rng, ThreadPool* pool, bool epi
                              res = test::random_floats(size_t(q.n * q.m * plane_out), rng),
                              mean = test::random_floats(size_t(q.m), rng),
                              k = test::random_floats(size_t(q.m), rng, 0.5f, 2.0f);
-    std::vector<float> want = fma_chain(q, s, x, w);
+    std::vector<float> want = fma_chain(q, s, x, w, plain_input);
     ops::GemmEpilogue ep;
     if (epilogue) {
         ep.sub = mean.data(), ep.mul = k.data(), ep.add = bias.data();
