@@ -5,6 +5,7 @@
 #include <atomic>
 #include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/model.h"
 #include "ops/attrs.h"
@@ -269,6 +270,22 @@ bool single_output(const ir::Node& n) {
     for (size_t i = 1; i < n.outputs().size(); ++i)
         if (n.outputs()[i]) return false;
     return true;
+}
+
+void release_at_last_reader(std::vector<NodeStep>& steps, const std::unordered_set<int>& slots) {
+    for (NodeStep& s : steps)
+        s.release.erase(std::remove_if(s.release.begin(), s.release.end(),
+                                       [&](int r) { return slots.count(r) > 0; }),
+                        s.release.end());
+    std::unordered_map<int, size_t> last;
+    for (size_t i = 0; i < steps.size(); ++i) {
+        for (int o : steps[i].outputs)
+            if (slots.count(o) && !last.count(o)) last[o] = i;
+        for (int in : steps[i].inputs)
+            if (slots.count(in)) last[in] = i;
+        if (slots.count(steps[i].concat_base)) last[steps[i].concat_base] = i;
+    }
+    for (const auto& [slot, i] : last) steps[i].release.push_back(slot);
 }
 
 std::unordered_map<const ir::Node*, size_t> step_index(const std::vector<NodeStep>& steps) {

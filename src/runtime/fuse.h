@@ -8,7 +8,8 @@
 // at the Conv's place. BatchNormalization -> per-channel Mul / Add -> Relu chains become one step
 // at the BatchNormalization (fuse_bn.cc), MatMul -> bias Add pairs one step at the MatMul
 // (fuse_matmul.cc), element-wise chains one step at their last node's place (fuse_eltwise.cc),
-// and Concats of Conv outputs are written in place by the Convs (fuse_concat.cc). Regions of
+// and Concats of Conv outputs are written in place by the Convs (fuse_concat.cc); Identity
+// and inference Dropout steps are skipped (fuse_identity.cc). Regions of
 // Convs, pools and Concats run in the blocked channel layout (fuse_nchwc.cc, planned before the
 // Concats in place; the plain values within float32 rounding, not bit for bit).
 // To fuse another pattern, match it here and give ops/ a kernel for it.
@@ -16,6 +17,7 @@
 
 #include <cstdint>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/graph.h"
@@ -70,6 +72,9 @@ const ir::Node* sole_reader(const ir::Graph& g, const ir::Value* v,
                             const std::unordered_map<const ir::Node*, size_t>& step_of);
 // n has one output (later ones omitted).
 bool single_output(const ir::Node& n);
+// Moves the release of each slot in `slots` to the last step of `steps` reading it (as an input
+// or a Concat's base; the step writing it when none reads it; none when no step does either).
+void release_at_last_reader(std::vector<NodeStep>& steps, const std::unordered_set<int>& slots);
 // Each step's node -> its index.
 std::unordered_map<const ir::Node*, size_t> step_index(const std::vector<NodeStep>& steps);
 
@@ -119,5 +124,15 @@ const ir::Node* sole_user(const ir::Graph& g, const ir::Value* v,
 // nothing fuses; `fused_nodes` receives the number of nodes absorbed.
 std::vector<NodeStep> fuse_eltwise_chains(const ir::Graph& g, const std::vector<NodeStep>& steps,
                                           int64_t opset, int* fused_nodes);
+
+// `steps` without the steps of Identity nodes and of Dropouts in inference (no training_mode
+// input but a constant false, the mask unused): both give their input as their output, so
+// their readers read the input's slot instead (releases moved to its new last reader), and
+// the blocked regions run on through them (planned before the regions). A node
+// whose output is a graph output, is read by a subgraph, or is not read at all keeps its step.
+// Empty when nothing is skipped; `skipped` receives the number of steps dropped
+// (fuse_identity.cc).
+std::vector<NodeStep> skip_identities(const ir::Graph& g, const GraphPlan& p,
+                                      const std::vector<NodeStep>& steps, int* skipped);
 
 }  // namespace pg::runtime

@@ -16,8 +16,9 @@
 //   no step outside the region needs it;
 // - a value leaving it (a reader outside the region, a graph output, a subgraph's outer read)
 //   is reordered back right after its producer, into the value's own slot.
-// The values are the plain steps' within float32 rounding (the blocked Convs sum as gemm_direct
-// does, the pools as the plain ones; tests/unit/session_nchwc_test.cc).
+// The values are the plain steps' within float32 rounding (the blocked Convs sum a blocked
+// input's lanes in another order than gemm_direct; the pools as the plain ones;
+// tests/unit/session_nchwc_test.cc).
 #include <algorithm>
 #include <atomic>
 #include <numeric>
@@ -311,24 +312,6 @@ std::unordered_set<int> outer_read_slots(const ir::Graph& g, const GraphPlan& p)
         for (const ir::Use& u : value->uses())
             if (ir::ancestor_in(g, u.node) != u.node) out.insert(slot);
     return out;
-}
-
-// Moves the release of each slot in `slots` to the last step of `steps` reading it (as an input
-// or a Concat's base; the step writing it when none reads it).
-void release_at_last_reader(std::vector<NodeStep>& steps, const std::unordered_set<int>& slots) {
-    for (NodeStep& s : steps)
-        s.release.erase(std::remove_if(s.release.begin(), s.release.end(),
-                                       [&](int r) { return slots.count(r) > 0; }),
-                        s.release.end());
-    std::unordered_map<int, size_t> last;
-    for (size_t i = 0; i < steps.size(); ++i) {
-        for (int o : steps[i].outputs)
-            if (slots.count(o) && !last.count(o)) last[o] = i;
-        for (int in : steps[i].inputs)
-            if (slots.count(in)) last[in] = i;
-        if (slots.count(steps[i].concat_base)) last[steps[i].concat_base] = i;
-    }
-    for (const auto& [slot, i] : last) steps[i].release.push_back(slot);
 }
 
 // The regions' blocked slots (new slots of p): one per value a region step writes, one per value

@@ -220,6 +220,9 @@ void Session::Impl::plan_graph(const ir::Graph& g, const OpsetFn& opset) {
         auto steps =
             fuse_eltwise_chains(g, p->fused.empty() ? p->steps : p->fused, opset, &eltwise);
         if (eltwise > 0) p->fused = std::move(steps), p->fused_nodes += eltwise;
+        int identities = 0;  // before the regions, which then run on through them
+        auto direct = skip_identities(g, *p, p->fused.empty() ? p->steps : p->fused, &identities);
+        if (identities > 0) p->fused = std::move(direct), p->fused_nodes += identities;
         auto regions =
             fuse_nchwc_regions(g, *p, p->fused.empty() ? p->steps : p->fused, &p->blocked_steps);
         if (p->blocked_steps > 0) p->fused = std::move(regions);

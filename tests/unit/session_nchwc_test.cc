@@ -306,6 +306,22 @@ TEST_F(SessionNchwc, SubgraphsReadRegionValuesPlain) {
     }
 }
 
+// A Dropout in inference between Convs is skipped (runtime/fuse.h, skip_identities), so the
+// region runs on through it: the three Convs and the pool, no reorder in between.
+TEST_F(SessionNchwc, RegionsRunOnThroughInferenceDropouts) {
+    auto m = ir::new_model(13);
+    ir::GraphBuilder b(*m->graph);
+    std::mt19937 rng(12);
+    ir::Value* x = b.input("x", DataType::kFloat32, {1, 32, 8, 8});
+    ir::Value* y = square_conv(b, rng, x, 32, 32, 3, "a");
+    y = b.op("Dropout", {y}, {}, "drop");
+    y = square_conv(b, rng, square_conv(b, rng, y, 32, 32, 1, "b"), 32, 32, 1, "c");
+    b.output(b.op("GlobalAveragePool", {y}, {}, "gap"), DataType::kFloat32, {});
+    EXPECT_LT(check_blocked(*m), 1e-5);
+    runtime::Session s(*m, runtime::SessionOptions{});
+    EXPECT_EQ(s.blocked_steps(), 4);
+}
+
 // 1x1 Convs enough, but a 5x5 one among them (slower blocked): the region stays plain.
 TEST_F(SessionNchwc, RegionsWithWideWindowsStayPlain) {
     auto m = ir::new_model(13);
