@@ -1,7 +1,9 @@
 // Fused element-wise chains (see eltwise_chain.h). The output is written piece by piece: a piece
 // (at most kPiece elements, inside one block over which every broadcast operand is constant)
 // is copied from x and then each link is applied to it in place, so it stays in cache across
-// the chain. Pieces are split over the pool in chunks of whole blocks.
+// the chain. Pieces are split over the pool in chunks of whole blocks. The binary links and
+// Relu run 16 lanes at a time with AVX-512F where vec_current_isa() says so (the same IEEE
+// operations, so the same bits), else as plain loops (which GCC vectorizes for the baseline).
 #include "ops/eltwise_chain.h"
 
 #include <algorithm>
@@ -10,6 +12,11 @@
 #include "ops/broadcast.h"
 #include "ops/gemm_kernels.h"
 #include "ops/vec_math.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define PG_CHAIN_AVX512 1
+#endif
 
 namespace pg::ops {
 
@@ -70,19 +77,56 @@ void apply_run(float* v, int64_t n, bool second, const float* arr, float c) {
         for (int64_t j = 0; j < n; ++j) v[j] = apply<kOp>(v[j], c);
 }
 
+#ifdef PG_CHAIN_AVX512
+#define PG_AVX512 __attribute__((target("avx512f")))
+
+template <Op kOp>
+PG_AVX512 inline __m512 apply16(__m512 v, __m512 c) {
+    if constexpr (kOp == Op::kAdd) return _mm512_add_ps(v, c);
+    if constexpr (kOp == Op::kSub) return _mm512_sub_ps(v, c);
+    if constexpr (kOp == Op::kMul) return _mm512_mul_ps(v, c);
+    if constexpr (kOp == Op::kDiv) return _mm512_div_ps(v, c);
+    // Relu as apply's v < 0 ? 0 : v (NaN and -0 kept, which max would not keep)
+    const __m512 zero = _mm512_setzero_ps();
+    return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ), zero);
+}
+
+// apply_run, 16 lanes at a time (the tail masked).
+template <Op kOp>
+PG_AVX512 void apply_run16(float* v, int64_t n, bool second, const float* arr, float c) {
+    const __m512 cv = _mm512_set1_ps(c);
+    for (int64_t j = 0; j < n; j += 16) {
+        const __mmask16 m = n - j >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - j)) - 1u);
+        const __m512 x = _mm512_maskz_loadu_ps(m, v + j);
+        const __m512 a = arr ? _mm512_maskz_loadu_ps(m, arr + j) : cv;
+        _mm512_mask_storeu_ps(v + j, m, second ? apply16<kOp>(a, x) : apply16<kOp>(x, a));
+    }
+}
+
+template <Op kOp>
+void apply_fast(float* v, int64_t n, bool second, const float* arr, float c) {
+    if (vec_current_isa() == VecIsa::kAvx512) return apply_run16<kOp>(v, n, second, arr, c);
+    apply_run<kOp>(v, n, second, arr, c);
+}
+#else
+template <Op kOp>
+void apply_fast(float* v, int64_t n, bool second, const float* arr, float c) {
+    apply_run<kOp>(v, n, second, arr, c);
+}
+#endif
+
 void apply_link(const EltwiseLink& l, float* v, int64_t n, const float* arr, float c) {
     switch (l.op) {
         case Op::kAdd:
-            return apply_run<Op::kAdd>(v, n, l.value_second, arr, c);
+            return apply_fast<Op::kAdd>(v, n, l.value_second, arr, c);
         case Op::kSub:
-            return apply_run<Op::kSub>(v, n, l.value_second, arr, c);
+            return apply_fast<Op::kSub>(v, n, l.value_second, arr, c);
         case Op::kMul:
-            return apply_run<Op::kMul>(v, n, l.value_second, arr, c);
+            return apply_fast<Op::kMul>(v, n, l.value_second, arr, c);
         case Op::kDiv:
-            return apply_run<Op::kDiv>(v, n, l.value_second, arr, c);
+            return apply_fast<Op::kDiv>(v, n, l.value_second, arr, c);
         case Op::kRelu:
-            for (int64_t j = 0; j < n; ++j) v[j] = apply<Op::kRelu>(v[j], 0.0f);
-            return;
+            return apply_fast<Op::kRelu>(v, n, false, nullptr, 0.0f);
         case Op::kErf:
             return vec_erf(v, v, n);
     }
