@@ -53,17 +53,17 @@ __attribute__((target("avx512f"))) inline void dw_pixels(const Rows& r, const fl
     const int64_t kw_n = g.kernel[2], step = g.stride[2] * kB;
     const int64_t kw0 = r.w.lo[ow], kw1 = r.w.hi[ow];
     __m512 acc[NP];
-    for (int j = 0; j < NP; ++j) acc[j] = _mm512_setzero_ps();
+    _Pragma("GCC unroll 8") for (int j = 0; j < NP; ++j) acc[j] = _mm512_setzero_ps();
     for (int64_t kh = r.h.lo[oh]; kh < r.h.hi[oh]; ++kh) {
         const float* xr = x + (r.h.start[oh] + kh * g.dil[1]) * g.in[2] * kB;
         for (int64_t kw = kw0; kw < kw1; ++kw) {
             const __m512 wv = _mm512_loadu_ps(wt + (kh * kw_n + kw) * kB);
             const float* xp = xr + (r.w.start[ow] + kw * g.dil[2]) * kB;
-            for (int j = 0; j < NP; ++j)
-                acc[j] = _mm512_fmadd_ps(wv, _mm512_loadu_ps(xp + j * step), acc[j]);
+            _Pragma("GCC unroll 8") for (int j = 0; j < NP; ++j) acc[j] =
+                _mm512_fmadd_ps(wv, _mm512_loadu_ps(xp + j * step), acc[j]);
         }
     }
-    for (int j = 0; j < NP; ++j) {
+    _Pragma("GCC unroll 8") for (int j = 0; j < NP; ++j) {
         float* dst = y + (oh * g.out[2] + ow + j) * kB;
         __m512 v = acc[j];
         if (r.ep)
