@@ -73,14 +73,64 @@ __attribute__((target("avx512f"))) inline void dw_pixels(const Rows& r, const fl
     }
 }
 
+// A 3x3 window (no dilation, horizontal stride S) over a row that sees all its taps: `groups`
+// runs of eight outputs from column ow, the nine weight vectors loaded once for all of them
+// and each run's taps unrolled (no per-call set-up per eight outputs: 1.5-2.5x dw_pixels<8>).
+// The same chains as dw_pixels (kh, kw ascending), so the same bits.
+template <int S>
+__attribute__((target("avx512f"))) void dw_groups3(const Rows& r, const float* x, const float* wt,
+                                                   float* y, int64_t oh, int64_t ow, int64_t groups,
+                                                   int64_t ch) {
+    const Window& g = r.s.w;
+    __m512 wv[9];
+    _Pragma("GCC unroll 9") for (int t = 0; t < 9; ++t) wv[t] = _mm512_loadu_ps(wt + t * kB);
+    const int64_t row = g.in[2] * kB;
+    const float* x0 = x + r.h.start[oh] * row;
+    for (int64_t q = 0; q < groups; ++q, ow += 8) {
+        const float* xp = x0 + r.w.start[ow] * kB;
+        __m512 acc[8];
+        _Pragma("GCC unroll 8") for (int j = 0; j < 8; ++j) acc[j] = _mm512_setzero_ps();
+        _Pragma("GCC unroll 3") for (int kh = 0; kh < 3; ++kh)
+            _Pragma("GCC unroll 3") for (int kw = 0; kw < 3; ++kw)
+                _Pragma("GCC unroll 8") for (int j = 0; j < 8; ++j) acc[j] = _mm512_fmadd_ps(
+                    wv[kh * 3 + kw], _mm512_loadu_ps(xp + kh * row + (j * S + kw) * kB), acc[j]);
+        _Pragma("GCC unroll 8") for (int j = 0; j < 8; ++j) {
+            float* dst = y + (oh * g.out[2] + ow + j) * kB;
+            __m512 v = acc[j];
+            if (r.ep)
+                v = epilogue_channels_zmm(
+                    v, *r.ep, ch, r.ep->res ? r.ep->res + (dst - r.ep->res_origin) : nullptr);
+            _mm512_storeu_ps(dst, v);
+        }
+    }
+}
+
+// The dw_groups3 for this window and row, or nullptr.
+using GroupsFn = void (*)(const Rows&, const float*, const float*, float*, int64_t, int64_t,
+                          int64_t, int64_t);
+GroupsFn groups_fn(const Rows& r, int64_t oh) {
+    const Window& g = r.s.w;
+    if (g.kernel[1] != 3 || g.kernel[2] != 3 || g.dil[1] != 1 || g.dil[2] != 1 || r.h.lo[oh] != 0 ||
+        r.h.hi[oh] != 3)
+        return nullptr;
+    return g.stride[2] == 1 ? dw_groups3<1> : g.stride[2] == 2 ? dw_groups3<2> : nullptr;
+}
+
 // Output row oh of one block: columns that see every kw eight, four or two at a time (one
-// chain each, side by side), the others one at a time.
+// chain each, side by side; runs of eights through dw_groups3 where it applies), the others one
+// at a time.
 void dw_row(const Rows& r, const float* x, const float* wt, float* y, int64_t oh, int64_t ch) {
     const int64_t wo = r.s.w.out[2], kw = r.s.w.kernel[2];
+    const GroupsFn groups = groups_fn(r, oh);
     int64_t ow = 0;
     while (ow < wo) {
         int64_t run = 0;
-        while (ow + run < wo && run < 8 && r.w.lo[ow + run] == 0 && r.w.hi[ow + run] == kw) ++run;
+        while (ow + run < wo && r.w.lo[ow + run] == 0 && r.w.hi[ow + run] == kw) ++run;
+        if (groups && run >= 8) {
+            groups(r, x, wt, y, oh, ow, run / 8, ch);
+            ow += run / 8 * 8;
+            continue;
+        }
         const int64_t np = run >= 8 ? 8 : run >= 4 ? 4 : run >= 2 ? 2 : 1;
         (np == 8   ? dw_pixels<8>
          : np == 4 ? dw_pixels<4>

@@ -250,16 +250,21 @@ TEST_F(OpsNchwc, ConvFitsOnlyWhatItRuns) {
 }
 
 // Depthwise: per output, fused multiply-adds over the taps inside the input (kh, kw in order
-// from zero), then the bias and the epilogue; blocked in and out.
+// from zero), then the bias and the epilogue; blocked in and out; random windows, then 3x3 ones
+// over rows long enough for runs of eight (dw_groups3).
 TEST_F(OpsNchwc, DepthwiseGivesTheFusedMultiplyAddChainsBits) {
     std::mt19937 rng(16);
     ThreadPool pool(2);
     std::uniform_int_distribution<int64_t> blocks(1, 4), hw(3, 20), kern(1, 5), stride(1, 2),
         pad(0, 2);
-    for (int t = 0; t < 30; ++t) {
-        const int64_t c = 16 * blocks(rng), k = kern(rng), st = stride(rng);
-        const int64_t p0 = std::min(pad(rng), k - 1), p1 = std::min(pad(rng), k - 1);
-        const int64_t h = std::max(hw(rng), k), wd = std::max(hw(rng), k), n = 1 + t % 2;
+    for (int t = 0; t < 34; ++t) {  // the last four: MobileNet's 3x3, strides 1 and 2, long rows
+        const bool mobile = t >= 30;
+        const int64_t c = 16 * blocks(rng), k = mobile ? 3 : kern(rng);
+        const int64_t st = mobile ? 1 + t % 2 : stride(rng);
+        const int64_t p0 = mobile ? 1 : std::min(pad(rng), k - 1);
+        const int64_t p1 = mobile ? 1 : std::min(pad(rng), k - 1);
+        const int64_t h = mobile ? 9 : std::max(hw(rng), k), n = 1 + t % 2;
+        const int64_t wd = mobile ? 27 + t : std::max(hw(rng), k);
         ops::WindowAttrs wa;
         wa.strides = {st, st}, wa.pads = {p0, p1, p1, p0};
         ops::ConvShape s;
