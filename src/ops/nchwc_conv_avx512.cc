@@ -4,10 +4,10 @@
 // ordered by group when there are two groups per thread or more, else by segment (each thread a
 // part of the pixels, for every group). A unit runs slice after slice of about 128 values of
 // p = (input channel, kh, kw): the slice's weights are copied transposed (pack_rows_transposed,
-// 32 KiB, the next slice's lines prefetched) and stay in L1 for every tile of the segment; the
-// sums wait in the output between slices. Each tile (nchwc_conv_tiles.h: pixels of one class,
-// those that see the same taps inside the input) keeps 24 accumulator vectors (four blocks x 6
-// pixels, three x 8, two or one x 12), each step loading the group's weight vectors and
+// 32 KiB, the next slice's lines prefetched: Prefetch) and stay in L1 for every tile of the
+// segment; the sums wait in the output between slices. Each tile (nchwc_conv_tiles.h: pixels of one
+// class, those that see the same taps inside the input) keeps 24 accumulator vectors (four blocks x
+// 6 pixels, three x 8, two or one x 12), each step loading the group's weight vectors and
 // broadcasting one input value per pixel; the taps in the padding are not visited, so no padded
 // copy is made. A blocked input's sums run over (block, kh, kw, lane), a plain input's over
 // (channel, kh, kw). Built with -ffp-contract=off: the epilogue's operations are
@@ -54,10 +54,15 @@ bool conv_nchwc_fits(const ConvShape& s, bool plain_input) {
 namespace {
 
 #define PG_AVX512 __attribute__((target("avx512f")))
+#define PG_AVX512_INLINE __attribute__((target("avx512f"), always_inline)) inline
 
 constexpr int64_t kB = kNchwcBlock;       // lanes per block
 constexpr int64_t kSegmentPixels = 2048;  // output pixels per segment, at most (512 KiB of sums)
 constexpr int64_t kSliceP = 128;          // values of p per slice (32 KiB of weights), about
+// Segments of at most this many tiles (maps of about 14 x 14 and less, where fetching the
+// weights from memory is a large part of the time) prefetch the next slice's weights between
+// their tiles' multiply-adds; larger ones leave it to the pack (one burst).
+constexpr int64_t kSpreadTiles = 48;
 
 // Pixels per tile for a group of nb output blocks: 24 accumulators (four blocks x 6 pixels,
 // three x 8, two x 12; one block x 12, its loads being the bound there).
@@ -120,6 +125,25 @@ Geometry geometry(const ConvShape& s, int threads, bool plain) {
 // (c % 16) * lane), the tile's pixels and its class's taps, the group's output (blocks out_block
 // apart), which holds the sums so far unless `first`; `last` applies the epilogue (may be
 // nullptr; ch: the group's first channel).
+// The lines of the next slice's weights (rows of `bytes` bytes, `stride` bytes apart) fetched
+// into L2 a few at a time between a tile's multiply-adds: `left` lines for this tile, `each` per
+// step of four lanes. (This VM's hardware prefetchers do not fetch them ahead, and a burst of
+// prefetches stalls while the fill buffers drain; spread out, resnet50 0.965-0.976 in process,
+// vgg19 1.003-1.011 when applied to every segment, docs/performance.md.)
+struct Prefetch {
+    const char* base = nullptr;
+    int64_t stride = 0, bytes = 0;
+    int64_t row = 0, at = 0;  // the next line: row, byte offset in it
+    int64_t left = 0, each = 0;
+    PG_AVX512_INLINE void step() {
+        for (int64_t e = 0; e < each && left > 0; ++e, --left) {
+            _mm_prefetch(base + row * stride + std::min(at, bytes - 1), _MM_HINT_T1);
+            at += 64;
+            if (at >= bytes + 63) at = 0, ++row;
+        }
+    }
+};
+
 struct TileArgs {
     const float* wp;
     const float* x;
@@ -132,6 +156,7 @@ struct TileArgs {
     bool first, last;
     const GemmEpilogue* ep;
     int64_t ch;
+    Prefetch* pf;  // may be nullptr
 };
 
 // One value of p: the group's NB weight vectors at w times, for each pixel j, the input value
@@ -164,9 +189,11 @@ PG_AVX512 __attribute__((always_inline)) inline void accumulate_blocks(const Til
         _Pragma("GCC unroll 1") for (int64_t t = 0; t < ntaps; ++t) {
             const int64_t o = c + a.taps[t].in;
             const float* w = wb + (T > 0 ? t : a.taps[t].index) * kPackRows;
-            _Pragma("GCC unroll 1") for (int l0 = 0; l0 < kB; l0 += 4)
+            _Pragma("GCC unroll 1") for (int l0 = 0; l0 < kB; l0 += 4) {
+                if (a.pf) a.pf->step();
                 _Pragma("GCC unroll 4") for (int l = l0; l < l0 + 4; ++l)
                     multiply_add<NB, NP>(w + l * ws, px, o + l, acc);
+            }
         }
     }
 }
@@ -283,19 +310,46 @@ void run_segment(const Job& j, float* wp, int64_t n, int64_t grp, int64_t seg) {
     const int64_t ntaps = g.tiles.taps(), k = j.s.c * ntaps;
     const int64_t step = slice_channels(j.s, ntaps, j.plain);
     float* y_group = j.y + (n * g.mb + b0) * g.out_block;
+    const float* wg = j.w + b0 * kB * k;
+    const bool spread = !j.plain && static_cast<int64_t>(tiles.size()) <= kSpreadTiles;
+    const int64_t ntiles = static_cast<int64_t>(tiles.size());
+    Prefetch pf;
     for (int64_t c0 = 0; c0 < j.s.c; c0 += step) {
-        const int64_t c1 = std::min(j.s.c, c0 + step), p0 = c0 * ntaps;
-        pack_rows_transposed(j.w + b0 * kB * k, k, nb * kB, p0, (c1 - c0) * ntaps, k, wp);
+        const int64_t c1 = std::min(j.s.c, c0 + step), p0 = c0 * ntaps, kc = (c1 - c0) * ntaps;
+        pack_rows_transposed(wg, k, nb * kB, p0, kc, spread ? p0 + kc : k, wp);
+        const int64_t nk = (std::min(j.s.c, c1 + step) - c1) * ntaps;  // the next slice's
+        int64_t lines = 0;
+        if (spread && nk > 0) {
+            pf.base = reinterpret_cast<const char*>(wg + p0 + kc);
+            pf.stride = k * 4, pf.bytes = nk * 4, pf.row = 0, pf.at = 0;
+            lines = nb * kB * ((pf.bytes + 62) / 64 + 1);
+        }
+        int64_t ti = 0;
         for (const NchwcTile& tile : tiles) {
             const std::vector<NchwcTap>& taps = g.tiles.taps_of(tile.cls);
-            const TileArgs a{wp,          j.x + n * j.s.c * (g.in_block / kB),
-                             &tile,       c0,
-                             c1,          g.in_block,
-                             g.lane,      ntaps * kPackRows,
-                             taps.data(), static_cast<int64_t>(taps.size()),
-                             y_group,     g.out_block,
-                             c0 == 0,     c1 == j.s.c,
-                             j.ep,        b0 * kB};
+            if (lines) {
+                pf.left = lines * (ti + 1) / ntiles - lines * ti / ntiles;
+                const int64_t slots = (c1 - c0) / kB * static_cast<int64_t>(taps.size()) * 4;
+                pf.each = (pf.left + slots - 1) / std::max<int64_t>(slots, 1);
+            }
+            ++ti;
+            const TileArgs a{wp,
+                             j.x + n * j.s.c * (g.in_block / kB),
+                             &tile,
+                             c0,
+                             c1,
+                             g.in_block,
+                             g.lane,
+                             ntaps * kPackRows,
+                             taps.data(),
+                             static_cast<int64_t>(taps.size()),
+                             y_group,
+                             g.out_block,
+                             c0 == 0,
+                             c1 == j.s.c,
+                             j.ep,
+                             b0 * kB,
+                             lines ? &pf : nullptr};
             tile_fn(nb, tile.np, a.ntaps, g.tiles.full(tile.cls))(a);
         }
     }
