@@ -120,11 +120,6 @@ Geometry geometry(const ConvShape& s, int threads, bool plain) {
     return g;
 }
 
-// One tile over input channels [c0, c1): the slice's packed weights (64 floats per p; `wstride`
-// floats per input channel), the image's input (channel 0; channel c at (c / 16) * in_block +
-// (c % 16) * lane), the tile's pixels and its class's taps, the group's output (blocks out_block
-// apart), which holds the sums so far unless `first`; `last` applies the epilogue (may be
-// nullptr; ch: the group's first channel).
 // The lines of the next slice's weights (rows of `bytes` bytes, `stride` bytes apart) fetched
 // into L2 a few at a time between a tile's multiply-adds: `left` lines for this tile, `each` per
 // step of four lanes. (This VM's hardware prefetchers do not fetch them ahead, and a burst of
@@ -144,6 +139,11 @@ struct Prefetch {
     }
 };
 
+// One tile over input channels [c0, c1): the slice's packed weights (64 floats per p; `wstride`
+// floats per input channel), the image's input (channel 0; channel c at (c / 16) * in_block +
+// (c % 16) * lane), the tile's pixels and its class's taps, the group's output (blocks out_block
+// apart), which holds the sums so far unless `first`; `last` applies the epilogue (may be
+// nullptr; ch: the group's first channel).
 struct TileArgs {
     const float* wp;
     const float* x;

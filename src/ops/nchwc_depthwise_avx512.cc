@@ -42,6 +42,15 @@ struct Rows {
     const GemmEpilogue* ep;  // may be nullptr
 };
 
+// One output pixel's 16 channels from ch: v with the epilogue, stored at dst.
+__attribute__((target("avx512f"), always_inline)) inline void store_pixel(const Rows& r, __m512 v,
+                                                                          float* dst, int64_t ch) {
+    if (r.ep)
+        v = epilogue_channels_zmm(v, *r.ep, ch,
+                                  r.ep->res ? r.ep->res + (dst - r.ep->res_origin) : nullptr);
+    _mm512_storeu_ps(dst, v);
+}
+
 // Outputs [ow, ow + NP) of row oh (NP independent chains; NP > 1: columns that see every kw)
 // of one block: x and y at the block's plane, wt its weights (wt[t * 16 + lane], t = kh *
 // kernel width + kw), ch its first channel.
@@ -63,14 +72,8 @@ __attribute__((target("avx512f"))) inline void dw_pixels(const Rows& r, const fl
                 _mm512_fmadd_ps(wv, _mm512_loadu_ps(xp + j * step), acc[j]);
         }
     }
-    _Pragma("GCC unroll 8") for (int j = 0; j < NP; ++j) {
-        float* dst = y + (oh * g.out[2] + ow + j) * kB;
-        __m512 v = acc[j];
-        if (r.ep)
-            v = epilogue_channels_zmm(v, *r.ep, ch,
-                                      r.ep->res ? r.ep->res + (dst - r.ep->res_origin) : nullptr);
-        _mm512_storeu_ps(dst, v);
-    }
+    _Pragma("GCC unroll 8") for (int j = 0; j < NP; ++j)
+        store_pixel(r, acc[j], y + (oh * g.out[2] + ow + j) * kB, ch);
 }
 
 // A 3x3 window (no dilation, horizontal stride S) over a row that sees all its taps: `groups`
@@ -94,14 +97,8 @@ __attribute__((target("avx512f"))) void dw_groups3(const Rows& r, const float* x
             _Pragma("GCC unroll 3") for (int kw = 0; kw < 3; ++kw)
                 _Pragma("GCC unroll 8") for (int j = 0; j < 8; ++j) acc[j] = _mm512_fmadd_ps(
                     wv[kh * 3 + kw], _mm512_loadu_ps(xp + kh * row + (j * S + kw) * kB), acc[j]);
-        _Pragma("GCC unroll 8") for (int j = 0; j < 8; ++j) {
-            float* dst = y + (oh * g.out[2] + ow + j) * kB;
-            __m512 v = acc[j];
-            if (r.ep)
-                v = epilogue_channels_zmm(
-                    v, *r.ep, ch, r.ep->res ? r.ep->res + (dst - r.ep->res_origin) : nullptr);
-            _mm512_storeu_ps(dst, v);
-        }
+        _Pragma("GCC unroll 8") for (int j = 0; j < 8; ++j)
+            store_pixel(r, acc[j], y + (oh * g.out[2] + ow + j) * kB, ch);
     }
 }
 
