@@ -27,6 +27,7 @@
 #include "ops/gemm_epilogue_avx512.h"
 #include "ops/nchwc.h"
 #include "ops/nchwc_conv_tiles.h"
+#include "ops/nchwc_groups.h"
 #include "ops/pack_rows_avx512.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -70,21 +71,11 @@ int64_t tile_width(int64_t nb) {
     return nb >= 4 ? 6 : nb == 3 ? 8 : 12;
 }
 
-// The n-th of `parts` balanced parts of [0, len): [*first, *first + *count).
-void part_of(int64_t len, int64_t parts, int64_t n, int64_t* first, int64_t* count) {
-    const int64_t base = len / parts, extra = len % parts;
-    *first = n * base + std::min(n, extra);
-    *count = base + (n < extra ? 1 : 0);
-}
-
-// Groups for mb output blocks: of at most four blocks, and a multiple of the threads when that
-// keeps three blocks or more in each (twelve blocks on two threads: four groups of three, not
-// three of four), so that threads can take whole groups, each packing its weights once (split
-// by pixels, every thread packs every group: 20 % of a 3x3 layer's time at 14x14).
+// Groups of at most four blocks (nchwc_group_count): threads take whole groups, each packing its
+// weights once (split by pixels, every thread packs every group: 20 % of a 3x3 layer's time at
+// 14x14).
 int64_t group_count(int64_t mb, int threads) {
-    const int64_t fewest = (mb + 3) / 4;
-    const int64_t even = (fewest + threads - 1) / threads * threads;
-    return even * 3 <= mb ? even : fewest;
+    return nchwc_group_count(mb, threads, 4);
 }
 
 // One image's geometry: input blocks, the output blocks in groups of at most four of balanced
@@ -97,7 +88,9 @@ struct Geometry {
     int64_t segments = 1;    // per image and group: balanced ranges of its tiles
     NchwcConvTiles tiles;
     // Group grp's first output block and block count.
-    void group(int64_t grp, int64_t* b0, int64_t* nb) const { part_of(mb, groups, grp, b0, nb); }
+    void group(int64_t grp, int64_t* b0, int64_t* nb) const {
+        nchwc_part_of(mb, groups, grp, b0, nb);
+    }
 };
 
 Geometry geometry(const ConvShape& s, int threads, bool plain) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "ops/nchwc_groups.h"
 #include "ops/pool_window.h"
 
 namespace pg::ops {
@@ -24,12 +25,6 @@ std::vector<int64_t> axis_classes(const AxisTaps& t,
         positions[size_t(id[o])].push_back(static_cast<int64_t>(o));
     }
     return id;
-}
-
-// Class k's n-th of `parts` balanced parts of [0, len): first and count.
-void part_of(int64_t len, int64_t parts, int64_t n, int64_t* first, int64_t* count) {
-    *first = n * (len / parts) + std::min(n, len % parts);
-    *count = len / parts + (n < len % parts ? 1 : 0);
 }
 
 }  // namespace
@@ -84,7 +79,7 @@ void NchwcConvTiles::tiles(int64_t width, int64_t t0, int64_t t1,
                 NchwcTile tile;
                 tile.cls = static_cast<int64_t>(k);
                 int64_t first = 0;
-                part_of(len, n, t - base, &first, &tile.np);
+                nchwc_part_of(len, n, t - base, &first, &tile.np);
                 int64_t ri = first / ncols, ci = first % ncols;
                 for (int64_t j = 0; j < tile.np; ++j) {
                     const int64_t oh = rp[size_t(ri)], ow = cp[size_t(ci)];

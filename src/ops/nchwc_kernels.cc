@@ -8,6 +8,7 @@
 #include "ops/concat_slice.h"
 #include "ops/conv_kernels.h"
 #include "ops/nchwc.h"
+#include "ops/nchwc_winograd.h"
 
 namespace pg::ops {
 
@@ -81,6 +82,8 @@ bool blocked_conv(const ConvChain& chain, KernelContext& ctx) {
     const float* bias = b ? b->data<float>() : nullptr;
     if (depthwise)
         depthwise_nchwc(s, x.data<float>(), w.data<float>(), bias, &ep, out, ctx.pool());
+    else if (!plain && nchwc_winograd_pays(s))
+        conv_nchwc_winograd(s, x.data<float>(), w.data<float>(), bias, &ep, out, ctx.pool());
     else
         conv_nchwc(s, x.data<float>(), w.data<float>(), bias, &ep, out, ctx.pool(), plain);
     ctx.set_output(0, std::move(y.tensor));
