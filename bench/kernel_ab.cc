@@ -8,7 +8,8 @@
 //   NAME: winograd (ops::set_conv_winograd), filters_once (ops::set_winograd_filters_once),
 //   maxpool (ops::set_separable_max_pool), gemv (ops::set_gemv_row_blocks), rowvec
 //   (ops::set_gemm_rowvec), static (ops::set_gemm_direct_static), rowbases
-//   (ops::set_gemm_direct_row_bases), align (set_aligned_buffers), and the plan-time switches,
+//   (ops::set_gemm_direct_row_bases), nchwc_winograd (ops::set_nchwc_winograd), align
+//   (set_aligned_buffers), and the plan-time switches,
 //   for which each side has a session of its own: shuffle (runtime::set_fuse_channel_shuffle),
 //   concat (runtime::set_fuse_concat_in_place), nchwc (runtime::set_nchwc_layout). --threads N
 //   (default 2), --reps N runs per side (default 30). Inputs are uniform in [-1, 1) for float32,
@@ -27,6 +28,7 @@
 #include "ops/conv_winograd.h"
 #include "ops/gemm_direct.h"
 #include "ops/gemm_kernels.h"
+#include "ops/nchwc_winograd.h"
 #include "ops/pool_kernels.h"
 #include "random_feeds.h"
 #include "runtime/session.h"
@@ -48,6 +50,7 @@ const std::map<std::string, Switch>& switches() {
         {"nchwc", [](bool on) { return pg::runtime::set_nchwc_layout(on); }},
         {"align", [](bool on) { return pg::set_aligned_buffers(on); }},
         {"rowbases", [](bool on) { return pg::ops::set_gemm_direct_row_bases(on); }},
+        {"nchwc_winograd", [](bool on) { return pg::ops::set_nchwc_winograd(on); }},
     };
     return s;
 }
