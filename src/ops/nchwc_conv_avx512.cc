@@ -225,15 +225,24 @@ PG_AVX512 __attribute__((noinline)) void conv_tile(const TileArgs& a) {
         accumulate_blocks<NB, NP, T>(a, px, acc);
     else
         accumulate_lanes<NB, NP, T>(a, px, acc);
-    const GemmEpilogue* ep = a.last ? a.ep : nullptr;
+    // Everything the stores need, read before them: a vector store may alias anything, so GCC
+    // would reload the epilogue's fields and the tile's offsets after each one (44 % of a
+    // 16 -> 64 1x1 tile's time went there).
+    float* dst[NP];
+    _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j) dst[j] = a.y + tile.out[j] * kB;
+    const int64_t ob = a.out_block;
+    if (!a.last || !a.ep) {
+        _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j)
+            _Pragma("GCC unroll 4") for (int i = 0; i < NB; ++i)
+                _mm512_storeu_ps(dst[j] + i * ob, acc[i][j]);
+        return;
+    }
+    const GemmEpilogue ep = *a.ep;
     _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j)
         _Pragma("GCC unroll 4") for (int i = 0; i < NB; ++i) {
-        float* dst = a.y + i * a.out_block + tile.out[j] * kB;
-        __m512 v = acc[i][j];
-        if (ep)
-            v = epilogue_channels_zmm(v, *ep, a.ch + 16 * i,
-                                      ep->res ? ep->res + (dst - ep->res_origin) : nullptr);
-        _mm512_storeu_ps(dst, v);
+        float* d = dst[j] + i * ob;
+        _mm512_storeu_ps(d, epilogue_channels_zmm(acc[i][j], ep, a.ch + 16 * i,
+                                                  ep.res ? ep.res + (d - ep.res_origin) : nullptr));
     }
 }
 

@@ -75,19 +75,28 @@ void NchwcConvTiles::tiles(int64_t width, int64_t t0, int64_t t1,
             const int64_t len = static_cast<int64_t>(rp.size()) * ncols;
             const int64_t n = (len + width - 1) / width;
             const size_t k = r * cols_.size() + c;
-            for (int64_t t = std::max(t0, base); t < std::min(t1, base + n); ++t) {
-                NchwcTile tile;
-                tile.cls = static_cast<int64_t>(k);
-                int64_t first = 0;
-                nchwc_part_of(len, n, t - base, &first, &tile.np);
+            const int64_t lo = std::max(t0, base), hi = std::min(t1, base + n);
+            if (lo < hi) {
+                // The parts' first pixel and its row and column stepped from tile to tile (one
+                // division per class, not four per tile: 21 % of a 16 -> 64 1x1 Conv's time).
+                int64_t first = 0, np = 0;
+                nchwc_part_of(len, n, lo - base, &first, &np);
+                const int64_t size = len / n, extra = len % n;
                 int64_t ri = first / ncols, ci = first % ncols;
-                for (int64_t j = 0; j < tile.np; ++j) {
-                    const int64_t oh = rp[size_t(ri)], ow = cp[size_t(ci)];
-                    tile.out[j] = oh * wo_ + ow;
-                    tile.in[j] = empty_[k] ? 0 : row_in_[size_t(oh)] + col_in_[size_t(ow)];
-                    if (++ci == ncols) ci = 0, ++ri;
+                const bool empty = empty_[k];
+                const size_t at = out.size();
+                out.resize(at + static_cast<size_t>(hi - lo));
+                for (int64_t t = lo; t < hi; ++t) {
+                    NchwcTile& tile = out[at + static_cast<size_t>(t - lo)];
+                    tile.cls = static_cast<int64_t>(k);
+                    tile.np = size + (t - base < extra ? 1 : 0);
+                    for (int64_t j = 0; j < tile.np; ++j) {
+                        const int64_t oh = rp[size_t(ri)], ow = cp[size_t(ci)];
+                        tile.out[j] = oh * wo_ + ow;
+                        tile.in[j] = empty ? 0 : row_in_[size_t(oh)] + col_in_[size_t(ow)];
+                        if (++ci == ncols) ci = 0, ++ri;
+                    }
                 }
-                out.push_back(tile);
             }
             base += n;
         }
