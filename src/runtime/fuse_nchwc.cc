@@ -17,7 +17,8 @@
 // - a value leaving it (a reader outside the region, a graph output, a subgraph's outer read)
 //   is reordered back right after its producer, into the value's own slot.
 // The values are the plain steps' within float32 rounding (the blocked Convs sum a blocked
-// input's lanes in another order than gemm_direct; the pools as the plain ones;
+// input's lanes in another order than gemm_direct, or go through Winograd F(2x2, 3x3):
+// ops/nchwc_winograd.h; the pools as the plain ones;
 // tests/unit/session_nchwc_test.cc).
 #include <algorithm>
 #include <atomic>
