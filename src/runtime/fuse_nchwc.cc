@@ -1,15 +1,15 @@
 // Regions of the blocked (NCHWc16) layout (see fuse.h). A candidate is a step
 // ops/nchwc_kernels.h runs blocked: a Conv step (fused chain or plain; 2-D weights initializer,
 // one group or depthwise, output channels a multiple of 16, input channels too or else a stem
-// reading its input plain, no shuffle), a 2-D MaxPool /
+// reading its input plain, no shuffle, no window wider than 3x3 but a stem's), a 2-D MaxPool /
 // AveragePool / global pool or a BatchNormalization chain (fuse_bn.cc: DenseNet's
 // pre-activations) after a candidate, or a Concat of channels with an input from a
 // candidate whose output only candidates read; their inputs' channel counts must be known (from
 // Convs' weights) and multiples of 16. (The pass runs before Concats are planned in place.)
 // Candidates joined by a value (one's output, the other's X or residual) form a region; a region
-// with two Convs or more, more Convs than reorders (values entering and leaving) and no Conv
-// wider than 3x3 runs blocked (1x1 and 3x3 Convs run faster blocked, 5x5 ones slower:
-// docs/performance.md, sessions 9 and 10):
+// with two Convs or more and more Convs than reorders (values entering and leaving) runs blocked
+// (1x1 and 3x3 Convs run faster blocked, 5x5 ones slower, so those run plain beside the region:
+// docs/performance.md, sessions 9, 10 and 13):
 // - its steps read and write blocked slots (new slots of the plan);
 // - a value entering it (from outside, or a graph input) is reordered once, just before its
 //   first reader in the region, into a blocked slot; the plain value is released as soon as
@@ -56,7 +56,6 @@ const Tensor* conv_weights(const ir::Node& n) {
 // What a candidate step reads blocked (input indices) and how it runs.
 struct Candidate {
     bool conv = false, concat = false, norm = false;
-    bool wide = false;  // more taps than 3x3: where it loses
     ops::ConvChain chain;
     std::vector<size_t> blocked;  // X, then the residual
 };
@@ -74,8 +73,11 @@ bool conv_candidate(const NodeStep& s, Candidate& c) {
     const bool stem = group == 1 && w->dims()[1] % kBlock != 0;
     if ((group != 1 && !depthwise) || c.chain.shuffle || s.inputs.empty() || s.inputs[0] < 0)
         return false;
+    // Wider than 3x3 (not a stem): slower blocked, so it runs plain beside any region, which its
+    // input leaves and its output enters (Inception-v1's 5x5 branches: 0.896 of the time with
+    // the rest of its blocks blocked, docs/performance.md, session 13).
+    if (!stem && w->dims()[2] * w->dims()[3] > 9) return false;
     c.conv = true;
-    c.wide = !stem && w->dims()[2] * w->dims()[3] > 9;
     if (!stem) c.blocked = {0};
     if (c.chain.residual) {
         const size_t r =
@@ -235,7 +237,7 @@ void drop_leaving_concats(const std::vector<NodeStep>& steps,
 
 // What a region would cost and gain.
 struct RegionStats {
-    int convs = 0, wide = 0, reorders = 0;
+    int convs = 0, reorders = 0;
 };
 
 RegionStats stats_of(const std::vector<NodeStep>& steps,
@@ -247,7 +249,6 @@ RegionStats stats_of(const std::vector<NodeStep>& steps,
     for (size_t q : m) {
         const Candidate& c = cands.at(q);
         st.convs += c.conv ? 1 : 0;
-        st.wide += c.wide ? 1 : 0;
         for (size_t i : c.blocked) {
             const auto it = producer.find(steps[q].inputs[i]);
             if (it == producer.end() || !m.count(it->second)) entering.insert(steps[q].inputs[i]);
@@ -258,12 +259,12 @@ RegionStats stats_of(const std::vector<NodeStep>& steps,
     return st;
 }
 
-// Two Convs or more, more Convs than reorders, and no Conv wider than 3x3. Blocked, 1x1 Convs
-// take 0.6-0.9 of the plain time, 3x3 ones 0.87-1.0 (since buffers are cache-line aligned;
-// about 1.0 before), 5x5 ones 1.1-1.3; a region as long as its reorders loses (DenseNet-121's
-// two-Conv regions with two reorders: 1.07-1.15).
+// Two Convs or more and more Convs than reorders. Blocked, 1x1 Convs take 0.6-0.9 of the plain
+// time, 3x3 ones 0.87-1.0 (since buffers are cache-line aligned; about 1.0 before; Winograd
+// from 13 x 13 maps: 0.53-0.75); a region as long as its reorders loses (DenseNet-121's two-Conv
+// regions with two reorders: 1.07-1.15). (5x5 Convs, 1.1-1.3 blocked, are not candidates.)
 bool worth_blocking(const RegionStats& st) {
-    return st.convs >= 2 && st.convs > st.reorders && st.wide == 0;
+    return st.convs >= 2 && st.convs > st.reorders;
 }
 
 // The candidates in regions worth blocking.

@@ -322,8 +322,9 @@ TEST_F(SessionNchwc, RegionsRunOnThroughInferenceDropouts) {
     EXPECT_EQ(s.blocked_steps(), 4);
 }
 
-// 1x1 Convs enough, but a 5x5 one among them (slower blocked): the region stays plain.
-TEST_F(SessionNchwc, RegionsWithWideWindowsStayPlain) {
+// A 5x5 Conv (slower blocked) runs plain and splits the chain: a -> b and d alone are each no
+// longer than their reorders, so everything stays plain.
+TEST_F(SessionNchwc, AWideWindowRunsPlainAndSplitsTheChain) {
     auto m = ir::new_model(13);
     ir::GraphBuilder b(*m->graph);
     std::mt19937 rng(10);
@@ -334,6 +335,28 @@ TEST_F(SessionNchwc, RegionsWithWideWindowsStayPlain) {
     ir::Value* y = conv(conv(conv(conv(x, 1, "a"), 1, "b"), 5, "c"), 1, "d");
     b.output(b.op("GlobalAveragePool", {y}), DataType::kFloat32, {});
     check_blocked(*m, false);
+}
+
+// An Inception-style block: a 5x5 branch beside 1x1 ones, concatenated. The 5x5 Conv runs plain
+// (its input leaves the region, its output enters it); the 1x1 Convs, the Concat and the pool
+// run blocked.
+TEST_F(SessionNchwc, RegionsFormAroundAWideWindow) {
+    auto m = ir::new_model(13);
+    ir::GraphBuilder b(*m->graph);
+    std::mt19937 rng(12);
+    ir::Value* x = b.input("x", DataType::kFloat32, {1, 32, 12, 12});
+    ir::Value* a = square_conv(b, rng, x, 32, 32, 1, "a");
+    ir::Value* c = square_conv(b, rng, square_conv(b, rng, a, 16, 32, 1, "b"), 32, 16, 5, "c");
+    ir::Value* d = square_conv(b, rng, a, 32, 32, 1, "d");
+    ir::Value* e = square_conv(b, rng, a, 32, 32, 1, "e");
+    ir::Value* cat =
+        b.op("Concat", {c, d, e}, ir::attrs(ir::Attribute::make_int("axis", 1)), "cat");
+    ir::Value* f = square_conv(b, rng, cat, 32, 96, 1, "f");
+    b.output(b.op("GlobalAveragePool", {f}, {}, "p"), DataType::kFloat32, {});
+    EXPECT_LT(check_blocked(*m), 1e-5);
+    runtime::Session s(*m, runtime::SessionOptions{});
+    // a, b, d, e, cat, f and p; not c.
+    EXPECT_EQ(s.blocked_steps(), 7);
 }
 
 // 40 channels: only conv3 (40 -> 80, a stem reading its input plain), pool2 and conv4 (80 -> 16)
