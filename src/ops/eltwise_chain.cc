@@ -193,7 +193,10 @@ bool eltwise_chain_fast(const std::vector<EltwiseLink>& links, const Tensor& x,
     if (n == 0) return true;
     const float* px = x.data<float>();
     float* py = reinterpret_cast<float*>(out->mutable_bytes());
-    const int64_t chunk = std::max(block, kChunk / block * block);
+    // Chunks of whole blocks when blocks are short, else of kChunk elements (run_range cuts its
+    // pieces at block ends either way). A chain with no broadcast block (block = n: the
+    // transformer's Gelu) took one chunk, so one thread, before.
+    const int64_t chunk = block < kChunk ? kChunk / block * block : kChunk;
     run_parallel(n > 2 * chunk ? pool : nullptr, (n + chunk - 1) / chunk,
                  [&](int64_t b, int64_t e) {
                      run_range(links, ops, px, py, block, b * chunk, std::min(n, e * chunk));

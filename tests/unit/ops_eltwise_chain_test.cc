@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <utility>
 
 #include "base/thread_pool.h"
 #include "ops/eltwise_chain.h"
@@ -130,6 +131,27 @@ TEST(OpsEltwiseChain, ScalarLoopsMatchThePlainOpsToo) {
     ops::vec_force_isa(ops::VecIsa::kScalar);
     check_random_chains(43);
     ops::vec_reset_isa();
+}
+
+// Blocks longer than a chunk (a [3, 1, 1] operand over 150 x 150 planes: 22500 elements against
+// chunks of 16384) and a chain with no broadcast block at all (the transformer's Gelu shape),
+// both split over the pool: the plain ops' values.
+TEST(OpsEltwiseChain, ChunksCrossLongBlocksAndWholeTensors) {
+    std::mt19937 rng(7);
+    ThreadPool pool(2);
+    const std::pair<Dims, Dims> cases[] = {{{1, 3, 150, 150}, {3, 1, 1}},
+                                           {{1, 128, 1024}, {1, 128, 1024}}};
+    for (const auto& [d, od] : cases) {
+        const Tensor x = random_f32(d, rng), a = random_f32(od, rng), b = random_f32(d, rng);
+        const std::vector<ops::EltwiseLink> links{{Op::kMul}, {Op::kErf}, {Op::kAdd}, {Op::kRelu}};
+        Tensor fast;
+        ASSERT_TRUE(ops::eltwise_chain_fast(links, x, {&a, &b}, &fast, &pool));
+        Tensor want = test::run_op("Mul", {x, a}, {}, 14)[0];
+        want = test::run_op("Erf", {want}, {}, 14)[0];
+        want = test::run_op("Add", {want, b}, {}, 14)[0];
+        want = test::run_op("Relu", {want}, {}, 14)[0];
+        EXPECT_TRUE(same_values(fast, want)) << d.size();
+    }
 }
 
 TEST(OpsEltwiseChain, UncoveredLayoutsAndTypesAreDeclined) {
