@@ -9,6 +9,8 @@
 #include "ops/conv_winograd.h"
 #include "ops/gemm_kernels.h"
 #include "ops/kernel.h"
+#include "ops/nchwc.h"
+#include "ops/nchwc_winograd.h"
 
 namespace pg::ops {
 
@@ -377,6 +379,24 @@ void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const 
     }
 }
 
+// A plain x and y through the blocked Winograd (nchwc_winograd.h) where it pays: x reordered
+// into blocks, the product, y reordered back (per-node runs with a hook and Convs outside the
+// blocked regions). Measured on single layers, 2 threads, reorders included, against this
+// file's path: 64 @56 0.60, 128 @28 0.58, 256 @14 0.78, 512 @14 0.78, 64 @224 0.69, 256 @56
+// 0.53, 64 -> 256 @13 0.84 (docs/performance.md, session 13). Not with a residual (it would
+// need reordering too) or a channel shuffle.
+bool blocked_winograd(const ConvShape& s, const float* x, const float* w, const float* bias,
+                      float* y, ThreadPool* pool, const GemmEpilogue* ep, int64_t shuffle) {
+    if (shuffle != 1 || (ep && ep->res) || !nchwc_winograd_pays(s)) return false;
+    const int64_t in = s.w.in_size(), out = s.w.out_size();
+    const AlignedArray<float> xb = aligned_array<float>(static_cast<size_t>(s.n * s.c * in));
+    const AlignedArray<float> yb = aligned_array<float>(static_cast<size_t>(s.n * s.m * out));
+    to_nchwc(x, s.n, s.c, in, sizeof(float), xb.get(), pool);
+    conv_nchwc_winograd(s, xb.get(), w, bias, ep, yb.get(), pool);
+    from_nchwc(yb.get(), s.n, s.m, out, sizeof(float), y, pool);
+    return true;
+}
+
 }  // namespace
 
 void conv_fast(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
@@ -388,6 +408,7 @@ void conv_fast(const ConvShape& s, const float* x, const float* w, const float* 
                                               std::to_string(shuffle) + " of " +
                                               std::to_string(s.m) + " channels is not supported");
     if (depthwise) return depthwise_fast(s, x, w, bias, y, pool, epilogue);
+    if (blocked_winograd(s, x, w, bias, y, pool, epilogue, shuffle)) return;
     const int64_t jobs = s.n * s.group;
     const int64_t work = (s.m / s.group) * s.w.out_size() * (s.c / s.group) * s.w.kernel_size();
     const bool split_jobs = jobs > 1 && work < (1 << 20);

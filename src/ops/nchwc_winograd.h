@@ -7,6 +7,9 @@
 // in the same order, so the rounding is a few ulps of the direct sum's (numeric contract, not
 // bit for bit: tests/unit/ops_nchwc_winograd_test.cc diffs it against conv_reference).
 //
+// The blocked regions run it (nchwc_kernels.h); conv_fast runs it on plain tensors too, with a
+// reorder in and out (the per-node runs of a hook: layer-wise comparison, --emu).
+//
 // Work: units of (output group, band of tile rows), one contiguous range per thread, by group,
 // so that a thread transforms a group's filters once (G g G^T, into its own scratch) and keeps
 // them in L2 for every band; a band's input is transformed 64 channels at a time, and the

@@ -12,6 +12,7 @@
 #include "base/thread_pool.h"
 #include "ops/conv_kernels.h"
 #include "ops/conv_winograd.h"
+#include "ops/nchwc_winograd.h"
 #include "support/gemm_isa.h"
 
 namespace pg {
@@ -47,10 +48,15 @@ ConvData random_conv(const ops::ConvShape& s, std::mt19937& rng) {
 }
 
 // Winograd on every geometry it takes while in scope (the kernel tests run small maps, which it
-// does not pay to take in models).
+// does not pay to take in models), and conv_fast's plain tensors kept out of the blocked
+// Winograd (ops_nchwc_winograd_test), which would take most of these shapes first.
 struct AnySize {
     bool was = ops::set_winograd_any_size(true);
-    ~AnySize() { ops::set_winograd_any_size(was); }
+    bool blocked = ops::set_nchwc_winograd(false);
+    ~AnySize() {
+        ops::set_winograd_any_size(was);
+        ops::set_nchwc_winograd(blocked);
+    }
 };
 
 // Largest |fast - ref| / (1 + |ref|) of conv_fast against `ref`.

@@ -158,6 +158,30 @@ TEST_F(OpsNchwcWinograd, EpilogueIsApplyOnTheFinishedOutput) {
     }
 }
 
+// conv_fast on plain tensors takes it where it pays (reordering x in and y out): the bits of the
+// blocked call; switched off, the plain path's own sums.
+TEST_F(OpsNchwcWinograd, ConvFastTakesItForPlainTensors) {
+    const ops::ConvShape s = shape_of({2, 64, 64, 17, 15, 1, 1, 1, 1});
+    ASSERT_TRUE(ops::nchwc_winograd_pays(s));
+    std::mt19937 rng(9);
+    const ConvData d = random_conv(s, rng);
+    ops::GemmEpilogue ep;
+    ep.clamp = true, ep.lo = 0.0f, ep.hi = 6.0f;
+    ThreadPool pool(2);
+    std::vector<float> plain(size_t(s.n * s.m * s.w.out_size()));
+    ops::conv_fast(s, d.x.data(), d.w.data(), d.b.data(), plain.data(), &pool, &ep);
+    std::vector<float> yb(plain.size());
+    ops::conv_nchwc_winograd(s, d.xb.data(), d.w.data(), d.b.data(), &ep, yb.data(), &pool);
+    EXPECT_EQ(plain, unblocked(yb, s.n, s.m, s.w.out_size()));
+    const bool was = ops::set_nchwc_winograd(false);
+    std::vector<float> direct(plain.size());
+    ops::conv_fast(s, d.x.data(), d.w.data(), d.b.data(), direct.data(), &pool, &ep);
+    ops::set_nchwc_winograd(was);
+    EXPECT_NE(direct, plain);
+    for (size_t i = 0; i < plain.size(); ++i)
+        ASSERT_NEAR(direct[i], plain[i], 1e-5 * std::sqrt(64.0 * 9 + 1) * (1 + std::fabs(direct[i])));
+}
+
 TEST_F(OpsNchwcWinograd, TakesOnlyWhatItRunsAndPaysFrom13x13Maps) {
     const Case base{1, 64, 64, 28, 28, 1, 1, 1, 1};
     EXPECT_TRUE(ops::nchwc_winograd_takes(shape_of(base)));
