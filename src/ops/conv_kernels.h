@@ -76,8 +76,8 @@ void conv_reference(const ConvShape& s, const T* x, const T* w, const T* bias, T
 // float32 fast path over the pool: one GEMM per (image, group) (conv_direct, else
 // gemm_fast_packed), depthwise directly; where nchwc_winograd_pays (3x3, stride 1, channels in
 // blocks, maps of 13 x 13 and more) and no residual or shuffle is fused, x is reordered into
-// blocks for conv_nchwc_winograd and y back. `epilogue` (rows = output channels) post-processes each
-// output channel as it is finished (fused BatchNormalization, per-channel Mul / Add, residual,
+// blocks for conv_nchwc_winograd and y back. `epilogue` (rows = output channels) post-processes
+// each output channel as it is finished (fused BatchNormalization, per-channel Mul / Add, residual,
 // Relu / Clip); nullptr = none. `shuffle` > 1 writes the channels shuffled as ShuffleNet's
 // Reshape (n, shuffle, m / shuffle, spatial) -> Transpose (0, 2, 1, ...) -> Reshape would leave
 // them: channel o goes to (o % (m / shuffle)) * shuffle + o / (m / shuffle) (requires m %

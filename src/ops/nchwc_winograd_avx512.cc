@@ -70,9 +70,9 @@ int tiles_for(int64_t nb) {
 }
 
 struct Geometry {
-    int64_t cb = 0, mb = 0;      // input / output blocks
+    int64_t cb = 0, mb = 0;  // input / output blocks
     int64_t ih = 0, iw = 0, oh = 0, ow = 0, pt = 0, pl = 0;
-    int64_t th = 0, tw = 0;      // tile rows / columns
+    int64_t th = 0, tw = 0;  // tile rows / columns
     int64_t most = 4, groups = 0, band_rows = 1, bands = 0;
     int64_t widest = 0;  // blocks in the largest group
     void group(int64_t grp, int64_t* b0, int64_t* nb) const {
@@ -95,12 +95,13 @@ Geometry geometry(const ConvShape& s, int threads) {
     return g;
 }
 
-// G g G^T of 16 filters at once (16 output channels 9 * c floats apart, input channel c0):
-// u[xi] at u + xi * step, conv_winograd's operations in its order.
+// G g G^T of 16 filters at once: one input channel's taps of 16 output channels (w: the first
+// one's, the others 9 * c floats apart, c input channels) to u[xi] at u + xi * step,
+// conv_winograd's operations in its order.
 PG_AVX512_INLINE void filters16(const float* w, int64_t c, float* u, int64_t step) {
-    const __m512i idx = _mm512_mullo_epi32(
-        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-        _mm512_set1_epi32(static_cast<int>(9 * c)));
+    const __m512i idx =
+        _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                           _mm512_set1_epi32(static_cast<int>(9 * c)));
     const __m512 half = _mm512_set1_ps(0.5f);
     __m512 g[9], t[4][3];
     for (int j = 0; j < 9; ++j) g[j] = _mm512_i32gather_ps(idx, w + j, 4);
@@ -161,8 +162,8 @@ PG_AVX512 void input(const Geometry& g, const float* x, int64_t cb0, int64_t cbs
                 __m512 d[4][4];
                 for (int r = 0; r < 4; ++r)
                     for (int col = 0; col < 4; ++col) {
-                        const bool in = inside || (iy + r >= 0 && iy + r < g.ih &&
-                                                   ix + col >= 0 && ix + col < g.iw);
+                        const bool in = inside || (iy + r >= 0 && iy + r < g.ih && ix + col >= 0 &&
+                                                   ix + col < g.iw);
                         d[r][col] = in ? _mm512_loadu_ps(xb + ((iy + r) * g.iw + ix + col) * kB)
                                        : _mm512_setzero_ps();
                     }
@@ -235,7 +236,8 @@ ProductFn product_fn(int64_t nb, int64_t np) {
 PG_AVX512_INLINE void output16(const float* m, int64_t step, __m512 (&out)[2][2]) {
     __m512 s[2][4];
     for (int col = 0; col < 4; ++col) {
-        const __m512 m0 = _mm512_loadu_ps(m + col * step), m1 = _mm512_loadu_ps(m + (4 + col) * step);
+        const __m512 m0 = _mm512_loadu_ps(m + col * step),
+                     m1 = _mm512_loadu_ps(m + (4 + col) * step);
         const __m512 m2 = _mm512_loadu_ps(m + (8 + col) * step);
         const __m512 m3 = _mm512_loadu_ps(m + (12 + col) * step);
         s[0][col] = _mm512_add_ps(_mm512_add_ps(m0, m1), m2);
@@ -282,7 +284,8 @@ struct Scratch {
 Scratch thread_scratch(int64_t u, int64_t v, int64_t m) {
     thread_local AlignedArray<float> buf;
     thread_local int64_t size = 0;
-    if (size < u + v + m) buf = aligned_array<float>(static_cast<size_t>(u + v + m)), size = u + v + m;
+    if (size < u + v + m)
+        buf = aligned_array<float>(static_cast<size_t>(u + v + m)), size = u + v + m;
     return Scratch{buf.get(), buf.get() + u, buf.get() + u + v};
 }
 

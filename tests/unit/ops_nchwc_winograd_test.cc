@@ -32,8 +32,7 @@ struct Case {
     int64_t n, c, m, h, w, pt, pl, pb, pr;
 };
 
-ops::ConvShape shape_of(const Case& k, int64_t kernel = 3, int64_t stride = 1,
-                        int64_t dil = 1) {
+ops::ConvShape shape_of(const Case& k, int64_t kernel = 3, int64_t stride = 1, int64_t dil = 1) {
     ops::WindowAttrs wa;
     wa.pads = {k.pt, k.pl, k.pb, k.pr};
     wa.strides = {stride, stride}, wa.dilations = {dil, dil};
@@ -92,13 +91,12 @@ TEST_F(OpsNchwcWinograd, MatchesReferenceOnTheGeometriesItTakes) {
     // Odd sizes (partial last tiles), pads 0-2 and asymmetric, batches, many bands (30 x 44),
     // 1-9 output blocks, 16 to 528 input channels (slices of 64 and a partial one; groups of
     // one block at 528), and a map smaller than a tile.
-    const Case cases[] = {
-        {1, 16, 16, 20, 20, 1, 1, 1, 1},   {1, 32, 48, 21, 19, 1, 1, 1, 1},
-        {2, 64, 64, 13, 13, 1, 1, 1, 1},   {1, 80, 144, 15, 17, 0, 0, 0, 0},
-        {1, 64, 32, 25, 22, 2, 0, 1, 2},   {1, 48, 80, 30, 44, 1, 1, 1, 1},
-        {1, 528, 32, 14, 14, 1, 1, 1, 1},  {1, 272, 96, 9, 11, 1, 1, 1, 1},
-        {2, 16, 112, 3, 2, 2, 2, 2, 2},    {1, 128, 64, 28, 28, 1, 1, 1, 1},
-        {1, 16, 16, 1, 1, 1, 1, 1, 1}};
+    const Case cases[] = {{1, 16, 16, 20, 20, 1, 1, 1, 1},  {1, 32, 48, 21, 19, 1, 1, 1, 1},
+                          {2, 64, 64, 13, 13, 1, 1, 1, 1},  {1, 80, 144, 15, 17, 0, 0, 0, 0},
+                          {1, 64, 32, 25, 22, 2, 0, 1, 2},  {1, 48, 80, 30, 44, 1, 1, 1, 1},
+                          {1, 528, 32, 14, 14, 1, 1, 1, 1}, {1, 272, 96, 9, 11, 1, 1, 1, 1},
+                          {2, 16, 112, 3, 2, 2, 2, 2, 2},   {1, 128, 64, 28, 28, 1, 1, 1, 1},
+                          {1, 16, 16, 1, 1, 1, 1, 1, 1}};
     std::mt19937 rng(31);
     ThreadPool pool(2);
     for (size_t t = 0; t < std::size(cases); ++t) {
@@ -120,7 +118,8 @@ TEST_F(OpsNchwcWinograd, MatchesReferenceOnTheGeometriesItTakes) {
 TEST_F(OpsNchwcWinograd, ThreadsAndRepeatedCallsGiveTheSameBits) {
     std::mt19937 rng(5);
     ThreadPool two(2);
-    for (const Case& k : {Case{1, 96, 192, 30, 26, 1, 1, 1, 1}, Case{2, 64, 48, 17, 14, 1, 1, 1, 1}}) {
+    for (const Case& k :
+         {Case{1, 96, 192, 30, 26, 1, 1, 1, 1}, Case{2, 64, 48, 17, 14, 1, 1, 1, 1}}) {
         const ops::ConvShape s = shape_of(k);
         const ConvData d = random_conv(s, rng);
         const std::vector<float> one = winograd(s, d, d.b.data(), nullptr, nullptr);
@@ -179,7 +178,8 @@ TEST_F(OpsNchwcWinograd, ConvFastTakesItForPlainTensors) {
     ops::set_nchwc_winograd(was);
     EXPECT_NE(direct, plain);
     for (size_t i = 0; i < plain.size(); ++i)
-        ASSERT_NEAR(direct[i], plain[i], 1e-5 * std::sqrt(64.0 * 9 + 1) * (1 + std::fabs(direct[i])));
+        ASSERT_NEAR(direct[i], plain[i],
+                    1e-5 * std::sqrt(64.0 * 9 + 1) * (1 + std::fabs(direct[i])));
 }
 
 TEST_F(OpsNchwcWinograd, TakesOnlyWhatItRunsAndPaysFrom13x13Maps) {
