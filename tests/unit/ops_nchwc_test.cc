@@ -21,6 +21,7 @@
 #include "ops/nchwc.h"
 #include "ops/normalization_kernels.h"
 #include "ops/pool_kernels.h"
+#include "support/nchwc_values.h"
 #include "support/random_values.h"
 #include "tensor/tensor.h"
 
@@ -34,17 +35,8 @@ class OpsNchwc : public ::testing::Test {
     }
 };
 
-std::vector<float> blocked(const std::vector<float>& x, int64_t n, int64_t c, int64_t plane) {
-    std::vector<float> y(x.size());
-    ops::to_nchwc(x.data(), n, c, plane, sizeof(float), y.data(), nullptr);
-    return y;
-}
-
-std::vector<float> unblocked(const std::vector<float>& x, int64_t n, int64_t c, int64_t plane) {
-    std::vector<float> y(x.size());
-    ops::from_nchwc(x.data(), n, c, plane, sizeof(float), y.data(), nullptr);
-    return y;
-}
+using test::blocked;
+using test::unblocked;
 
 TEST_F(OpsNchwc, ReordersPlaceEachChannelInItsLane) {
     std::mt19937 rng(3);

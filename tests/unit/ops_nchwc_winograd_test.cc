@@ -16,6 +16,7 @@
 #include "ops/conv_kernels.h"
 #include "ops/nchwc.h"
 #include "ops/nchwc_winograd.h"
+#include "support/nchwc_values.h"
 #include "support/random_values.h"
 
 namespace pg {
@@ -42,17 +43,8 @@ ops::ConvShape shape_of(const Case& k, int64_t kernel = 3, int64_t stride = 1, i
     return s;
 }
 
-std::vector<float> blocked(const std::vector<float>& x, int64_t n, int64_t c, int64_t plane) {
-    std::vector<float> y(x.size());
-    ops::to_nchwc(x.data(), n, c, plane, sizeof(float), y.data(), nullptr);
-    return y;
-}
-
-std::vector<float> unblocked(const std::vector<float>& x, int64_t n, int64_t c, int64_t plane) {
-    std::vector<float> y(x.size());
-    ops::from_nchwc(x.data(), n, c, plane, sizeof(float), y.data(), nullptr);
-    return y;
-}
+using test::blocked;
+using test::unblocked;
 
 struct ConvData {
     std::vector<float> x, xb, w, b;
