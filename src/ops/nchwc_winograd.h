@@ -26,7 +26,7 @@ class ThreadPool;
 namespace pg::ops {
 
 // A Conv conv_nchwc_winograd runs: conv_nchwc_fits with a blocked input, 3x3 window, stride 1,
-// dilation 1, pads of 0 to 2.
+// dilation 1, pads of 0 to 2, an output at most 4096 wide (the scratch grows with the width).
 bool nchwc_winograd_takes(const ConvShape& s);
 // Whether the blocked path runs it through Winograd: nchwc_winograd_takes, the switch on, and a
 // shape where it measured faster than conv_nchwc (see the rule in nchwc_winograd_avx512.cc).

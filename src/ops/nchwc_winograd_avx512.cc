@@ -28,6 +28,7 @@ namespace pg::ops {
 
 namespace {
 std::atomic<bool> g_on{true};
+constexpr int64_t kMaxTileColumns = 2048;
 }  // namespace
 
 bool set_nchwc_winograd(bool on) {
@@ -41,7 +42,9 @@ bool nchwc_winograd_takes(const ConvShape& s) {
         if (g.kernel[a] != 3 || g.stride[a] != 1 || g.dil[a] != 1 || g.pad_begin[a] > 2 ||
             g.pad_end[a] > 2)
             return false;
-    return true;
+    // A band is whole tile rows, so its scratch grows with the width: at most kMaxTileColumns
+    // (then 16 MiB of band scratch a thread; a wider map, however hostile, runs direct).
+    return (g.out[2] + 1) / 2 <= kMaxTileColumns;
 }
 
 bool nchwc_winograd_pays(const ConvShape& s) {

@@ -183,6 +183,8 @@ TEST_F(OpsNchwcWinograd, TakesOnlyWhatItRunsAndPaysFrom13x13Maps) {
     EXPECT_FALSE(ops::nchwc_winograd_takes(shape_of(base, 1)));        // 1x1
     EXPECT_FALSE(ops::nchwc_winograd_takes(shape_of({1, 64, 64, 28, 28, 3, 1, 1, 1})));  // pad 3
     EXPECT_FALSE(ops::nchwc_winograd_takes(shape_of({1, 24, 64, 28, 28, 1, 1, 1, 1})));  // ragged
+    EXPECT_TRUE(ops::nchwc_winograd_takes(shape_of({1, 16, 16, 1, 4096, 1, 1, 1, 1})));
+    EXPECT_FALSE(ops::nchwc_winograd_takes(shape_of({1, 16, 16, 1, 4097, 1, 1, 1, 1})));  // wide
     ops::ConvShape grouped = shape_of(base);
     grouped.group = 2;
     EXPECT_FALSE(ops::nchwc_winograd_takes(grouped));
