@@ -699,7 +699,21 @@ void lp_pool(const Window& g, int64_t planes, const T* x, T* y, double pw, Threa
 
 template <typename T>
 void global_pool_planes(const T* x, T* y, int64_t planes, int64_t n, int kind, double pw) {
-    for (int64_t p = 0; p < planes; ++p) {
+    int64_t p = 0;
+    // Max and average: eight planes at a time, each still one chain in order (eight independent
+    // chains fill the adder's pipeline; one chain waits out each add's latency).
+    constexpr int kWays = 8;
+    for (; kind != 2 && p + kWays <= planes; p += kWays) {
+        T acc[kWays];
+        for (int k = 0; k < kWays; ++k)
+            acc[k] = kind == 0 ? -std::numeric_limits<T>::infinity() : T(0);
+        const T* xp = x + p * n;
+        for (int64_t i = 0; i < n; ++i)
+            for (int k = 0; k < kWays; ++k)
+                acc[k] = kind == 0 ? std::max(acc[k], xp[k * n + i]) : acc[k] + xp[k * n + i];
+        for (int k = 0; k < kWays; ++k) y[p + k] = kind == 0 ? acc[k] : acc[k] / static_cast<T>(n);
+    }
+    for (; p < planes; ++p) {
         const T* xp = x + p * n;
         T acc = kind == 0 ? -std::numeric_limits<T>::infinity() : T(0);
         for (int64_t i = 0; i < n; ++i) {
