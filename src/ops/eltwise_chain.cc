@@ -1,7 +1,8 @@
 // Fused element-wise chains (see eltwise_chain.h). The output is written piece by piece: a piece
 // (at most kPiece elements, inside one block over which every broadcast operand is constant)
 // is copied from x and then each link is applied to it in place, so it stays in cache across
-// the chain. Pieces are split over the pool in chunks of whole blocks. The binary links and
+// the chain. Pieces are split over the pool in chunks (of whole blocks when blocks are shorter
+// than a chunk; a piece never crosses a block's end either way). The binary links and
 // Relu run 16 lanes at a time with AVX-512F where vec_current_isa() says so (the same IEEE
 // operations, so the same bits), else as plain loops (which GCC vectorizes for the baseline).
 #include "ops/eltwise_chain.h"

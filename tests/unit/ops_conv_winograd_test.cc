@@ -13,6 +13,7 @@
 #include "ops/conv_kernels.h"
 #include "ops/conv_winograd.h"
 #include "ops/nchwc_winograd.h"
+#include "support/float_error.h"
 #include "support/gemm_isa.h"
 
 namespace pg {
@@ -64,12 +65,7 @@ double winograd_error(const ops::ConvShape& s, const ConvData& d, const float* b
                       const std::vector<float>& ref, ThreadPool* pool) {
     std::vector<float> fast(ref.size(), std::numeric_limits<float>::quiet_NaN());
     ops::conv_fast(s, d.x.data(), d.w.data(), bias, fast.data(), pool);
-    double worst = 0;
-    for (size_t i = 0; i < ref.size(); ++i) {
-        const double e = std::fabs(double(fast[i]) - ref[i]) / (1 + std::fabs(ref[i]));
-        worst = std::isnan(e) ? std::numeric_limits<double>::infinity() : std::max(worst, e);
-    }
-    return worst;
+    return test::worst_relative_error(fast, ref);
 }
 
 TEST(OpsConvWinograd, MatchesReferenceOnTheGeometriesItTakes) {

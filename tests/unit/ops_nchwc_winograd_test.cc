@@ -16,6 +16,7 @@
 #include "ops/conv_kernels.h"
 #include "ops/nchwc.h"
 #include "ops/nchwc_winograd.h"
+#include "support/float_error.h"
 #include "support/nchwc_values.h"
 #include "support/random_values.h"
 
@@ -68,16 +69,7 @@ std::vector<float> winograd(const ops::ConvShape& s, const ConvData& d, const fl
     return unblocked(y, s.n, s.m, s.w.out_size());
 }
 
-// The direct sums' bound (ops_conv_winograd_test) for the same reduction length, relative to
-// 1 + |ref|.
-double worst_error(const std::vector<float>& got, const std::vector<float>& ref) {
-    double worst = 0;
-    for (size_t i = 0; i < ref.size(); ++i) {
-        const double e = std::fabs(double(got[i]) - ref[i]) / (1 + std::fabs(ref[i]));
-        worst = std::isnan(e) ? std::numeric_limits<double>::infinity() : std::max(worst, e);
-    }
-    return worst;
-}
+using test::worst_relative_error;
 
 TEST_F(OpsNchwcWinograd, MatchesReferenceOnTheGeometriesItTakes) {
     // Odd sizes (partial last tiles), pads 0-2 and asymmetric, batches, many bands (30 x 44),
@@ -98,9 +90,12 @@ TEST_F(OpsNchwcWinograd, MatchesReferenceOnTheGeometriesItTakes) {
         const float* bias = t % 2 ? d.b.data() : nullptr;
         std::vector<float> ref(size_t(s.n * s.m * s.w.out_size()));
         ops::conv_reference(s, d.x.data(), d.w.data(), bias, ref.data());
+        // The direct sums' bound (ops_conv_winograd_test) for the same reduction length.
         const double tol = 1e-5 * std::sqrt(double(s.c * 9) + 1);
-        EXPECT_LE(worst_error(winograd(s, d, bias, nullptr, &pool), ref), tol) << "case " << t;
-        EXPECT_LE(worst_error(winograd(s, d, bias, nullptr, nullptr), ref), tol) << "case " << t;
+        EXPECT_LE(worst_relative_error(winograd(s, d, bias, nullptr, &pool), ref), tol)
+            << "case " << t;
+        EXPECT_LE(worst_relative_error(winograd(s, d, bias, nullptr, nullptr), ref), tol)
+            << "case " << t;
     }
 }
 
