@@ -1,8 +1,8 @@
 // Benchmark: the reference interpreter against ONNX Runtime on the light models of
 // shared/data/onnx-light-models (ConstantOfShape weights replaced by seeded random ones) and the
 // zoo models (tools/zoo). Both run with 2 threads on the same seeded inputs (uniform [0, 1));
-// 5 timed runs each (median) in alternating blocks, each block after an idle gap and untimed
-// warm-up runs (time_alternating). Agreement
+// 5 timed runs each (median; more, for at least 40 ms per block, on small models) in alternating
+// blocks, each block after an idle gap and untimed warm-up runs (time_alternating). Agreement
 // is the largest relative error of the float32 outputs, |ref - ort| / max(|ort|, 1e-6).
 //
 // Memory: the reference run is repeated in a fresh child (this binary with --peak-child MODEL),
@@ -27,7 +27,8 @@
 // [--profile N] [--save DIR]
 //                          [--polygraph PATH (ignored)]
 //   --quick: no warm-up, 1 timed run (smoke test). Exits 1 when a model fails to run.
-//   --reps N: N timed runs per runner (default 5), in --blocks N alternating blocks per runner
+//   --reps N: N timed runs per runner (default 5; a block's runs go on until 40 ms have passed,
+//   up to 50 times its share), in --blocks N alternating blocks per runner
 //   (default 3; more blocks interleave the two runners more finely, so a slow phase of a busy
 //   machine falls on both). --settle MS: idle gap before each block of runs (default 100).
 //   --ort-no-spin: ONNX Runtime with intra-op spinning off (slower ONNX Runtime on small models;
@@ -338,6 +339,22 @@ void warm_up(pg::runners::Runner& r, const Feeds& feeds, int runs, NamedTensors&
         out = r.infer(feeds);
 }
 
+// One block of timed runs: `n` of them, and more until g_block_ms have passed (at most 50 n;
+// --quick: none more).
+// Small models need the extra samples: with 10 runs of 0.1 ms in 3 blocks the LSTM's ratio
+// read 0.50, 1.34 and 1.79 in three runs of the bench on this VM (EPYC, 2026-12-02); with
+// 200 in 20 blocks it read 0.91-0.98. A large model keeps its `n` runs.
+double g_block_ms = 40.0;
+
+void time_block(pg::runners::Runner& r, const Feeds& feeds, int n, NamedTensors& out,
+                std::vector<double>& ms) {
+    double spent = 0;
+    for (int i = 0; i < n || (spent < g_block_ms && i < 50 * n); ++i) {
+        ms.push_back(time_once(r, feeds, out));
+        spent += ms.back();
+    }
+}
+
 std::pair<double, double> time_alternating(pg::runners::Runner& a, pg::runners::Runner* b,
                                            const Feeds& feeds, int warmup, int reps,
                                            NamedTensors& out_a, NamedTensors& out_b) {
@@ -347,11 +364,11 @@ std::pair<double, double> time_alternating(pg::runners::Runner& a, pg::runners::
         const int n = reps * (blk + 1) / blocks - reps * blk / blocks;
         std::this_thread::sleep_for(std::chrono::milliseconds(g_settle_ms));
         warm_up(a, feeds, warmup, out_a);
-        for (int i = 0; i < n; ++i) ms_a.push_back(time_once(a, feeds, out_a));
+        time_block(a, feeds, n, out_a, ms_a);
         if (!b) continue;
         std::this_thread::sleep_for(std::chrono::milliseconds(g_settle_ms));
         warm_up(*b, feeds, warmup, out_b);
-        for (int i = 0; i < n; ++i) ms_b.push_back(time_once(*b, feeds, out_b));
+        time_block(*b, feeds, n, out_b, ms_b);
     }
     return {median(ms_a), b ? median(ms_b) : NAN};
 }
@@ -756,9 +773,10 @@ int run_bench(const Options& o) {
         const bool with_ort = ort_available();
         std::printf("threads %d, %s\n", g_threads,
                     o.quick ? "--quick: 1 run, no warm-up"
-                            : ("median of " + std::to_string(o.reps) + " in " +
+                            : ("median of " + std::to_string(o.reps) + " or more in " +
                                std::to_string(std::min(g_blocks, o.reps)) +
-                               " alternating blocks, each after 25 ms or more of warm-up runs")
+                               " alternating blocks (each 40 ms of runs or more, after 25 ms "
+                               "or more of warm-up runs)")
                                   .c_str());
         std::fflush(stdout);
         std::vector<Row> rows;
@@ -792,7 +810,7 @@ int main(int argc, char** argv) {
             const std::string a = argv[i];
             if (a == "--peak-child" && i + 1 < argc) return peak_child(argv[i + 1]);
             if (a == "--quick")
-                o.quick = true;
+                o.quick = true, g_block_ms = 0;
             else if (a == "--settle" && i + 1 < argc)
                 g_settle_ms = std::max(0, std::stoi(argv[++i]));
             else if (a == "--blocks" && i + 1 < argc)
