@@ -771,13 +771,14 @@ int run_bench(const Options& o) {
     int status = 0;
     try {
         const bool with_ort = ort_available();
-        std::printf("threads %d, %s\n", g_threads,
-                    o.quick ? "--quick: 1 run, no warm-up"
-                            : ("median of " + std::to_string(o.reps) + " or more in " +
-                               std::to_string(std::min(g_blocks, o.reps)) +
-                               " alternating blocks (each 40 ms of runs or more, after 25 ms "
-                               "or more of warm-up runs)")
-                                  .c_str());
+        std::printf(
+            "threads %d, %s\n", g_threads,
+            o.quick ? "--quick: 1 run, no warm-up"
+                    : ("median of " + std::to_string(o.reps) + " or more in " +
+                       std::to_string(std::min(g_blocks, o.reps)) + " alternating blocks (each " +
+                       std::to_string(static_cast<int>(g_block_ms)) +
+                       " ms of runs or more, after 25 ms or more of warm-up runs)")
+                          .c_str());
         std::fflush(stdout);
         std::vector<Row> rows;
         const std::vector<Case> cases = make_cases(o, tmp);
