@@ -62,6 +62,50 @@ __attribute__((target("avx512f"), always_inline)) inline __m512 epilogue_channel
     return epilogue_clamp_zmm(v, ep);
 }
 
+// epilogue_channels_zmm for one block of 16 channels, its per-channel vectors loaded once: a
+// kernel storing pixel after pixel of one block (nchwc_depthwise_avx512.cc) reads them from
+// registers, where through the GemmEpilogue GCC reloaded every field after each vector store
+// (a store may alias anything). Same operations in the same order, so the same bits.
+struct BlockEpilogueZmm {
+    bool bias = false, bn = false, scale = false, shift = false, res = false, clamp = false,
+         hi_on = false;
+    __m512 b, sub, mul, add, sc, sh, lo, hi;
+    int64_t res_delta = 0;  // residual value of output address q: q[res_delta]
+
+    // No epilogue: apply returns v.
+    __attribute__((target("avx512f"))) BlockEpilogueZmm() {
+        b = sub = mul = add = sc = sh = lo = hi = _mm512_setzero_ps();
+    }
+
+    __attribute__((target("avx512f"))) BlockEpilogueZmm(const GemmEpilogue& ep, int64_t ch) {
+        const __m512 zero = _mm512_setzero_ps();
+        bias = ep.bias != nullptr, bn = ep.sub != nullptr, scale = ep.scale != nullptr;
+        shift = ep.shift != nullptr, res = ep.res != nullptr, clamp = ep.clamp;
+        hi_on = clamp && ep.hi != __builtin_inff();
+        b = bias ? _mm512_loadu_ps(ep.bias + ch) : zero;
+        sub = bn ? _mm512_loadu_ps(ep.sub + ch) : zero;
+        mul = bn ? _mm512_loadu_ps(ep.mul + ch) : zero;
+        add = bn ? _mm512_loadu_ps(ep.add + ch) : zero;
+        sc = scale ? _mm512_loadu_ps(ep.scale + ch) : zero;
+        sh = shift ? _mm512_loadu_ps(ep.shift + ch) : zero;
+        lo = _mm512_set1_ps(ep.lo), hi = _mm512_set1_ps(ep.hi);
+        if (res) res_delta = ep.res - ep.res_origin;
+    }
+
+    // The epilogue of v, the 16 channels of the output pixel at dst.
+    __attribute__((target("avx512f"), always_inline)) __m512 apply(__m512 v,
+                                                                   const float* dst) const {
+        if (bias) v = _mm512_add_ps(v, b);
+        if (bn) v = _mm512_add_ps(_mm512_mul_ps(_mm512_sub_ps(v, sub), mul), add);
+        if (scale) v = _mm512_mul_ps(v, sc);
+        if (shift) v = _mm512_add_ps(v, sh);
+        if (res) v = _mm512_add_ps(v, _mm512_loadu_ps(dst + res_delta));
+        if (clamp) v = _mm512_max_ps(lo, v);
+        if (hi_on) v = _mm512_min_ps(hi, v);
+        return v;
+    }
+};
+
 }  // namespace pg::ops
 
 #endif

@@ -1,7 +1,8 @@
 // depthwise_nchwc (nchwc.h) with AVX-512F: one vector holds 16 channels of a pixel, so each
 // output pixel of a block is a chain of fused multiply-adds over the window's taps inside the
 // input (kh, kw ascending from zero; the padding's taps skipped), its weights 16 channels per
-// tap (gathered once per block), then the epilogue with GemmEpilogue::apply's operations. Work:
+// tap (gathered once per block), then the epilogue with GemmEpilogue::apply's operations (its
+// vectors loaded once per block: BlockEpilogueZmm). Work:
 // (image, block, output row) units, one contiguous range per thread (run_parts: a thread reads
 // the blocks it wrote in a Conv split by groups; MobileNet 0.961-0.968 against claimed chunks).
 // Built with -ffp-contract=off.
@@ -42,22 +43,13 @@ struct Rows {
     const GemmEpilogue* ep;  // may be nullptr
 };
 
-// One output pixel's 16 channels from ch: v with the epilogue, stored at dst.
-__attribute__((target("avx512f"), always_inline)) inline void store_pixel(const Rows& r, __m512 v,
-                                                                          float* dst, int64_t ch) {
-    if (r.ep)
-        v = epilogue_channels_zmm(v, *r.ep, ch,
-                                  r.ep->res ? r.ep->res + (dst - r.ep->res_origin) : nullptr);
-    _mm512_storeu_ps(dst, v);
-}
-
 // Outputs [ow, ow + NP) of row oh (NP independent chains; NP > 1: columns that see every kw)
 // of one block: x and y at the block's plane, wt its weights (wt[t * 16 + lane], t = kh *
-// kernel width + kw), ch its first channel.
+// kernel width + kw), e its epilogue.
 template <int NP>
 __attribute__((target("avx512f"))) inline void dw_pixels(const Rows& r, const float* x,
                                                          const float* wt, float* y, int64_t oh,
-                                                         int64_t ow, int64_t ch) {
+                                                         int64_t ow, const BlockEpilogueZmm& e) {
     const Window& g = r.s.w;
     const int64_t kw_n = g.kernel[2], step = g.stride[2] * kB;
     const int64_t kw0 = r.w.lo[ow], kw1 = r.w.hi[ow];
@@ -72,39 +64,61 @@ __attribute__((target("avx512f"))) inline void dw_pixels(const Rows& r, const fl
                 _mm512_fmadd_ps(wv, _mm512_loadu_ps(xp + j * step), acc[j]);
         }
     }
-    _Pragma("GCC unroll 8") for (int j = 0; j < NP; ++j)
-        store_pixel(r, acc[j], y + (oh * g.out[2] + ow + j) * kB, ch);
+    _Pragma("GCC unroll 8") for (int j = 0; j < NP; ++j) {
+        float* dst = y + (oh * g.out[2] + ow + j) * kB;
+        _mm512_storeu_ps(dst, e.apply(acc[j], dst));
+    }
 }
 
-// A 3x3 window (no dilation, horizontal stride S) over a row that sees all its taps: `groups`
-// runs of eight outputs from column ow, the nine weight vectors loaded once for all of them
-// and each run's taps unrolled (no per-call set-up per eight outputs: 1.5-2.5x dw_pixels<8>).
-// The same chains as dw_pixels (kh, kw ascending), so the same bits.
+// W outputs of a 3x3 window (no dilation, horizontal stride S) that see all its taps, side by
+// side from xp (the first one's input) into yp, with the nine weight vectors wv: the same chains
+// as dw_pixels (kh, kw ascending), so the same bits.
+template <int S, int W>
+__attribute__((target("avx512f"), always_inline)) inline void dw_group3(const __m512 (&wv)[9],
+                                                                        const float* xp,
+                                                                        int64_t row, float* yp,
+                                                                        const BlockEpilogueZmm& e) {
+    __m512 acc[W];
+    _Pragma("GCC unroll 8") for (int j = 0; j < W; ++j) acc[j] = _mm512_setzero_ps();
+    _Pragma("GCC unroll 3") for (int kh = 0; kh < 3; ++kh)
+        _Pragma("GCC unroll 3") for (int kw = 0; kw < 3; ++kw)
+            _Pragma("GCC unroll 8") for (int j = 0; j < W; ++j) acc[j] = _mm512_fmadd_ps(
+                wv[kh * 3 + kw], _mm512_loadu_ps(xp + kh * row + (j * S + kw) * kB), acc[j]);
+    _Pragma("GCC unroll 8") for (int j = 0; j < W; ++j)
+        _mm512_storeu_ps(yp + j * kB, e.apply(acc[j], yp + j * kB));
+}
+
+// `count` outputs of row oh from column ow that see all the taps of a 3x3 window (no dilation,
+// horizontal stride S): eight side by side, then four, two and one, with the nine weight vectors
+// and the block's epilogue loaded once for all of them (per eight outputs, dw_pixels<8> took
+// 1.5-2.5x the time; per row, the tail through dw_pixels took twice a group's time per output).
 template <int S>
 __attribute__((target("avx512f"))) void dw_groups3(const Rows& r, const float* x, const float* wt,
-                                                   float* y, int64_t oh, int64_t ow, int64_t groups,
-                                                   int64_t ch) {
+                                                   float* y, int64_t oh, int64_t ow, int64_t count,
+                                                   const BlockEpilogueZmm& e0) {
+    const BlockEpilogueZmm e = e0;  // in registers (a store may alias e0)
     const Window& g = r.s.w;
     __m512 wv[9];
     _Pragma("GCC unroll 9") for (int t = 0; t < 9; ++t) wv[t] = _mm512_loadu_ps(wt + t * kB);
     const int64_t row = g.in[2] * kB;
     const float* x0 = x + r.h.start[oh] * row;
-    for (int64_t q = 0; q < groups; ++q, ow += 8) {
-        const float* xp = x0 + r.w.start[ow] * kB;
-        __m512 acc[8];
-        _Pragma("GCC unroll 8") for (int j = 0; j < 8; ++j) acc[j] = _mm512_setzero_ps();
-        _Pragma("GCC unroll 3") for (int kh = 0; kh < 3; ++kh)
-            _Pragma("GCC unroll 3") for (int kw = 0; kw < 3; ++kw)
-                _Pragma("GCC unroll 8") for (int j = 0; j < 8; ++j) acc[j] = _mm512_fmadd_ps(
-                    wv[kh * 3 + kw], _mm512_loadu_ps(xp + kh * row + (j * S + kw) * kB), acc[j]);
-        _Pragma("GCC unroll 8") for (int j = 0; j < 8; ++j)
-            store_pixel(r, acc[j], y + (oh * g.out[2] + ow + j) * kB, ch);
+    float* y0 = y + oh * g.out[2] * kB;
+    for (; count >= 8; count -= 8, ow += 8)
+        dw_group3<S, 8>(wv, x0 + r.w.start[ow] * kB, row, y0 + ow * kB, e);
+    if (count >= 4) {
+        dw_group3<S, 4>(wv, x0 + r.w.start[ow] * kB, row, y0 + ow * kB, e);
+        count -= 4, ow += 4;
     }
+    if (count >= 2) {
+        dw_group3<S, 2>(wv, x0 + r.w.start[ow] * kB, row, y0 + ow * kB, e);
+        count -= 2, ow += 2;
+    }
+    if (count >= 1) dw_group3<S, 1>(wv, x0 + r.w.start[ow] * kB, row, y0 + ow * kB, e);
 }
 
 // The dw_groups3 for this window and row, or nullptr.
 using GroupsFn = void (*)(const Rows&, const float*, const float*, float*, int64_t, int64_t,
-                          int64_t, int64_t);
+                          int64_t, const BlockEpilogueZmm&);
 GroupsFn groups_fn(const Rows& r, int64_t oh) {
     const Window& g = r.s.w;
     if (g.kernel[1] != 3 || g.kernel[2] != 3 || g.dil[1] != 1 || g.dil[2] != 1 || r.h.lo[oh] != 0 ||
@@ -114,25 +128,26 @@ GroupsFn groups_fn(const Rows& r, int64_t oh) {
 }
 
 // Output row oh of one block: columns that see every kw eight, four or two at a time (one
-// chain each, side by side; runs of eights through dw_groups3 where it applies), the others one
+// chain each, side by side; each whole run through dw_groups3 where it applies), the others one
 // at a time.
-void dw_row(const Rows& r, const float* x, const float* wt, float* y, int64_t oh, int64_t ch) {
+void dw_row(const Rows& r, const float* x, const float* wt, float* y, int64_t oh,
+            const BlockEpilogueZmm& e) {
     const int64_t wo = r.s.w.out[2], kw = r.s.w.kernel[2];
     const GroupsFn groups = groups_fn(r, oh);
     int64_t ow = 0;
     while (ow < wo) {
         int64_t run = 0;
         while (ow + run < wo && r.w.lo[ow + run] == 0 && r.w.hi[ow + run] == kw) ++run;
-        if (groups && run >= 8) {
-            groups(r, x, wt, y, oh, ow, run / 8, ch);
-            ow += run / 8 * 8;
+        if (groups && run > 0) {
+            groups(r, x, wt, y, oh, ow, run, e);
+            ow += run;
             continue;
         }
         const int64_t np = run >= 8 ? 8 : run >= 4 ? 4 : run >= 2 ? 2 : 1;
         (np == 8   ? dw_pixels<8>
          : np == 4 ? dw_pixels<4>
          : np == 2 ? dw_pixels<2>
-                   : dw_pixels<1>)(r, x, wt, y, oh, ow, ch);
+                   : dw_pixels<1>)(r, x, wt, y, oh, ow, e);
         ow += np;
     }
 }
@@ -154,6 +169,7 @@ void depthwise_nchwc(const ConvShape& s, const float* x, const float* w, const f
         [&](int64_t b, int64_t e) {
             const AlignedArray<float> wt = aligned_array<float>(static_cast<size_t>(taps * kB));
             int64_t gathered = -1;
+            BlockEpilogueZmm be;
             for (int64_t u = b; u < e; ++u) {
                 const int64_t oh = u % rows, nb = u / rows, blk = nb % cb;
                 if (blk != gathered) {
@@ -161,8 +177,9 @@ void depthwise_nchwc(const ConvShape& s, const float* x, const float* w, const f
                         for (int64_t l = 0; l < kB; ++l)
                             wt[static_cast<size_t>(t * kB + l)] = w[(blk * kB + l) * taps + t];
                     gathered = blk;
+                    if (r.ep) be = BlockEpilogueZmm(*r.ep, blk * kB);
                 }
-                dw_row(r, x + nb * in_block, wt.get(), y + nb * out_block, oh, blk * kB);
+                dw_row(r, x + nb * in_block, wt.get(), y + nb * out_block, oh, be);
             }
         });
 }

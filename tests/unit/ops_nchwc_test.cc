@@ -297,6 +297,63 @@ TEST_F(OpsNchwc, DepthwiseGivesTheFusedMultiplyAddChainsBits) {
     EXPECT_FALSE(ops::depthwise_nchwc_fits(s));
 }
 
+// Every part of the epilogue (bias, normalization, scale, shift, residual, a clamp on both
+// sides) on 3x3 rows whose interior runs end in groups of eight, four, two and one outputs, and
+// on a 5x5 window: the fused multiply-add chains with GemmEpilogue::apply, bit for bit.
+TEST_F(OpsNchwc, DepthwiseEpilogueGivesApplysBits) {
+    std::mt19937 rng(17);
+    ThreadPool pool(2);
+    for (int t = 0; t < 12; ++t) {
+        const int64_t c = 16 * (1 + t % 3), k = t < 10 ? 3 : 5, st = 1 + t % 2, p = k / 2;
+        const int64_t h = 6 + t % 4, wd = 9 + 2 * t + (st == 2 ? t % 3 : 0), n = 1;
+        ops::WindowAttrs wa;
+        wa.strides = {st, st}, wa.pads = {p, p, p, p};
+        ops::ConvShape s;
+        s.n = n, s.c = c, s.m = c, s.group = c;
+        s.w = ops::make_window(wa, {h, wd}, {k, k}, "Conv");
+        ASSERT_TRUE(ops::depthwise_nchwc_fits(s));
+        const int64_t ho = s.w.out[1], wo = s.w.out[2], plane = ho * wo;
+        const std::vector<float> x = test::random_floats(size_t(c * h * wd), rng),
+                                 w = test::random_floats(size_t(c * k * k), rng),
+                                 bias = test::random_floats(size_t(c), rng),
+                                 mean = test::random_floats(size_t(c), rng),
+                                 mul = test::random_floats(size_t(c), rng, 0.5f, 2.0f),
+                                 add = test::random_floats(size_t(c), rng),
+                                 scale = test::random_floats(size_t(c), rng, 0.5f, 2.0f),
+                                 shift = test::random_floats(size_t(c), rng),
+                                 res = test::random_floats(size_t(c * plane), rng);
+        std::vector<float> want(size_t(c * plane));
+        for (int64_t ch = 0; ch < c; ++ch)
+            for (int64_t oy = 0; oy < ho; ++oy)
+                for (int64_t ox = 0; ox < wo; ++ox) {
+                    float acc = 0.0f;
+                    for (int64_t ky = 0; ky < k; ++ky)
+                        for (int64_t kx = 0; kx < k; ++kx) {
+                            const int64_t iy = oy * st + ky - p, ix = ox * st + kx - p;
+                            if (iy >= 0 && iy < h && ix >= 0 && ix < wd)
+                                acc = std::fma(w[size_t(ch * k * k + ky * k + kx)],
+                                               x[size_t((ch * h + iy) * wd + ix)], acc);
+                        }
+                    want[size_t(ch * plane + oy * wo + ox)] = acc;
+                }
+        ops::GemmEpilogue ep;
+        ep.bias = bias.data(), ep.sub = mean.data(), ep.mul = mul.data(), ep.add = add.data();
+        ep.scale = scale.data(), ep.shift = shift.data();
+        ep.res = res.data(), ep.res_origin = want.data();
+        ep.clamp = true, ep.lo = -0.5f, ep.hi = 0.5f;
+        for (int64_t ch = 0; ch < c; ++ch) ep.apply(ch, want.data() + ch * plane, plane);
+        const std::vector<float> xb = blocked(x, n, c, h * wd), rb = blocked(res, n, c, plane);
+        std::vector<float> yb(want.size(), std::nanf(""));
+        ops::GemmEpilogue kep = ep;
+        kep.bias = nullptr, kep.res = rb.data(), kep.res_origin = yb.data();
+        ops::depthwise_nchwc(s, xb.data(), w.data(), bias.data(), &kep, yb.data(),
+                             t % 2 ? &pool : nullptr);
+        const std::vector<float> got = unblocked(yb, n, c, plane);
+        ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size() * 4), 0)
+            << "c " << c << " k " << k << " stride " << st << " " << h << "x" << wd;
+    }
+}
+
 struct PoolCase {
     int64_t h, w, kh, kw, sh, sw, pt, pl, pb, pr;
     bool ceil;
