@@ -37,11 +37,31 @@ namespace {
 
 constexpr int64_t kB = kNchwcBlock;
 
+// A run of output columns: `count` from `first` that see every kw, or one that does not.
+struct ColumnRun {
+    int64_t first = 0, count = 0;
+    bool full = false;
+};
+
 struct Rows {
     const ConvShape& s;
     AxisTaps h, w;
-    const GemmEpilogue* ep;  // may be nullptr
+    const GemmEpilogue* ep;       // may be nullptr
+    std::vector<ColumnRun> cols;  // the same for every row (column_runs)
 };
+
+// The output columns in runs that see every kw and, between them, single columns that do not.
+std::vector<ColumnRun> column_runs(const Window& g, const AxisTaps& w) {
+    std::vector<ColumnRun> runs;
+    for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+        const bool full = w.lo[size_t(ow)] == 0 && w.hi[size_t(ow)] == g.kernel[2];
+        if (full && !runs.empty() && runs.back().full)
+            ++runs.back().count;
+        else
+            runs.push_back({ow, 1, full});
+    }
+    return runs;
+}
 
 // Outputs [ow, ow + NP) of row oh (NP independent chains; NP > 1: columns that see every kw)
 // of one block: x and y at the block's plane, wt its weights (wt[t * 16 + lane], t = kh *
@@ -127,28 +147,25 @@ GroupsFn groups_fn(const Rows& r, int64_t oh) {
     return g.stride[2] == 1 ? dw_groups3<1> : g.stride[2] == 2 ? dw_groups3<2> : nullptr;
 }
 
-// Output row oh of one block: columns that see every kw eight, four or two at a time (one
-// chain each, side by side; each whole run through dw_groups3 where it applies), the others one
-// at a time.
+// Output row oh of one block: each run of columns that see every kw through dw_groups3 where it
+// applies, else eight, four, two or one at a time (one chain each, side by side); the other
+// columns one at a time.
 void dw_row(const Rows& r, const float* x, const float* wt, float* y, int64_t oh,
             const BlockEpilogueZmm& e) {
-    const int64_t wo = r.s.w.out[2], kw = r.s.w.kernel[2];
     const GroupsFn groups = groups_fn(r, oh);
-    int64_t ow = 0;
-    while (ow < wo) {
-        int64_t run = 0;
-        while (ow + run < wo && r.w.lo[ow + run] == 0 && r.w.hi[ow + run] == kw) ++run;
-        if (groups && run > 0) {
-            groups(r, x, wt, y, oh, ow, run, e);
-            ow += run;
+    for (const ColumnRun& c : r.cols) {
+        if (groups && c.full) {
+            groups(r, x, wt, y, oh, c.first, c.count, e);
             continue;
         }
-        const int64_t np = run >= 8 ? 8 : run >= 4 ? 4 : run >= 2 ? 2 : 1;
-        (np == 8   ? dw_pixels<8>
-         : np == 4 ? dw_pixels<4>
-         : np == 2 ? dw_pixels<2>
-                   : dw_pixels<1>)(r, x, wt, y, oh, ow, e);
-        ow += np;
+        for (int64_t ow = c.first, left = c.count; left > 0;) {
+            const int64_t np = left >= 8 ? 8 : left >= 4 ? 4 : left >= 2 ? 2 : 1;
+            (np == 8   ? dw_pixels<8>
+             : np == 4 ? dw_pixels<4>
+             : np == 2 ? dw_pixels<2>
+                       : dw_pixels<1>)(r, x, wt, y, oh, ow, e);
+            ow += np, left -= np;
+        }
     }
 }
 
@@ -161,7 +178,8 @@ void depthwise_nchwc(const ConvShape& s, const float* x, const float* w, const f
     GemmEpilogue ep = epilogue ? *epilogue : GemmEpilogue{};
     ep.bias = bias;
     const bool any = ep.bias || ep.sub || ep.scale || ep.shift || ep.res || ep.clamp;
-    const Rows r{s, axis_taps(s.w, 1), axis_taps(s.w, 2), any ? &ep : nullptr};
+    Rows r{s, axis_taps(s.w, 1), axis_taps(s.w, 2), any ? &ep : nullptr, {}};
+    r.cols = column_runs(s.w, r.w);
     const int64_t cb = s.c / kB, taps = s.w.kernel[1] * s.w.kernel[2], rows = s.w.out[1];
     const int64_t in_block = s.w.in[1] * s.w.in[2] * kB, out_block = s.w.out_size() * kB;
     run_parts(
