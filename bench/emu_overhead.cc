@@ -23,7 +23,8 @@ std::map<std::string, pg::Tensor> random_feeds(const pg::runners::Runner& r) {
         for (const auto& d : *m.shape) dims.push_back(d.value.value_or(1));
         pg::Tensor t = pg::Tensor::zeros(m.dtype, dims);
         if (m.dtype == pg::DataType::kFloat32)
-            for (uint64_t i = 0; i < t.numel(); ++i) reinterpret_cast<float*>(t.mutable_bytes())[i] = u(rng);
+            for (uint64_t i = 0; i < t.numel(); ++i)
+                reinterpret_cast<float*>(t.mutable_bytes())[i] = u(rng);
         feeds[m.name] = t;
     }
     return feeds;
@@ -37,7 +38,8 @@ double median(std::vector<double> t) {
 double time_ms(pg::runners::Runner& r, const std::map<std::string, pg::Tensor>& feeds) {
     const auto start = std::chrono::steady_clock::now();
     r.infer(feeds);
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
 }
 
 // Medians of a's and b's times, the two run in alternation (see the file comment).
@@ -68,8 +70,8 @@ bool bench(const char* name, const pg::ir::Model& m) {
     const auto feeds = random_feeds(ref);
     const auto [tr, te] = alternating_ms(ref, emu, feeds);
     const bool ok = te <= 1.3 * tr;
-    std::printf("%-22s | ref %8.2f ms | emu --fp16 %8.2f ms | x%.2f (target <= 1.3) | %s\n", name, tr, te, te / tr,
-                ok ? "ok" : "MISSED");
+    std::printf("%-22s | ref %8.2f ms | emu --fp16 %8.2f ms | x%.2f (target <= 1.3) | %s\n", name,
+                tr, te, te / tr, ok ? "ok" : "MISSED");
     return ok;
 }
 

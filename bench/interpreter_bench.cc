@@ -2,7 +2,10 @@
 // shared/data/onnx-light-models (ConstantOfShape weights replaced by seeded random ones) and the
 // zoo models (tools/zoo). Both run with 2 threads on the same seeded inputs (uniform [0, 1));
 // 5 timed runs each (median; more, for at least 40 ms per block, on small models) in alternating
-// blocks, each block after an idle gap and untimed warm-up runs (time_alternating). Agreement
+// blocks, each block after an idle gap and untimed warm-up runs (time_alternating). "ratio" is
+// the reference's median over ONNX Runtime's; "block pairs" the median, lowest and highest of
+// the per-pair ratios (each reference block's median over the next ONNX Runtime block's), which
+// a drift of the machine lasting longer than a pair does not move. Agreement
 // is the largest relative error of the float32 outputs, |ref - ort| / max(|ort|, 1e-6).
 //
 // Memory: the reference run is repeated in a fresh child (this binary with --peak-child MODEL),
@@ -122,6 +125,7 @@ struct Agreement {
 struct Row {
     std::string name;
     double ref_ms = NAN, ort_ms = NAN;
+    std::vector<double> pair_ratios;  // per pair of blocks (Timing::pairs)
     Agreement agree;
     Memory mem;
     std::string note;
@@ -355,22 +359,36 @@ void time_block(pg::runners::Runner& r, const Feeds& feeds, int n, NamedTensors&
     }
 }
 
-std::pair<double, double> time_alternating(pg::runners::Runner& a, pg::runners::Runner* b,
-                                           const Feeds& feeds, int warmup, int reps,
-                                           NamedTensors& out_a, NamedTensors& out_b) {
+// Medians over all of a's and b's timed runs, and per pair of blocks (a's block k and b's block
+// k, a few hundred ms apart) the ratio of their medians: a drift of the machine that lasts longer
+// than a pair falls on both sides of a pair's ratio.
+struct Timing {
+    double a = NAN, b = NAN;
+    std::vector<double> pairs;
+};
+
+Timing time_alternating(pg::runners::Runner& a, pg::runners::Runner* b, const Feeds& feeds,
+                        int warmup, int reps, NamedTensors& out_a, NamedTensors& out_b) {
     std::vector<double> ms_a, ms_b;
+    Timing t;
     const int blocks = std::min(g_blocks, reps);
     for (int blk = 0; blk < blocks; ++blk) {
         const int n = reps * (blk + 1) / blocks - reps * blk / blocks;
         std::this_thread::sleep_for(std::chrono::milliseconds(g_settle_ms));
         warm_up(a, feeds, warmup, out_a);
-        time_block(a, feeds, n, out_a, ms_a);
+        std::vector<double> blk_a, blk_b;
+        time_block(a, feeds, n, out_a, blk_a);
+        ms_a.insert(ms_a.end(), blk_a.begin(), blk_a.end());
         if (!b) continue;
         std::this_thread::sleep_for(std::chrono::milliseconds(g_settle_ms));
         warm_up(*b, feeds, warmup, out_b);
-        time_block(*b, feeds, n, out_b, ms_b);
+        time_block(*b, feeds, n, out_b, blk_b);
+        ms_b.insert(ms_b.end(), blk_b.begin(), blk_b.end());
+        t.pairs.push_back(median(blk_a) / median(blk_b));
     }
-    return {median(ms_a), b ? median(ms_b) : NAN};
+    t.a = median(ms_a);
+    t.b = b ? median(ms_b) : NAN;
+    return t;
 }
 
 // Errors over the float32 outputs (a: reference, b: ONNX Runtime); NaN anywhere gives NaN.
@@ -420,13 +438,13 @@ Row bench_case(const Case& c, bool with_ort, const Options& o) {
         }
     }
     try {
-        std::tie(row.ref_ms, row.ort_ms) =
-            time_alternating(ref, ort.get(), feeds, warmup, reps, ref_out, ort_out);
+        const Timing t = time_alternating(ref, ort.get(), feeds, warmup, reps, ref_out, ort_out);
+        row.ref_ms = t.a, row.ort_ms = t.b, row.pair_ratios = t.pairs;
     } catch (const pg::Error& e) {
         if (!ort) throw;
         row.note = std::string("ONNX Runtime failed: ") + e.what();  // retry the reference alone
-        std::tie(row.ref_ms, row.ort_ms) =
-            time_alternating(ref, nullptr, feeds, warmup, reps, ref_out, ort_out);
+        row.ref_ms = time_alternating(ref, nullptr, feeds, warmup, reps, ref_out, ort_out).a;
+        row.ort_ms = NAN;
         ort.reset();
     }
     if (ort) row.agree = compare_outputs(ref_out, ort_out);
@@ -607,7 +625,7 @@ void profile_case(const Case& c, int reps) {
     pg::runners::RefRunner ref(*c.model, ref_opts);
     NamedTensors out;
     std::printf("%s: ref %.2f ms (median of %d)\n", c.name.c_str(),
-                time_alternating(ref, nullptr, feeds, 1, reps, out, out).first, reps);
+                time_alternating(ref, nullptr, feeds, 1, reps, out, out).a, reps);
     pg::runtime::Feeds rt;
     for (const auto& [name, t] : feeds) rt[name] = pg::ops::RtValue::of(t);
     std::vector<double> plain_ms;
@@ -718,15 +736,25 @@ std::string ms_cell(double v) {
     return cell(v, v < 1 ? "%.3f" : v < 10 ? "%.2f" : "%.1f");
 }
 
+// The pairs' ratios as "median (lowest-highest)", "-" without ONNX Runtime.
+std::string pairs_cell(std::vector<double> q) {
+    if (q.empty()) return "-";
+    std::sort(q.begin(), q.end());
+    char b[64];
+    std::snprintf(b, sizeof b, "%.2f (%.2f-%.2f)", q[q.size() / 2], q.front(), q.back());
+    return b;
+}
+
 void print_table(const std::vector<Row>& rows) {
-    std::printf("| %-24s | %9s | %9s | %6s | %11s | %12s | %19s | %6s |\n", "model", "ref ms",
-                "ORT ms", "ratio", "max rel err", "ref peak MiB", "(weights+live) MiB", "ratio");
-    std::printf("|%s|\n", std::string(124, '-').c_str());
+    std::printf("| %-24s | %9s | %9s | %6s | %17s | %11s | %12s | %19s | %6s |\n", "model",
+                "ref ms", "ORT ms", "ratio", "block pairs", "max rel err", "ref peak MiB",
+                "(weights+live) MiB", "ratio");
+    std::printf("|%s|\n", std::string(144, '-').c_str());
     for (const Row& r : rows) {
         const double est = r.mem.weights + r.mem.live;
-        std::printf("| %-24s | %9s | %9s | %6s | %11s | %12s | %19s | %6s |\n", r.name.c_str(),
-                    ms_cell(r.ref_ms).c_str(), ms_cell(r.ort_ms).c_str(),
-                    cell(r.ref_ms / r.ort_ms, "%.2f").c_str(),
+        std::printf("| %-24s | %9s | %9s | %6s | %17s | %11s | %12s | %19s | %6s |\n",
+                    r.name.c_str(), ms_cell(r.ref_ms).c_str(), ms_cell(r.ort_ms).c_str(),
+                    cell(r.ref_ms / r.ort_ms, "%.2f").c_str(), pairs_cell(r.pair_ratios).c_str(),
                     cell(r.agree.max_rel, "%.2e").c_str(), cell(r.mem.peak / kMiB, "%.1f").c_str(),
                     cell(est / kMiB, "%.1f").c_str(), cell(r.mem.peak / est, "%.2f").c_str());
     }
