@@ -241,6 +241,42 @@ TEST_F(OpsNchwc, ConvFitsOnlyWhatItRuns) {
                  Error);
 }
 
+// A depthwise Conv of n images of c channels, h x wd, a k x k window with stride st, padded by p0
+// at the top and right and by p1 at the left and bottom (begin and end differ when p0 != p1).
+ops::ConvShape depthwise_shape(int64_t n, int64_t c, int64_t h, int64_t wd, int64_t k, int64_t st,
+                               int64_t p0, int64_t p1) {
+    ops::WindowAttrs wa;
+    wa.strides = {st, st}, wa.pads = {p0, p1, p1, p0};
+    ops::ConvShape s;
+    s.n = n, s.c = c, s.m = c, s.group = c;
+    s.w = ops::make_window(wa, {h, wd}, {k, k}, "Conv");
+    return s;
+}
+
+// A depthwise Conv's sums (NCHW, the planes of n x c channels): per output, fused multiply-adds
+// over the taps inside the input (kh, kw in order from zero).
+std::vector<float> depthwise_chains(const ops::ConvShape& s, const std::vector<float>& x,
+                                    const std::vector<float>& w) {
+    const ops::Window& g = s.w;
+    const int64_t h = g.in[1], wd = g.in[2], ho = g.out[1], wo = g.out[2];
+    const int64_t k = g.kernel[1], st = g.stride[1], p0 = g.pad_begin[1], p1 = g.pad_begin[2];
+    std::vector<float> y(size_t(s.n * s.c * ho * wo));
+    for (int64_t i = 0; i < s.n * s.c; ++i)
+        for (int64_t oy = 0; oy < ho; ++oy)
+            for (int64_t ox = 0; ox < wo; ++ox) {
+                float acc = 0.0f;
+                for (int64_t ky = 0; ky < k; ++ky)
+                    for (int64_t kx = 0; kx < k; ++kx) {
+                        const int64_t iy = oy * st + ky - p0, ix = ox * st + kx - p1;
+                        if (iy >= 0 && iy < h && ix >= 0 && ix < wd)
+                            acc = std::fma(w[size_t((i % s.c) * k * k + ky * k + kx)],
+                                           x[size_t((i * h + iy) * wd + ix)], acc);
+                    }
+                y[size_t((i * ho + oy) * wo + ox)] = acc;
+            }
+    return y;
+}
+
 // Depthwise: per output, fused multiply-adds over the taps inside the input (kh, kw in order
 // from zero), then the bias and the epilogue; blocked in and out; random windows, then 3x3 ones
 // over rows long enough for runs of eight (dw_groups3).
@@ -257,31 +293,18 @@ TEST_F(OpsNchwc, DepthwiseGivesTheFusedMultiplyAddChainsBits) {
         const int64_t p1 = mobile ? 1 : std::min(pad(rng), k - 1);
         const int64_t h = mobile ? 9 : std::max(hw(rng), k), n = 1 + t % 2;
         const int64_t wd = mobile ? 27 + t : std::max(hw(rng), k);
-        ops::WindowAttrs wa;
-        wa.strides = {st, st}, wa.pads = {p0, p1, p1, p0};
-        ops::ConvShape s;
-        s.n = n, s.c = c, s.m = c, s.group = c;
-        s.w = ops::make_window(wa, {h, wd}, {k, k}, "Conv");
+        const ops::ConvShape s = depthwise_shape(n, c, h, wd, k, st, p0, p1);
         ASSERT_TRUE(ops::depthwise_nchwc_fits(s));
         const int64_t ho = s.w.out[1], wo = s.w.out[2];
         const std::vector<float> x = test::random_floats(size_t(n * c * h * wd), rng),
                                  w = test::random_floats(size_t(c * k * k), rng),
                                  bias = test::random_floats(size_t(c), rng);
-        std::vector<float> want(size_t(n * c * ho * wo));
+        std::vector<float> want = depthwise_chains(s, x, w);
         for (int64_t i = 0; i < n * c; ++i)
-            for (int64_t oy = 0; oy < ho; ++oy)
-                for (int64_t ox = 0; ox < wo; ++ox) {
-                    float acc = 0.0f;
-                    for (int64_t ky = 0; ky < k; ++ky)
-                        for (int64_t kx = 0; kx < k; ++kx) {
-                            const int64_t iy = oy * st + ky - p0, ix = ox * st + kx - p1;
-                            if (iy >= 0 && iy < h && ix >= 0 && ix < wd)
-                                acc = std::fma(w[size_t((i % c) * k * k + ky * k + kx)],
-                                               x[size_t((i * h + iy) * wd + ix)], acc);
-                        }
-                    const float r = acc + bias[size_t(i % c)];
-                    want[size_t((i * ho + oy) * wo + ox)] = r < 0.0f ? 0.0f : r;
-                }
+            for (int64_t q = 0; q < ho * wo; ++q) {
+                const float r = want[size_t(i * ho * wo + q)] + bias[size_t(i % c)];
+                want[size_t(i * ho * wo + q)] = r < 0.0f ? 0.0f : r;
+            }
         ops::GemmEpilogue ep;
         ep.clamp = true, ep.lo = 0.0f, ep.hi = INFINITY;
         const std::vector<float> xb = blocked(x, n, c, h * wd);
@@ -306,11 +329,7 @@ TEST_F(OpsNchwc, DepthwiseEpilogueGivesApplysBits) {
     for (int t = 0; t < 12; ++t) {
         const int64_t c = 16 * (1 + t % 3), k = t < 10 ? 3 : 5, st = 1 + t % 2, p = k / 2;
         const int64_t h = 6 + t % 4, wd = 9 + 2 * t + (st == 2 ? t % 3 : 0), n = 1;
-        ops::WindowAttrs wa;
-        wa.strides = {st, st}, wa.pads = {p, p, p, p};
-        ops::ConvShape s;
-        s.n = n, s.c = c, s.m = c, s.group = c;
-        s.w = ops::make_window(wa, {h, wd}, {k, k}, "Conv");
+        const ops::ConvShape s = depthwise_shape(n, c, h, wd, k, st, p, p);
         ASSERT_TRUE(ops::depthwise_nchwc_fits(s));
         const int64_t ho = s.w.out[1], wo = s.w.out[2], plane = ho * wo;
         const std::vector<float> x = test::random_floats(size_t(c * h * wd), rng),
@@ -322,20 +341,7 @@ TEST_F(OpsNchwc, DepthwiseEpilogueGivesApplysBits) {
                                  scale = test::random_floats(size_t(c), rng, 0.5f, 2.0f),
                                  shift = test::random_floats(size_t(c), rng),
                                  res = test::random_floats(size_t(c * plane), rng);
-        std::vector<float> want(size_t(c * plane));
-        for (int64_t ch = 0; ch < c; ++ch)
-            for (int64_t oy = 0; oy < ho; ++oy)
-                for (int64_t ox = 0; ox < wo; ++ox) {
-                    float acc = 0.0f;
-                    for (int64_t ky = 0; ky < k; ++ky)
-                        for (int64_t kx = 0; kx < k; ++kx) {
-                            const int64_t iy = oy * st + ky - p, ix = ox * st + kx - p;
-                            if (iy >= 0 && iy < h && ix >= 0 && ix < wd)
-                                acc = std::fma(w[size_t(ch * k * k + ky * k + kx)],
-                                               x[size_t((ch * h + iy) * wd + ix)], acc);
-                        }
-                    want[size_t(ch * plane + oy * wo + ox)] = acc;
-                }
+        std::vector<float> want = depthwise_chains(s, x, w);
         ops::GemmEpilogue ep;
         ep.bias = bias.data(), ep.sub = mean.data(), ep.mul = mul.data(), ep.add = add.data();
         ep.scale = scale.data(), ep.shift = shift.data();
