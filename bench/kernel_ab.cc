@@ -12,14 +12,19 @@
 //   (set_aligned_buffers), and the plan-time switches,
 //   for which each side has a session of its own: shuffle (runtime::set_fuse_channel_shuffle),
 //   concat (runtime::set_fuse_concat_in_place), nchwc (runtime::set_nchwc_layout). --threads N
-//   (default 2), --reps N runs per side (default 30). Inputs are uniform in [-1, 1) for float32,
+//   (default 2), --reps N runs per side (default 30). --steps N: the runs time each step
+//   (Session::run_timed) and the N steps whose median time moved most (in ms, either way) are
+//   listed under the model, by the name of the step's first node: a change to one kernel shows
+//   there even when the whole model's drift hides it. Inputs are uniform in [-1, 1) for float32,
 //   zero otherwise, with symbolic dims set to 1.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "base/aligned.h"
@@ -60,8 +65,27 @@ double median(std::vector<double> v) {
     return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
+// Each step's times (ms) by the name of its first node, over the runs of one side.
+using StepTimes = std::map<std::string, std::vector<double>>;
+
+// The `top` steps whose medians differ most between the sides, with both and on / off.
+void print_steps(const StepTimes& off, const StepTimes& on, int top) {
+    std::vector<std::tuple<double, std::string, double, double>> rows;
+    for (const auto& [name, t_off] : off) {
+        const auto it = on.find(name);
+        if (it == on.end()) continue;
+        const double a = median(t_off), b = median(it->second);
+        rows.emplace_back(std::abs(b - a), name, a, b);
+    }
+    std::sort(rows.rbegin(), rows.rend());
+    for (size_t i = 0; i < rows.size() && i < static_cast<size_t>(top); ++i) {
+        const auto& [d, name, a, b] = rows[i];
+        std::printf("|   step %-33s | %9.4f | %9.4f | %6.3f |\n", name.c_str(), a, b, b / a);
+    }
+}
+
 // Runs `path` reps times per side, alternating, after one warm-up run per side.
-void measure(const std::string& path, const Switch& set, int threads, int reps) {
+void measure(const std::string& path, const Switch& set, int threads, int reps, int steps) {
     const auto model = pg::onnx::load_model(path);
     pg::runtime::SessionOptions so;
     so.threads = threads;
@@ -71,19 +95,29 @@ void measure(const std::string& path, const Switch& set, int threads, int reps) 
     pg::runtime::Session on_session(*model, so);
     const pg::runtime::Feeds feeds = pg::bench::random_feeds(*model);
     std::vector<double> ms[2];
+    StepTimes step_ms[2];
+    std::vector<pg::runtime::Session::StepTime> times;
     for (int r = -1; r < reps; ++r) {
         for (int side = 0; side < 2; ++side) {
             set(side == 1);
+            pg::runtime::Session& session = side == 1 ? on_session : off_session;
+            times.clear();
             const auto t0 = std::chrono::steady_clock::now();
-            (side == 1 ? on_session : off_session).run(feeds);
+            if (steps > 0)
+                session.run_timed(feeds, times);
+            else
+                session.run(feeds);
             const auto t1 = std::chrono::steady_clock::now();
-            if (r >= 0)
-                ms[side].push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+            if (r < 0) continue;
+            ms[side].push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+            for (const auto& t : times)
+                if (!t.reorder) step_ms[side][t.node->name].push_back(t.ms);
         }
     }
     set(before);
     const double off = median(ms[0]), on = median(ms[1]);
     std::printf("| %-40s | %9.3f | %9.3f | %6.3f |\n", path.c_str(), off, on, on / off);
+    if (steps > 0) print_steps(step_ms[0], step_ms[1], steps);
     std::fflush(stdout);
 }
 
@@ -91,7 +125,7 @@ void measure(const std::string& path, const Switch& set, int threads, int reps) 
 
 int main(int argc, char** argv) {
     std::string name;
-    int threads = 2, reps = 30;
+    int threads = 2, reps = 30, steps = 0;
     std::vector<std::string> models;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -101,20 +135,24 @@ int main(int argc, char** argv) {
             threads = std::max(1, std::atoi(argv[++i]));
         else if (a == "--reps" && i + 1 < argc)
             reps = std::max(1, std::atoi(argv[++i]));
+        else if (a == "--steps" && i + 1 < argc)
+            steps = std::max(0, std::atoi(argv[++i]));
         else
             models.push_back(a);
     }
     const auto it = switches().find(name);
     if (it == switches().end() || models.empty()) {
-        std::fprintf(stderr, "usage: %s --switch winograd [--threads N] [--reps N] MODEL.onnx...\n",
-                     argv[0]);
+        std::fprintf(
+            stderr,
+            "usage: %s --switch winograd [--threads N] [--reps N] [--steps N] MODEL.onnx...\n",
+            argv[0]);
         return 2;
     }
     std::printf("switch %s, threads %d, median of %d runs per side, interleaved\n", name.c_str(),
                 threads, reps);
     std::printf("| %-40s | %9s | %9s | %6s |\n", "model", "off ms", "on ms", "on/off");
     try {
-        for (const std::string& m : models) measure(m, it->second, threads, reps);
+        for (const std::string& m : models) measure(m, it->second, threads, reps, steps);
     } catch (const pg::Error& e) {
         std::fprintf(stderr, "kernel_ab: %s\n", e.what());
         return 1;
