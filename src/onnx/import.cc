@@ -408,6 +408,11 @@ std::unique_ptr<ir::Model> parse_coded(google::protobuf::io::CodedInputStream& i
     return m;
 }
 
+// Skeletons smaller than this are parsed on the caller's thread: the parser thread's own malloc
+// arena stays resident for the process (16 KiB, and pool workers reuse it only if they
+// allocate), more than the holes so small a message leaves (the zoo LSTM's skeleton is 12 KiB).
+constexpr size_t kInlineParseBytes = 64 << 10;
+
 // Parses the skeleton of a split file; each initializer's tensor adopts the very buffer its
 // payload was read into.
 std::unique_ptr<ir::Model> parse_split(SplitModel split, const LoadOptions& options) {
@@ -418,7 +423,10 @@ std::unique_ptr<ir::Model> parse_split(SplitModel split, const LoadOptions& opti
             google::protobuf::io::CodedInputStream in(
                 reinterpret_cast<const uint8_t*>(split.skeleton.data()),
                 static_cast<int>(split.skeleton.size()));
-            parse_proto_apart(in, mp);
+            if (split.skeleton.size() < kInlineParseBytes)
+                parse_proto(in, mp);
+            else
+                parse_proto_apart(in, mp);
         }
         std::string().swap(split.skeleton);
         m = import_parsed(mp, options, std::move(split.payloads));

@@ -6,15 +6,18 @@ namespace pg::ops {
 
 namespace {
 
-std::string canonical_domain(const std::string& d) {
-    return d == "ai.onnx" ? "" : d;
+std::string_view canonical_domain(std::string_view d) {
+    return d == "ai.onnx" ? std::string_view() : d;
 }
 
 // (domain, name) order, then since_version.
-bool key_less(const OpDef& a, const std::string& domain, const std::string& name) {
+bool key_less(const OpDef& a, std::string_view domain, std::string_view name) {
     const int c = a.domain.compare(domain);
     return c < 0 || (c == 0 && a.name < name);
 }
+
+// Room for every definition register_all_ops makes (206 now; more only costs a regrowth).
+constexpr size_t kTableCapacity = 224;
 
 }  // namespace
 
@@ -44,7 +47,7 @@ void OpTable::add(OpDef def) {
 
 const OpDef* OpTable::find(const std::string& domain, const std::string& name,
                            int64_t opset) const {
-    const std::string d = canonical_domain(domain);
+    const std::string_view d = canonical_domain(domain);
     auto it = std::lower_bound(defs_.begin(), defs_.end(), 0,
                                [&](const OpDef& def, int) { return key_less(def, d, name); });
     const OpDef* best = nullptr;
@@ -58,7 +61,8 @@ std::vector<std::string> OpTable::names() const {
     for (size_t i = 0; i < defs_.size(); ++i) {
         const OpDef& d = defs_[i];
         if (i > 0 && defs_[i - 1].domain == d.domain && defs_[i - 1].name == d.name) continue;
-        out.push_back(d.domain.empty() ? d.name : d.domain + "::" + d.name);
+        out.push_back(d.domain.empty() ? std::string(d.name)
+                                       : std::string(d.domain) + "::" + std::string(d.name));
     }
     return out;
 }
@@ -66,8 +70,8 @@ std::vector<std::string> OpTable::names() const {
 const OpTable& op_table() {
     static const OpTable table = [] {
         OpTable t;
+        t.reserve(kTableCapacity);
         register_all_ops(t);
-        t.shrink_to_fit();
         return t;
     }();
     return table;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ops/attrs.h"
@@ -15,7 +16,7 @@
 namespace pg::ops {
 
 // How exactly an op's reference kernel reproduces ONNX's reference implementation.
-enum class NumericContract {
+enum class NumericContract : uint8_t {
     kExact,        // bit-exact (data movement, integer math, comparisons)
     kRounding,     // one IEEE rounding per element (add, mul, ...)
     kApproximate,  // libm / accumulation order differences (exp, conv, matmul, reductions)
@@ -26,10 +27,14 @@ const char* contract_name(NumericContract c);
 
 using MakeKernel = std::function<KernelFn(const Attrs& attrs, int64_t opset)>;
 
+// domain and name view static storage (string literals). The table keeps a few hundred of these
+// for the whole process: with two std::strings and 64-bit fields an entry took 112 bytes, now 72
+// (23 KiB -> 15 KiB, a per-process cost that the memory target of a small model feels;
+// docs/performance.md).
 struct OpDef {
-    std::string domain;  // "" = default ONNX domain
-    std::string name;
-    int64_t since_version = 1;  // applies from this opset until the next definition of the op
+    std::string_view domain;  // "" = default ONNX domain
+    std::string_view name;
+    int32_t since_version = 1;  // applies from this opset until the next definition of the op
     NumericContract contract = NumericContract::kExact;
     MakeKernel make;
 };
@@ -38,15 +43,16 @@ class OpTable {
   public:
     void add(OpDef def);
     // Shorthand for the default domain.
-    void add(const std::string& name, int64_t since, NumericContract c, MakeKernel make) {
+    void add(std::string_view name, int32_t since, NumericContract c, MakeKernel make) {
         add(OpDef{"", name, since, c, std::move(make)});
     }
     // The definition in force for `name` at `opset`, or nullptr (unknown op, or opset too old).
     const OpDef* find(const std::string& domain, const std::string& name, int64_t opset) const;
     // Every registered "domain::name" (domain omitted for ONNX ops), sorted.
     std::vector<std::string> names() const;
-    // Drops spare capacity (the table is built once and kept for the process).
-    void shrink_to_fit() { defs_.shrink_to_fit(); }
+    // Room for n definitions, so that building the table does not leave the freed buffers of
+    // its growth behind.
+    void reserve(size_t n) { defs_.reserve(n); }
 
   private:
     // One flat array sorted by (domain, name, since_version): a few hundred definitions in one

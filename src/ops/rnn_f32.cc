@@ -6,7 +6,8 @@
 // Several chains run in parallel on the pool. A lone chain with a large R runs on a team of
 // threads (base/team.h) whose members each take a range of hidden units (a row's sum does not
 // depend on the split) and meet once per step (GRU without linear_before_reset: twice). The LSTM
-// computes its input products per chain (matvecs_add_f32, no packed copy of W).
+// computes its input products per chain, four steps ahead (LstmInputs: matvecs_add_f32, no
+// packed copy of W).
 // tests/unit/ops_fastpath_test.cc diffs this path against the float64 plain kernel.
 #include <algorithm>
 #include <cstring>
@@ -86,32 +87,6 @@ void clip_f32(float* v, int64_t n, double clip) {
     for (int64_t i = 0; i < n; ++i) v[i] = std::max(-c, std::min(c, v[i]));
 }
 
-// The input products of LSTM chain (d, bb) for its first len steps: row t holds x_t W^T + Wb +
-// Rb (4 H: the i, o, f and c rows), rows of W split over the pool.
-std::vector<float> lstm_inputs(const Problem& q, int64_t d, int64_t bb, int64_t len,
-                               ThreadPool* pool) {
-    const int64_t gh = 4 * q.H;
-    std::vector<float> xw(static_cast<size_t>(len * gh), 0.0f);
-    if (len == 0) return xw;
-    const float* x = q.x + q.x_row(0, bb) * q.I;
-    const int64_t ldx = len > 1 ? (q.x_row(1, bb) - q.x_row(0, bb)) * q.I : q.I;
-    const float* bias = q.b ? q.b + d * 2 * gh : nullptr;  // Wb, then Rb
-    auto rows = [&](int64_t r0, int64_t r1) {
-        if (bias)
-            for (int64_t t = 0; t < len; ++t)
-                for (int64_t r = r0; r < r1; ++r) xw[t * gh + r] = bias[r] + bias[gh + r];
-        matvecs_add_f32(q.w + (d * gh + r0) * q.I, r1 - r0, q.I, x, len, ldx, xw.data() + r0, gh);
-    };
-    if (!pool || gh * q.I * len < (1 << 16)) {
-        rows(0, gh);
-        return xw;
-    }
-    run_parallel(pool, (gh + 31) / 32, [&](int64_t b, int64_t e) {  // blocks of 32 rows
-        rows(b * 32, std::min(gh, e * 32));
-    });
-    return xw;
-}
-
 // One LSTM step for hidden units [j0, j1): the gate sums from the input products xw (this step's
 // row of lstm_inputs) plus R h over those units' rows, the gate arithmetic, the cell state cs[j]
 // and h_out[j]. g holds 4 * (j1 - j0) floats (i, o, f, c), tmp j1 - j0. A unit's values do not
@@ -181,6 +156,69 @@ struct ChainState {
     std::vector<float> hb;
 };
 
+// The input products of LSTM chain (d, bb), kChunk steps at a time: row k of a chunk holds
+// x_t W^T + Wb + Rb (4 H: the i, o, f and c rows) for the chunk's step k (t = its time). Two
+// buffers: chunk c lives in buffer c % 2, and chunk c + 1 is computed during chunk c's first step
+// (its rows split over that step's members), so the chain holds 2 * kChunk rows instead of one
+// per step (the whole sequence took 64 KiB on the zoo LSTM, more than its activations). A row's
+// sum does not depend on the chunk or the split (matvecs_add_f32), so the bits are those of one
+// product over the whole sequence.
+class LstmInputs {
+  public:
+    static constexpr int64_t kChunk = 2;
+
+    LstmInputs(const Problem& q, int64_t d, int64_t bb, const ChainState& st)
+        : q_(q),
+          st_(st),
+          gh_(4 * q.H),
+          bb_(bb),
+          w_(q.w + d * gh_ * q.I),
+          bias_(q.b ? q.b + d * 2 * gh_ : nullptr),  // Wb, then Rb
+          buf_(static_cast<size_t>(2 * kChunk * gh_)) {}
+
+    // Chunk 0, its rows split over the pool when the product is large enough.
+    void first(ThreadPool* pool) {
+        if (!pool || gh_ * q_.I * kChunk < (1 << 16)) return fill(0, 0, gh_);
+        run_parallel(pool, (gh_ + 31) / 32,
+                     [&](int64_t b, int64_t e) { fill(0, b * 32, std::min(gh_, e * 32)); });
+    }
+    // Called at every step by each of its members: the first step of a chunk computes the next
+    // chunk's rows [part's share).
+    void step(int64_t step, int part, int parts) {
+        if (step % kChunk != 0 || step + kChunk >= st_.len) return;
+        const int64_t blocks = (gh_ + 7) / 8;
+        fill(step / kChunk + 1, std::min(gh_, blocks * part / parts * 8),
+             std::min(gh_, blocks * (part + 1) / parts * 8));
+    }
+    // The products of `step` (its chunk computed by an earlier step, or by first()).
+    const float* row(int64_t step) const {
+        return buf_.data() + (step / kChunk % 2 * kChunk + step % kChunk) * gh_;
+    }
+
+  private:
+    // Rows [r0, r1) of every step of chunk c.
+    void fill(int64_t c, int64_t r0, int64_t r1) {
+        const int64_t s0 = c * kChunk, n = std::min(kChunk, st_.len - s0);
+        if (n <= 0 || r0 >= r1) return;
+        float* out = buf_.data() + c % 2 * kChunk * gh_;
+        for (int64_t k = 0; k < n; ++k)
+            for (int64_t r = r0; r < r1; ++r)
+                out[k * gh_ + r] = bias_ ? bias_[r] + bias_[gh_ + r] : 0.0f;
+        const int64_t t0 = st_.time(s0);
+        const float* x = q_.x + q_.x_row(t0, bb_) * q_.I;
+        const int64_t ldx = n > 1 ? (q_.x_row(st_.time(s0 + 1), bb_) - q_.x_row(t0, bb_)) * q_.I
+                                  : q_.I;  // negative when the chain runs backwards
+        matvecs_add_f32(w_ + r0 * q_.I, r1 - r0, q_.I, x, n, ldx, out + r0, gh_);
+    }
+
+    const Problem& q_;
+    const ChainState& st_;
+    const int64_t gh_, bb_;
+    const float* w_;
+    const float* bias_;
+    std::vector<float> buf_;
+};
+
 // The steps of LSTM chain (d, bb) on its state h / cs, writing Y. With a pool and a large R, on
 // a team (base/team.h, run_steps): in each step every member takes a range of hidden units, their
 // rows of R and their part of the cell state; h is double-buffered (a step reads one copy and
@@ -190,17 +228,19 @@ void run_lstm_chain(const Problem& q, int64_t d, int64_t bb, float* h, float* cs
     const int64_t H = q.H;
     const float* r = q.r + d * 4 * H * H;
     ChainState st(q, d, bb, h);
-    const std::vector<float> xw = lstm_inputs(q, d, bb, st.len, pool);
-    const int max_parts = team_parts(4 * H, H);
-    const int scratch = pool ? std::min(max_parts, pool->num_threads()) : 1;
-    std::vector<float> work(static_cast<size_t>(scratch * 5 * H));  // g and tmp per member
-    run_steps(pool, st.len, max_parts, [&](int64_t step, int part, int parts) {
+    LstmInputs xw(q, d, bb, st);
+    xw.first(pool);
+    // g and tmp of units [j0, j1) at 5 * j0: the members' ranges are disjoint, so 5 H floats
+    // serve any number of them.
+    std::vector<float> work(static_cast<size_t>(5 * H));
+    run_steps(pool, st.len, team_parts(4 * H, H), [&](int64_t step, int part, int parts) {
         const int64_t j0 = first_unit(part, parts, H), j1 = first_unit(part + 1, parts, H);
         const int64_t t = st.time(step);
         float* out = st.h_out(step);
-        float* g = work.data() + part * 5 * H;
-        lstm_units(q, d, r, st.act, xw.data() + t * 4 * H, st.h_in(step), cs, out, j0, j1, g,
-                   g + 4 * H);
+        float* g = work.data() + 5 * j0;
+        lstm_units(q, d, r, st.act, xw.row(step), st.h_in(step), cs, out, j0, j1, g,
+                   g + 4 * (j1 - j0));
+        xw.step(step, part, parts);
         std::copy(out + j0, out + j1, y + q.y_at(t, d, bb) + j0);
     });
     st.final_h(h);

@@ -11,7 +11,8 @@
 namespace pg {
 namespace {
 
-ops::OpDef def(const std::string& domain, const std::string& name, int64_t since) {
+// OpDef views its names: string literals only.
+ops::OpDef def(const char* domain, const char* name, int32_t since) {
     return ops::OpDef{domain, name, since, ops::NumericContract::kExact, nullptr};
 }
 
