@@ -45,8 +45,8 @@
 //   `interpreter_bench --peak-child DIR/NAME.onnx` under valgrind --tool=massif.
 //   Memory diagnostics (environment of the memory child; stderr): PG_MEM_STAGES=1 prints RSS
 //   and glibc heap figures after loading, planning, feeding and the run; PG_MEM_INFO=1 glibc's
-//   malloc_info after loading (free chunk sizes per arena); PG_MEM_SMAPS=1 the mappings with
-//   resident pages after the run.
+//   malloc_info after loading (free chunk sizes per arena); PG_MEM_SMAPS=1 how much anonymous
+//   memory each mapping gained from the child's start to the end of its run.
 #include <malloc.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -60,6 +60,7 @@
 #include <functional>
 #include <map>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -244,10 +245,51 @@ void stage(const char* what) {
                  static_cast<double>(mi.hblkhd) / kMiB, static_cast<double>(mi.arena) / kMiB);
 }
 
+// PG_MEM_SMAPS=1: anonymous KiB per mapping ("start-end name") from /proc/self/smaps, read at
+// the child's start and after its run; the mappings that grew are printed (heap, thread stacks,
+// malloc arenas, large blocks mapped on their own).
+using AnonByMapping = std::map<std::string, long>;
+
+AnonByMapping anon_by_mapping() {
+    AnonByMapping m;
+    std::ifstream in("/proc/self/smaps");
+    std::string line, head;
+    while (std::getline(in, line)) {
+        if (line.find('-') != std::string::npos && line.find(':') > 20) {
+            std::istringstream f(line);
+            std::string range, perms, offset, dev, inode, name;
+            f >> range >> perms >> offset >> dev >> inode >> name;
+            head = range + " " + name;
+        } else if (line.rfind("Anonymous:", 0) == 0) {
+            m[head] = std::stol(line.substr(10));
+        }
+    }
+    return m;
+}
+
+void print_anon_growth(const AnonByMapping& start) {
+    long total = 0;
+    const AnonByMapping now = anon_by_mapping();
+    for (const auto& [mapping, kib] : now) {
+        auto it = start.find(mapping);
+        const long grew = kib - (it == start.end() ? 0 : it->second);
+        if (grew == 0) continue;
+        total += grew;
+        std::fprintf(stderr, "  %+6ld KiB anon (now %ld) %s\n", grew, kib, mapping.c_str());
+    }
+    for (const auto& [mapping, kib] : start)  // mappings gone or moved (the heap grows in place)
+        if (kib && !now.count(mapping))
+            std::fprintf(stderr, "  %+6ld KiB anon (gone) %s\n", -kib, mapping.c_str()),
+                total -= kib;
+    std::fprintf(stderr, "  %+6ld KiB anonymous memory in all\n", total);
+}
+
 // Child mode: load, run once with the reference interpreter, print "peak weights live loaded
 // load_peak file".
 int peak_child(const std::string& path) {
     stage("start");
+    const AnonByMapping smaps_start =
+        std::getenv("PG_MEM_SMAPS") ? anon_by_mapping() : AnonByMapping{};
     const double before = proc_status_bytes("VmHWM"), file_before = proc_status_bytes("RssFile");
     auto model = pg::onnx::load_model(path);
     stage("loaded");
@@ -268,15 +310,7 @@ int peak_child(const std::string& path) {
     stage("fed");
     ref.session().run(rt);  // the run the timing measures (fused steps, no hook)
     stage("ran");
-    if (std::getenv("PG_MEM_SMAPS")) {  // diagnostics: the mappings with resident pages
-        std::ifstream in("/proc/self/smaps");
-        std::string line, head;
-        while (std::getline(in, line)) {
-            if (line.find('-') != std::string::npos && line.find(':') > 20) head = line;
-            if (line.rfind("Rss:", 0) == 0 && line.find(" 0 kB") == std::string::npos)
-                std::fprintf(stderr, "%s | %s\n", line.c_str(), head.c_str());
-        }
-    }
+    if (std::getenv("PG_MEM_SMAPS")) print_anon_growth(smaps_start);
     const double peak = proc_status_bytes("VmHWM") - before;
     SizeHook hook;  // then the plain steps, for every node's output size
     ref.session().run(rt, &hook);
