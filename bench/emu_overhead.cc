@@ -4,6 +4,7 @@
 // separate blocks of runs by 10-50 %, falls on both. Target: emulation costs at most 1.3x the
 // reference time. Exits 1 when a model misses it.
 #include <algorithm>
+#include <cstdlib>
 #include <chrono>
 #include <cstdio>
 #include <random>
@@ -78,6 +79,18 @@ bool bench(const char* name, const pg::ir::Model& m) {
 }  // namespace
 
 int main() {
+    if (std::getenv("EMU_ONLY_MOBILENET")) {
+        auto m = pg::zoo::mobilenet_style();
+        pg::emu::EmuRunnerOptions eo;
+        eo.session.threads = std::atoi(std::getenv("EMU_ONLY_MOBILENET"));
+        eo.policy.default_precision = pg::emu::Precision::kFP16;
+        pg::emu::EmuRunner emu(*m, eo);
+        const auto feeds = random_feeds(emu);
+        std::vector<double> t;
+        for (int i = 0; i < 200; ++i) t.push_back(time_ms(emu, feeds));
+        std::printf("emu %.2f ms\n", median(t));
+        return 0;
+    }
     bool ok = true;
     ok &= bench("zoo_resnet_style", *pg::zoo::resnet_style());
     ok &= bench("zoo_mobilenet_style", *pg::zoo::mobilenet_style());

@@ -1,6 +1,5 @@
 #include "onnx/model_split.h"
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include <vector>
 
 #include "base/aligned.h"
+#include "base/mapped_buffer.h"
 
 namespace pg::onnx {
 
@@ -22,18 +22,6 @@ constexpr uint32_t kLengthDelimited = 2;
 // the load peak is the payloads plus at most one window (a 1 MiB window held all of a smaller
 // file while its payloads were copied out: twice the weights of the zoo LSTM).
 constexpr size_t kWindow = size_t{64} << 10;
-
-// The window's pages, mapped on first use and unmapped with the cursor: from the heap, the
-// freed window stayed resident as a 64 KiB hole among the model's objects.
-struct WindowPages {
-    void operator()(char* p) const { ::munmap(p, kWindow); }
-};
-using Window = std::unique_ptr<char, WindowPages>;
-
-Window map_window() {
-    void* p = ::mmap(nullptr, kWindow, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return Window(p == MAP_FAILED ? nullptr : static_cast<char*>(p));
-}
 
 // Sequential reader over a file descriptor with a 64 KiB window; bytes read can be appended to
 // an output string. Every read is checked against the end of the file.
@@ -92,7 +80,7 @@ class Cursor {
         return true;
     }
     bool fill() {
-        if (!win_ && !(win_ = map_window())) return false;  // no memory: parsed unsplit
+        if (!win_) win_ = mapped_array<char>(kWindow);  // pages of its own, gone with the cursor
         win_size_ = static_cast<size_t>(std::min<uint64_t>(kWindow, size_ - pos_));
         win_start_ = pos_;
         size_t have = 0;
@@ -110,7 +98,7 @@ class Cursor {
     uint64_t pos_ = 0;
     uint64_t win_start_ = 0;
     size_t win_size_ = 0;
-    Window win_;
+    MappedArray<char> win_;
 };
 
 void put_varint(uint64_t v, std::string& out) {

@@ -13,6 +13,7 @@
 
 #include "base/aligned.h"
 #include "base/error.h"
+#include "base/mapped_buffer.h"
 #include "base/thread_pool.h"
 #include "ops/gemm_epilogue_avx512.h"
 #include "ops/nchwc.h"
@@ -278,17 +279,20 @@ PG_AVX512 void output(const Geometry& g, const float* m, int64_t b0, int64_t nb,
 }
 
 // A thread's scratch, kept from call to call (allocated per call, its 0.3-2.5 MiB came back
-// from the kernel as fresh pages every time: 64 -> 64 @14 took 2.3x the direct time).
+// from the kernel as fresh pages every time: 64 -> 64 @14 took 2.3x the direct time), in a
+// mapping of its own: grown on the heap, it left each smaller block behind as a resident hole.
 struct Scratch {
     float *u = nullptr, *v = nullptr, *m = nullptr;
     int64_t group = -1;  // whose filters u holds
 };
 
 Scratch thread_scratch(int64_t u, int64_t v, int64_t m) {
-    thread_local AlignedArray<float> buf;
+    thread_local MappedArray<float> buf;
     thread_local int64_t size = 0;
-    if (size < u + v + m)
-        buf = aligned_array<float>(static_cast<size_t>(u + v + m)), size = u + v + m;
+    if (size < u + v + m) {
+        buf.reset();  // the old pages go before the new ones are touched
+        buf = mapped_array<float>(static_cast<size_t>(u + v + m)), size = u + v + m;
+    }
     return Scratch{buf.get(), buf.get() + u, buf.get() + u + v};
 }
 
