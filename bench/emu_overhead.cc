@@ -3,11 +3,15 @@
 // 300 ms, after a warm-up of each; medians), so that the shared machine's drift, which moves
 // separate blocks of runs by 10-50 %, falls on both. Target: emulation costs at most 1.3x the
 // reference time. Exits 1 when a model misses it.
+//
+// Usage: bench_emu_overhead [--only NAME] (NAME: one of the four below, e.g. zoo_mobilenet_style)
 #include <algorithm>
-#include <cstdlib>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <random>
+#include <string>
+#include <utility>
 
 #include "emu/emu_runner.h"
 #include "runners/ref_runner.h"
@@ -78,23 +82,20 @@ bool bench(const char* name, const pg::ir::Model& m) {
 
 }  // namespace
 
-int main() {
-    if (std::getenv("EMU_ONLY_MOBILENET")) {
-        auto m = pg::zoo::mobilenet_style();
-        pg::emu::EmuRunnerOptions eo;
-        eo.session.threads = std::atoi(std::getenv("EMU_ONLY_MOBILENET"));
-        eo.policy.default_precision = pg::emu::Precision::kFP16;
-        pg::emu::EmuRunner emu(*m, eo);
-        const auto feeds = random_feeds(emu);
-        std::vector<double> t;
-        for (int i = 0; i < 200; ++i) t.push_back(time_ms(emu, feeds));
-        std::printf("emu %.2f ms\n", median(t));
-        return 0;
+int main(int argc, char** argv) {
+    const std::string only = argc == 3 && std::string(argv[1]) == "--only" ? argv[2] : "";
+    if (argc != 1 && only.empty()) {
+        std::fprintf(stderr, "usage: bench_emu_overhead [--only NAME]\n");
+        return 2;
     }
-    bool ok = true;
-    ok &= bench("zoo_resnet_style", *pg::zoo::resnet_style());
-    ok &= bench("zoo_mobilenet_style", *pg::zoo::mobilenet_style());
-    ok &= bench("zoo_transformer", *pg::zoo::transformer_encoder());
-    ok &= bench("zoo_lstm", *pg::zoo::lstm_model());
-    return ok ? 0 : 1;
+    const std::pair<const char*, std::unique_ptr<pg::ir::Model> (*)()> models[] = {
+        {"zoo_resnet_style", [] { return pg::zoo::resnet_style(); }},
+        {"zoo_mobilenet_style", [] { return pg::zoo::mobilenet_style(); }},
+        {"zoo_transformer", [] { return pg::zoo::transformer_encoder(); }},
+        {"zoo_lstm", [] { return pg::zoo::lstm_model(); }}};
+    bool ok = true, any = false;
+    for (const auto& [name, make] : models)
+        if (only.empty() || only == name) ok &= bench(name, *make()), any = true;
+    if (!any) std::fprintf(stderr, "bench_emu_overhead: no model named '%s'\n", only.c_str());
+    return ok && any ? 0 : 1;
 }
