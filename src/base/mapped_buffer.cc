@@ -14,7 +14,7 @@ void* mapped_bytes(size_t n) {
 }
 
 void MappedFree::operator()(void* p) const noexcept {
-    if (p) ::munmap(p, bytes ? bytes : 1);
+    if (p) ::munmap(p, bytes);
 }
 
 }  // namespace pg

@@ -12,7 +12,7 @@
 
 namespace pg {
 
-// Unmaps a block from mapped_bytes of `bytes` bytes.
+// Unmaps a block from mapped_bytes of `bytes` bytes (the size it was mapped with).
 struct MappedFree {
     size_t bytes = 0;
     void operator()(void* p) const noexcept;

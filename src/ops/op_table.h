@@ -29,8 +29,8 @@ using MakeKernel = std::function<KernelFn(const Attrs& attrs, int64_t opset)>;
 
 // domain and name view static storage (string literals). The table keeps a few hundred of these
 // for the whole process: with two std::strings and 64-bit fields an entry took 112 bytes, now 72
-// (23 KiB -> 15 KiB, a per-process cost that the memory target of a small model feels;
-// docs/performance.md).
+// (23 KiB -> 16 KiB with the reserve, a per-process cost that the memory target of a small model
+// feels; docs/performance.md).
 struct OpDef {
     std::string_view domain;  // "" = default ONNX domain
     std::string_view name;

@@ -6,7 +6,7 @@
 // Several chains run in parallel on the pool. A lone chain with a large R runs on a team of
 // threads (base/team.h) whose members each take a range of hidden units (a row's sum does not
 // depend on the split) and meet once per step (GRU without linear_before_reset: twice). The LSTM
-// computes its input products per chain, four steps ahead (LstmInputs: matvecs_add_f32, no
+// computes its input products per chain, two steps ahead (LstmInputs: matvecs_add_f32, no
 // packed copy of W).
 // tests/unit/ops_fastpath_test.cc diffs this path against the float64 plain kernel.
 #include <algorithm>
@@ -88,7 +88,7 @@ void clip_f32(float* v, int64_t n, double clip) {
 }
 
 // One LSTM step for hidden units [j0, j1): the gate sums from the input products xw (this step's
-// row of lstm_inputs) plus R h over those units' rows, the gate arithmetic, the cell state cs[j]
+// row of LstmInputs) plus R h over those units' rows, the gate arithmetic, the cell state cs[j]
 // and h_out[j]. g holds 4 * (j1 - j0) floats (i, o, f, c), tmp j1 - j0. A unit's values do not
 // depend on the range it is computed in.
 void lstm_units(const Problem& q, int64_t d, const float* r, const Act* act, const float* xw,

@@ -1,5 +1,5 @@
 // mapped_bytes / mapped_array: page-aligned, zero, writable over the whole size, and given back
-// to the system when dropped (the process's mappings shrink again).
+// to the system when dropped (its address is in no mapping of the process any more).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
