@@ -1,10 +1,13 @@
-// The recurrent fast path's float32 kernels (see rnn_kernels.h). The AVX2 versions: the
-// matrix-vector product keeps one 8-lane accumulator per row, four rows at a time, and reduces a
-// row's lanes in one fixed order whether or not the row is part of a block of four; exp is
+// The recurrent fast path's float32 kernels (see rnn_kernels.h). The matrix-vector product goes
+// to rnn_matvec_avx512.cc where the CPU has AVX-512F. The AVX2 versions: the matrix-vector
+// product keeps one 8-lane accumulator per row, four rows at a time, and reduces a row's lanes in
+// one fixed order whether or not the row is part of a block of four; exp is
 // range-reduced by n = round(x / ln 2) (ln 2 split in two parts) with a degree-7 polynomial on
 // |r| <= ln(2) / 2 and 2^n built in the exponent bits; tanh uses an odd Taylor polynomial below
 // 0.25 (no cancellation) and (1 - e) / (1 + e) with e = exp(-2|x|) above.
 #include "ops/rnn_kernels.h"
+
+#include "ops/rnn_matvec_avx512.h"
 
 #include <immintrin.h>
 
@@ -17,14 +20,18 @@ namespace pg::ops {
 
 namespace {
 
-std::atomic<bool> g_force_portable{false};
+std::atomic<RnnIsa> g_limit{RnnIsa::kAvx512};
 
 bool use_avx2() {
     static const bool has = [] {
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     }();
-    return has && !g_force_portable.load(std::memory_order_relaxed);
+    return has && g_limit.load(std::memory_order_relaxed) >= RnnIsa::kAvx2;
+}
+
+bool use_avx512() {
+    return rnn_avx512_available() && g_limit.load(std::memory_order_relaxed) >= RnnIsa::kAvx512;
 }
 
 float dot_portable(const float* a, const float* b, int64_t n) {
@@ -168,6 +175,7 @@ void matvec_add_f32(const float* m, const float* v, int64_t rows, int64_t cols, 
 void matvecs_add_f32(const float* m, int64_t rows, int64_t cols, const float* vs, int64_t nv,
                      int64_t ldv, float* out, int64_t ldo) {
     if (rows <= 0 || cols <= 0 || nv <= 0) return;
+    if (use_avx512()) return matvecs_avx512(m, rows, cols, vs, nv, ldv, out, ldo);
     if (use_avx2()) return matvecs_avx2(m, rows, cols, vs, nv, ldv, out, ldo);
     for (int64_t j = 0; j < nv; ++j)
         for (int64_t r = 0; r < rows; ++r)
@@ -184,8 +192,8 @@ void tanh_f32(float* x, int64_t n) {
     for (int64_t i = 0; i < n; ++i) x[i] = std::tanh(x[i]);
 }
 
-void rnn_force_portable(bool on) {
-    g_force_portable.store(on);
+void rnn_limit_isa(RnnIsa isa) {
+    g_limit.store(isa);
 }
 
 }  // namespace pg::ops

@@ -1,9 +1,10 @@
 // float32 building blocks of the recurrent ops' fast path (ops/rnn.cc): the per-step recurrent
 // product (a row-major matrix times a vector, added into the gate sums) and the Sigmoid / Tanh
 // gate activations over a vector, in place. Each has an AVX2+FMA version, chosen at run time when
-// the CPU has it, and a portable one. tests/unit/ops_rnn_kernels_test.cc diffs both against the
-// float64 definitions on random shapes and values; rnn_force_portable lets it reach the portable
-// one on any CPU. To add an activation, add a function here and diff it the same way.
+// the CPU has it, and a portable one; the product also an AVX-512F one.
+// tests/unit/ops_rnn_kernels_test.cc diffs each against the float64 definitions on random shapes
+// and values; rnn_limit_isa lets it reach the lesser ones on any CPU. To add an activation, add a
+// function here and diff it the same way.
 #pragma once
 
 #include <cstdint>
@@ -26,8 +27,10 @@ void sigmoid_f32(float* x, int64_t n);
 // x[i] = tanh(x[i]), within a few float32 ulp (NaN stays NaN).
 void tanh_f32(float* x, int64_t n);
 
-// Tests: makes the functions above use their portable versions (on) or the best the CPU has
-// (off), process-wide.
-void rnn_force_portable(bool on);
+// The instruction sets of the versions above, in order.
+enum class RnnIsa { kPortable, kAvx2, kAvx512 };
+// Tests: makes the functions above use the best version the CPU has up to `isa` (kAvx512: the
+// best it has), process-wide.
+void rnn_limit_isa(RnnIsa isa);
 
 }  // namespace pg::ops

@@ -1,6 +1,6 @@
-// The recurrent fast path's float32 kernels (ops/rnn_kernels.h), AVX2 and portable versions,
-// diffed against their float64 definitions on random shapes and values (the whole ops against
-// the float64 plain kernel: ops_fastpath_test.cc).
+// The recurrent fast path's float32 kernels (ops/rnn_kernels.h), AVX-512, AVX2 and portable
+// versions, diffed against their float64 definitions on random shapes and values (the whole ops
+// against the float64 plain kernel: ops_fastpath_test.cc).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,20 +13,22 @@
 namespace pg {
 namespace {
 
-// Runs body once with the best kernels and once with the portable ones.
+// Runs body with the kernels of each instruction set (those the CPU lacks fall back to the next
+// one down); body's argument names it.
 template <typename F>
 void for_each_version(F body) {
-    for (const bool portable : {false, true}) {
-        ops::rnn_force_portable(portable);
-        body(portable);
+    for (const ops::RnnIsa isa :
+         {ops::RnnIsa::kAvx512, ops::RnnIsa::kAvx2, ops::RnnIsa::kPortable}) {
+        ops::rnn_limit_isa(isa);
+        body(static_cast<int>(isa));
     }
-    ops::rnn_force_portable(false);
+    ops::rnn_limit_isa(ops::RnnIsa::kAvx512);
 }
 
 TEST(RnnKernels, MatvecAddMatchesFloat64OnRandomShapes) {
     std::mt19937 rng(31);
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    for_each_version([&](bool portable) {
+    for_each_version([&](int isa) {
         for (int t = 0; t < 300; ++t) {
             const int64_t rows = 1 + rng() % 37, cols = 1 + rng() % (t % 10 ? 40 : 300);
             std::vector<float> m(static_cast<size_t>(rows * cols)), v(static_cast<size_t>(cols)),
@@ -43,7 +45,7 @@ TEST(RnnKernels, MatvecAddMatchesFloat64OnRandomShapes) {
                     mag += std::fabs(double(m[size_t(r * cols + k)]) * v[size_t(k)]);
                 }
                 ASSERT_NEAR(got[size_t(r)], want, 1e-6 * mag + 1e-30)
-                    << "portable " << portable << " case " << t << " row " << r;
+                    << "isa " << isa << " case " << t << " row " << r;
             }
         }
     });
@@ -54,7 +56,7 @@ TEST(RnnKernels, MatvecAddMatchesFloat64OnRandomShapes) {
 TEST(RnnKernels, MatvecRowsDoNotDependOnTheRange) {
     std::mt19937 rng(32);
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    for_each_version([&](bool portable) {
+    for_each_version([&](int isa) {
         for (int t = 0; t < 50; ++t) {
             const int64_t rows = 1 + rng() % 30, cols = 1 + rng() % 50;
             std::vector<float> m(static_cast<size_t>(rows * cols)), v(static_cast<size_t>(cols));
@@ -69,7 +71,7 @@ TEST(RnnKernels, MatvecRowsDoNotDependOnTheRange) {
             }
             for (int64_t r = 0; r < rows; ++r)
                 ASSERT_EQ(whole[size_t(r)], parts[size_t(r)])
-                    << "portable " << portable << " case " << t << " row " << r;
+                    << "isa " << isa << " case " << t << " row " << r;
         }
     });
 }
@@ -79,7 +81,7 @@ TEST(RnnKernels, MatvecRowsDoNotDependOnTheRange) {
 TEST(RnnKernels, MatvecsMatchOneVectorAtATime) {
     std::mt19937 rng(33);
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    for_each_version([&](bool portable) {
+    for_each_version([&](int isa) {
         for (int t = 0; t < 50; ++t) {
             const int64_t rows = 1 + rng() % 30, cols = 1 + rng() % 50, nv = 1 + rng() % 7;
             const int64_t ldv = cols + rng() % 5, ldo = rows + rng() % 5;
@@ -95,8 +97,7 @@ TEST(RnnKernels, MatvecsMatchOneVectorAtATime) {
                 ops::matvec_add_f32(m.data(), vs.data() + j * ldv, rows, cols,
                                     want.data() + j * ldo);
             for (size_t i = 0; i < got.size(); ++i)
-                ASSERT_EQ(got[i], want[i])
-                    << "portable " << portable << " case " << t << " at " << i;
+                ASSERT_EQ(got[i], want[i]) << "isa " << isa << " case " << t << " at " << i;
         }
     });
 }
