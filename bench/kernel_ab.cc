@@ -60,8 +60,8 @@ const std::map<std::string, Switch>& switches() {
         {"nchwc_winograd", [](bool on) { return pg::ops::set_nchwc_winograd(on); }},
         {"rnn_avx512",
          [](bool on) {
-             pg::ops::rnn_limit_isa(on ? pg::ops::RnnIsa::kAvx512 : pg::ops::RnnIsa::kAvx2);
-             return true;
+             const auto isa = on ? pg::ops::RnnIsa::kAvx512 : pg::ops::RnnIsa::kAvx2;
+             return pg::ops::rnn_limit_isa(isa) == pg::ops::RnnIsa::kAvx512;
          }},
     };
     return s;

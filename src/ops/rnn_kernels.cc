@@ -192,8 +192,8 @@ void tanh_f32(float* x, int64_t n) {
     for (int64_t i = 0; i < n; ++i) x[i] = std::tanh(x[i]);
 }
 
-void rnn_limit_isa(RnnIsa isa) {
-    g_limit.store(isa);
+RnnIsa rnn_limit_isa(RnnIsa isa) {
+    return g_limit.exchange(isa);
 }
 
 }  // namespace pg::ops

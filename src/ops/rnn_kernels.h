@@ -30,7 +30,7 @@ void tanh_f32(float* x, int64_t n);
 // The instruction sets of the versions above, in order.
 enum class RnnIsa { kPortable, kAvx2, kAvx512 };
 // Tests: makes the functions above use the best version the CPU has up to `isa` (kAvx512: the
-// best it has), process-wide.
-void rnn_limit_isa(RnnIsa isa);
+// best it has), process-wide; returns the previous limit.
+RnnIsa rnn_limit_isa(RnnIsa isa);
 
 }  // namespace pg::ops
