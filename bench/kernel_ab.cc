@@ -1,6 +1,7 @@
 // kernel_ab: one kernel switch measured inside whole models. Each model runs in the reference
 // session with the switch on and off in alternation, run by run, in one process, so that the
-// shared machine's drift (which moves separate runs by 10-50 %) hits both sides alike; it
+// shared machine's drift (which moves separate runs by 10-50 %) hits both sides alike (the two
+// sessions share one thread pool, so neither side's idle workers spin beside the other's run); it
 // prints both medians and on / off. This is how a fast path's effect in a model is measured
 // (docs/performance.md); the models come from `interpreter_bench --save DIR`.
 //
@@ -30,6 +31,7 @@
 
 #include "base/aligned.h"
 #include "base/error.h"
+#include "base/thread_pool.h"
 #include "onnx/model_io.h"
 #include "ops/conv_winograd.h"
 #include "ops/gemm_direct.h"
@@ -96,6 +98,9 @@ void measure(const std::string& path, const Switch& set, int threads, int reps, 
     const auto model = pg::onnx::load_model(path);
     pg::runtime::SessionOptions so;
     so.threads = threads;
+    // One pool for both sides: a pool of each would leave one side's worker spinning beside the
+    // other side's run.
+    so.pool = std::make_shared<pg::ThreadPool>(threads);
     const bool before = set(false);
     pg::runtime::Session off_session(*model, so);  // each side planned with its setting
     set(true);

@@ -45,7 +45,7 @@ struct Frame {
 
 struct Session::Impl {
     const ir::Model& model;
-    ThreadPool pool;
+    std::shared_ptr<ThreadPool> pool;
     std::unordered_map<const ir::Graph*, std::unique_ptr<GraphPlan>> plans;
     std::vector<std::unique_ptr<ir::Graph>> function_bodies;
     std::set<std::string> missing;
@@ -55,7 +55,9 @@ struct Session::Impl {
 
     Impl(const ir::Model& m, const SessionOptions& o)
         : model(m),
-          pool(o.threads > 0 ? o.threads : hardware_threads()),
+          pool(o.pool
+                   ? o.pool
+                   : std::make_shared<ThreadPool>(o.threads > 0 ? o.threads : hardware_threads())),
           wrapper(o.kernel_wrapper),
           fuse(o.fuse && !o.kernel_wrapper) {}
 
@@ -254,7 +256,7 @@ void Session::Impl::run_step(const NodeStep& s, Frame& f, NodeHook* hook) {
             inputs.push_back(outer && f.parent ? f.parent->lookup(outer) : nullptr);
     }
     FrameRunner runner(*this, f);
-    ops::KernelContext ctx(*s.node, inputs, s.outputs.size(), &pool, &runner);
+    ops::KernelContext ctx(*s.node, inputs, s.outputs.size(), pool.get(), &runner);
     ops::ConcatSlice slice;
     if (s.concat_slot >= 0) {
         slice = {&f.slots[static_cast<size_t>(s.concat_slot)], s.concat_offset, s.concat_total,
@@ -321,6 +323,10 @@ Session::~Session() = default;
 
 int Session::blocked_steps() const {
     return impl_->plans.at(model_.graph.get())->blocked_steps;
+}
+
+int Session::threads() const {
+    return impl_->pool->num_threads();
 }
 
 int Session::fused_nodes() const {

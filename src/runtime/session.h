@@ -15,10 +15,19 @@
 #include "ops/kernel.h"
 #include "ops/rt_value.h"
 
+namespace pg {
+class ThreadPool;
+}
+
 namespace pg::runtime {
 
 struct SessionOptions {
-    int threads = 0;              // 0 = every core
+    int threads = 0;  // 0 = every core
+    // A pool the session's runs use instead of one of its own (`threads` is then ignored):
+    // sessions run one after another share it, so one's idle workers (which spin for a while
+    // after each job) do not compete with the other's. Runs of the sessions sharing a pool must
+    // not overlap.
+    std::shared_ptr<ThreadPool> pool;
     bool poison_outputs = false;  // tests: fill graph outputs left unwritten with NaN checks
     // Runs without a NodeHook execute Conv -> BatchNormalization -> residual Add -> Relu / Clip
     // chains, BatchNormalization -> Relu pairs and element-wise chains as one fused kernel each
@@ -67,6 +76,8 @@ class Session {
     // another run of this session is in progress.
     Results run_timed(const Feeds& feeds, std::vector<StepTime>& times);
     const ir::Model& model() const { return model_; }
+    // Threads of the pool the runs use (the caller's included).
+    int threads() const;
     // Main-graph nodes that runs without a hook execute fused into an earlier step, plus the
     // Concats their Convs write in place (0: none).
     int fused_nodes() const;
