@@ -7,6 +7,7 @@
 // 0.25 (no cancellation) and (1 - e) / (1 + e) with e = exp(-2|x|) above.
 #include "ops/rnn_kernels.h"
 
+#include "ops/gemm_kernels.h"
 #include "ops/rnn_matvec_avx512.h"
 
 #include <immintrin.h>
@@ -22,16 +23,15 @@ namespace {
 
 std::atomic<RnnIsa> g_limit{RnnIsa::kAvx512};
 
+// What the CPU has, as the GEMM kernels see it (gemm_isa_available), read once.
 bool use_avx2() {
-    static const bool has = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    }();
+    static const bool has = gemm_isa_available(GemmIsa::kAvx2);
     return has && g_limit.load(std::memory_order_relaxed) >= RnnIsa::kAvx2;
 }
 
 bool use_avx512() {
-    return rnn_avx512_available() && g_limit.load(std::memory_order_relaxed) >= RnnIsa::kAvx512;
+    static const bool has = gemm_isa_available(GemmIsa::kAvx512);
+    return has && g_limit.load(std::memory_order_relaxed) >= RnnIsa::kAvx512;
 }
 
 float dot_portable(const float* a, const float* b, int64_t n) {

@@ -71,14 +71,6 @@ PG_AVX512_INLINE void rows_times(const float* p, int64_t cols, const float* v, f
 
 }  // namespace
 
-bool rnn_avx512_available() {
-    static const bool has = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx512f");
-    }();
-    return has;
-}
-
 PG_AVX512 void matvecs_avx512(const float* m, int64_t rows, int64_t cols, const float* vs,
                               int64_t nv, int64_t ldv, float* out, int64_t ldo) {
     int64_t r = 0;
@@ -91,10 +83,6 @@ PG_AVX512 void matvecs_avx512(const float* m, int64_t rows, int64_t cols, const 
 }
 
 #else
-
-bool rnn_avx512_available() {
-    return false;
-}
 
 void matvecs_avx512(const float*, int64_t, int64_t, const float*, int64_t, int64_t, float*,
                     int64_t) {

@@ -7,9 +7,7 @@
 
 namespace pg::ops {
 
-// Whether this build and CPU can run matvecs_avx512.
-bool rnn_avx512_available();
-
+// Requires AVX-512F (gemm_isa_available(GemmIsa::kAvx512)); kInternal when not built for it.
 // out[j * ldo + r] += sum_k m[r * cols + k] * vs[j * ldv + k] for r < rows, j < nv. A row's lanes
 // are reduced in one fixed order whether or not it is part of a block of eight, so a row's value
 // does not depend on the range it is computed in.
