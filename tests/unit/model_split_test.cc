@@ -42,14 +42,20 @@ std::optional<onnx::SplitModel> split_file(const std::string& path) {
     return split;
 }
 
+// m saved to a fresh temporary folder; the file's path.
+std::string saved(const ir::Model& m) {
+    const std::string path = test::make_temp_dir() + "/m.onnx";
+    onnx::save_model(m, path);
+    return path;
+}
+
 const Tensor& initializer(const ir::Model& m, const std::string& name) {
     return m.graph->find_value(name)->initializer()->tensor;
 }
 
 TEST(ModelSplit, LargeRawDataLeavesTheSkeleton) {
     auto m = two_weight_model();
-    const std::string path = test::make_temp_dir() + "/m.onnx";
-    onnx::save_model(*m, path);
+    const std::string path = saved(*m);
     auto split = split_file(path);
     ASSERT_TRUE(split);
     ASSERT_EQ(split->payloads.size(), 1u);  // "small" stays inline
@@ -63,8 +69,7 @@ TEST(ModelSplit, LargeRawDataLeavesTheSkeleton) {
 
 TEST(ModelSplit, LoadedModelHasTheSavedWeights) {
     auto m = two_weight_model();
-    const std::string path = test::make_temp_dir() + "/m.onnx";
-    onnx::save_model(*m, path);
+    const std::string path = saved(*m);
     auto back = onnx::load_model(path);
     EXPECT_TRUE(initializer(*back, "big").same_contents(initializer(*m, "big")));
     EXPECT_TRUE(initializer(*back, "small").same_contents(initializer(*m, "small")));
@@ -95,8 +100,7 @@ std::unique_ptr<ir::Model> mixed_weight_model() {
 // every initializer has the bytes protobuf itself parses from the whole file.
 TEST(ModelSplit, SkeletonLongerThanTheReadWindowLoadsTheSameWeights) {
     auto m = mixed_weight_model();
-    const std::string path = test::make_temp_dir() + "/m.onnx";
-    onnx::save_model(*m, path);
+    const std::string path = saved(*m);
     auto split = split_file(path);
     ASSERT_TRUE(split);
     EXPECT_GT(split->payloads.size(), 10u);
