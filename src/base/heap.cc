@@ -22,4 +22,10 @@ bool retain_heap_between_runs() {
 #endif
 }
 
+void release_free_heap() {
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
+}
+
 }  // namespace pg

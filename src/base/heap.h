@@ -14,4 +14,9 @@ namespace pg {
 // C library took the setting.
 bool retain_heap_between_runs();
 
+// Gives the free pages inside the C heap back to the system (malloc_trim under glibc; other C
+// libraries: nothing). For the end of a phase that freed many small blocks it will not reuse
+// (a parsed message after import, planning's temporaries).
+void release_free_heap();
+
 }  // namespace pg

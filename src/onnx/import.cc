@@ -10,12 +10,9 @@
 #include <map>
 #include <system_error>
 #include <thread>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 #include "base/error.h"
 #include "base/fs.h"
+#include "base/heap.h"
 #include "base/log.h"
 #include "ir/topo.h"
 #include "onnx/model_io.h"
@@ -371,13 +368,6 @@ void parse_proto_apart(google::protobuf::io::CodedInputStream& in, onnxpb::Model
     }
     parser.join();
     if (error) std::rethrow_exception(error);
-}
-
-// Returns free heap pages to the system (the parsed message's, after import).
-void release_free_heap() {
-#if defined(__GLIBC__)
-    malloc_trim(0);
-#endif
 }
 
 // split: initializer raw_data read outside protobuf (parse_split), by initializer index.

@@ -317,6 +317,7 @@ Session::Session(const ir::Model& model, SessionOptions options)
         throw Error(ErrorKind::kUnsupported, std::to_string(impl_->missing.size()) +
                                                  " operator(s) have no reference kernel:" + list);
     }
+    release_free_heap();  // planning's temporaries (shape inference, fusion) are gone
 }
 
 Session::~Session() = default;

@@ -1,6 +1,6 @@
 // retain_heap_between_runs: freed memory at the top of the heap stays resident instead of going
 // back to the system, and large blocks come from the heap (glibc; elsewhere it reports that
-// nothing was set).
+// nothing was set). release_free_heap: free pages inside the heap leave on request.
 #include <gtest/gtest.h>
 
 #include <malloc.h>
@@ -89,6 +89,33 @@ TEST(BaseHeap, LargeBlocksComeBackWithoutFaults) {
     delete[] again;
     delete[] filler;
     EXPECT_LT(faults, 256) << faults << " faults re-touching a freed 8 MiB block";
+#endif
+}
+
+TEST(BaseHeap, ReleaseFreeHeapReturnsFreePagesBelowUsedBlocks) {
+#if !defined(__GLIBC__)
+    GTEST_SKIP() << "only glibc's heap is trimmed this way";
+#else
+    ASSERT_TRUE(retain_heap_between_runs());  // nothing leaves by itself
+    // 16 MiB of small blocks, then a block above them that stays: the freed blocks are inside the
+    // heap, not at its top, so only an explicit trim can return their pages.
+    const size_t block = 1 << 10, count = 16 << 10;
+    std::vector<char*> blocks;
+    for (size_t i = 0; i < count; ++i) {
+        blocks.push_back(new char[block]);
+        std::memset(blocks.back(), 1, block);
+        keep(blocks.back());
+    }
+    char* fence = new char[block];
+    keep(fence);
+    for (char* b : blocks) delete[] b;
+    const long before = resident_pages();
+    release_free_heap();
+    const long after = resident_pages();
+    delete[] fence;
+    ASSERT_GT(before, 0);
+    const long page = sysconf(_SC_PAGESIZE);
+    EXPECT_LT(after, before - long((12 << 20) / page)) << "before " << before << ", after " << after;
 #endif
 }
 
