@@ -13,7 +13,8 @@
 //   (set_aligned_buffers), rnn_avx512 (ops::rnn_limit_isa: AVX-512 or AVX2 recurrent products),
 //   and the plan-time switches,
 //   for which each side has a session of its own: shuffle (runtime::set_fuse_channel_shuffle),
-//   concat (runtime::set_fuse_concat_in_place), nchwc (runtime::set_nchwc_layout). --threads N
+//   concat (runtime::set_fuse_concat_in_place), nchwc (runtime::set_nchwc_layout),
+//   transposes (runtime::set_fuse_matmul_transposes). --threads N
 //   (default 2), --reps N runs per side (default 30). --steps N: the runs time each step
 //   (Session::run_timed) and the N steps whose median time moved most (in ms, either way) are
 //   listed under the model, by the name of the step's first node: a change to one kernel shows
@@ -57,6 +58,7 @@ const std::map<std::string, Switch>& switches() {
         {"static", [](bool on) { return pg::ops::set_gemm_direct_static(on); }},
         {"concat", [](bool on) { return pg::runtime::set_fuse_concat_in_place(on); }},
         {"nchwc", [](bool on) { return pg::runtime::set_nchwc_layout(on); }},
+        {"transposes", [](bool on) { return pg::runtime::set_fuse_matmul_transposes(on); }},
         {"align", [](bool on) { return pg::set_aligned_buffers(on); }},
         {"rowbases", [](bool on) { return pg::ops::set_gemm_direct_row_bases(on); }},
         {"nchwc_winograd", [](bool on) { return pg::ops::set_nchwc_winograd(on); }},

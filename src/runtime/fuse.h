@@ -48,6 +48,15 @@ std::vector<NodeStep> fuse_bn_relu(const ir::Graph& g, const GraphPlan& p,
 std::vector<NodeStep> fuse_matmul_bias(const ir::Graph& g, const std::vector<NodeStep>& steps,
                                        int* fused_nodes);
 
+// `steps` with each MatMul whose operands come from 4-D Transposes read by it alone, or whose
+// result only a 4-D Transpose reads, run as one step at the MatMul's place on the untransposed
+// tensors (ops/matmul_views.h: strided GEMMs, no transposed copies; the Transposes kept only to
+// release slots); bit-identical. Empty when nothing fuses (or set_fuse_matmul_transposes is
+// off); `fused_nodes` receives the number of Transposes absorbed (fuse_matmul_views.cc).
+std::vector<NodeStep> fuse_matmul_transposes(const ir::Graph& g,
+                                             const std::vector<NodeStep>& steps,
+                                             int* fused_nodes);
+
 // `steps` with each Concat along axis 1 whose inputs are all outputs of Conv steps (fused or
 // not; each read only by the Concat, not a graph output, weights initializers) written in place
 // (ops/concat_slice.h): the producers get a shared buffer slot (a new slot of p) and their

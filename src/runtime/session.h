@@ -101,5 +101,8 @@ bool set_fuse_concat_in_place(bool on);
 // Whether sessions planned from now on keep chains of Convs and pools in the blocked channel
 // layout (runtime/fuse_nchwc.cc; on by default). Returns the previous setting.
 bool set_nchwc_layout(bool on);
+// Whether sessions planned from now on fold 4-D Transposes around MatMuls into them
+// (runtime/fuse_matmul_views.cc; on by default). Returns the previous setting.
+bool set_fuse_matmul_transposes(bool on);
 
 }  // namespace pg::runtime
