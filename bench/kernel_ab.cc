@@ -10,7 +10,7 @@
 //   maxpool (ops::set_separable_max_pool), gemv (ops::set_gemv_row_blocks), rowvec
 //   (ops::set_gemm_rowvec), static (ops::set_gemm_direct_static), rowbases
 //   (ops::set_gemm_direct_row_bases), nchwc_winograd (ops::set_nchwc_winograd), align
-//   (set_aligned_buffers), rnn_avx512 (ops::rnn_limit_isa: AVX-512 or AVX2 recurrent products),
+//   (set_aligned_buffers), affine (ops::set_affine_parts), rnn_avx512 (ops::rnn_limit_isa: AVX-512 or AVX2 recurrent products),
 //   and the plan-time switches,
 //   for which each side has a session of its own: shuffle (runtime::set_fuse_channel_shuffle),
 //   concat (runtime::set_fuse_concat_in_place), nchwc (runtime::set_nchwc_layout),
@@ -62,6 +62,7 @@ const std::map<std::string, Switch>& switches() {
         {"align", [](bool on) { return pg::set_aligned_buffers(on); }},
         {"rowbases", [](bool on) { return pg::ops::set_gemm_direct_row_bases(on); }},
         {"nchwc_winograd", [](bool on) { return pg::ops::set_nchwc_winograd(on); }},
+        {"affine", [](bool on) { return pg::ops::set_affine_parts(on); }},
         {"rnn_avx512",
          [](bool on) {
              const auto isa = on ? pg::ops::RnnIsa::kAvx512 : pg::ops::RnnIsa::kAvx2;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/thread_pool.h"
+#include "ops/gemm_kernels.h"
 #include "ops/activation_kernels.h"
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
@@ -36,10 +37,7 @@ Tensor map_same(KernelContext& ctx, const Tensor& x, F f) {
         for (int64_t i = b; i < e; ++i) dst[i] = static_cast<T>(f(src[i]));
     };
     const auto n = static_cast<int64_t>(x.numel());
-    if (ctx.pool() && n > kGrain)
-        ctx.pool()->parallel_for(n, kGrain, body);
-    else
-        body(0, n);
+    run_affine(ctx.pool(), n, kGrain, body);
     return out;
 }
 

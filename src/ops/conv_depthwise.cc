@@ -299,7 +299,7 @@ void depthwise_fast(const ConvShape& s, const float* x, const float* w, const fl
     const bool padded = use_padded(s.w);
     const PaddedPlane pp = padded_plane(s.w);
     const PlaneFn plane = plane_padded_fn();
-    run_parallel(split ? pool : nullptr, s.n * s.c, [&](int64_t b, int64_t e) {
+    run_affine(split ? pool : nullptr, s.n * s.c, 1, [&](int64_t b, int64_t e) {
         // Zeroed here once: fill_padded writes only the cells under the input.
         const AlignedArray<float> buf = aligned_zeros<float>(
             padded ? static_cast<size_t>(pp.rows * pp.cols + kDepthwiseSlack) : 0);

@@ -412,7 +412,7 @@ void conv_fast(const ConvShape& s, const float* x, const float* w, const float* 
     const int64_t jobs = s.n * s.group;
     const int64_t work = (s.m / s.group) * s.w.out_size() * (s.c / s.group) * s.w.kernel_size();
     const bool split_jobs = jobs > 1 && work < (1 << 20);
-    run_parallel(split_jobs ? pool : nullptr, jobs, [&](int64_t b, int64_t e) {
+    run_affine(split_jobs ? pool : nullptr, jobs, 1, [&](int64_t b, int64_t e) {
         for (int64_t j = b; j < e; ++j)
             conv_one(s, j / s.group, j % s.group, x, w, bias, y, split_jobs ? nullptr : pool,
                      epilogue, shuffle);

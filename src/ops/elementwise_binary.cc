@@ -9,6 +9,7 @@
 #include "base/thread_pool.h"
 
 #include "ir/graph.h"
+#include "ops/gemm_kernels.h"
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
 #include "ops/half.h"
@@ -55,7 +56,7 @@ Tensor apply_binary(const Tensor& a, const Tensor& b, DataType out_type, Op op,
         });
     };
     if (pool && pool->num_threads() > 1 && r.runs > 1 && r.runs * r.inner > 2 * kGrain)
-        pool->parallel_for(r.runs, std::max<int64_t>(1, kGrain / r.inner), body);
+        run_affine(pool, r.runs, std::max<int64_t>(1, kGrain / r.inner), body);
     else
         body(0, r.runs);
     return out;

@@ -8,6 +8,7 @@
 
 #include "base/float8.h"
 #include "base/thread_pool.h"
+#include "ops/gemm_kernels.h"
 #include "ops/dispatch.h"
 #include "ops/half.h"
 #include "ops/op_table.h"
@@ -30,10 +31,7 @@ Tensor map_unary(KernelContext& ctx, const Tensor& x, DataType out_type, F f) {
         for (int64_t i = b; i < e; ++i) dst[i] = static_cast<Out>(f(src[i]));
     };
     const auto n = static_cast<int64_t>(x.numel());
-    if (ctx.pool() && n > kGrain)
-        ctx.pool()->parallel_for(n, kGrain, body);
-    else
-        body(0, n);
+    run_affine(ctx.pool(), n, kGrain, body);
     return out;
 }
 

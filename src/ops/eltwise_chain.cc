@@ -198,7 +198,7 @@ bool eltwise_chain_fast(const std::vector<EltwiseLink>& links, const Tensor& x,
     // pieces at block ends either way). A chain with no broadcast block (block = n: the
     // transformer's Gelu) took one chunk, so one thread, before.
     const int64_t chunk = block < kChunk ? kChunk / block * block : kChunk;
-    run_parallel(n > 2 * chunk ? pool : nullptr, (n + chunk - 1) / chunk,
+    run_affine(n > 2 * chunk ? pool : nullptr, (n + chunk - 1) / chunk, 1,
                  [&](int64_t b, int64_t e) {
                      run_range(links, ops, px, py, block, b * chunk, std::min(n, e * chunk));
                  });

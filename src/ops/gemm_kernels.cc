@@ -107,10 +107,32 @@ TileFn tile_fn() {
 
 }  // namespace
 
+namespace {
+std::atomic<bool> g_affine_parts{true};  // set_affine_parts
+}  // namespace
+
 void run_parallel(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
     if (n <= 0) return;
     if (!pool || pool->num_threads() <= 1 || n == 1) return fn(0, n);
     pool->parallel_for(n, 1, fn);
+}
+
+bool set_affine_parts(bool on) {
+    return g_affine_parts.exchange(on);
+}
+
+void run_affine(ThreadPool* pool, int64_t n, int64_t grain,
+                const std::function<void(int64_t, int64_t)>& fn) {
+    if (n <= 0) return;
+    grain = std::max<int64_t>(1, grain);
+    if (!pool || pool->num_threads() <= 1 || n <= grain) return fn(0, n);
+    if (!g_affine_parts.load(std::memory_order_relaxed)) return pool->parallel_for(n, grain, fn);
+    const int64_t parts = std::min<int64_t>(pool->num_threads(), n / grain);
+    if (parts <= 1) return fn(0, n);
+    pool->parallel_parts([&](int64_t t, int64_t) {
+        const int64_t b = n * t / parts, e = n * (t + 1) / parts;
+        if (t < parts && b < e) fn(b, e);
+    });
 }
 
 void run_parts(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn) {

@@ -114,5 +114,16 @@ void run_parallel(ThreadPool* pool, int64_t n, const std::function<void(int64_t,
 // call, the pixels a thread wrote in that thread's caches. Inline when pool is null or has one
 // thread; fn is not called for an empty range.
 void run_parts(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn);
+// Work on values that a model's steps write and read in turn (element-wise ops, per-matrix
+// products, per-group Convs): [0, n) as one contiguous range of at least `grain` items per pool
+// thread (at most n / grain ranges), range t on thread t as run_parts, so a thread reads mostly
+// what it wrote the step before; dynamically claimed chunks of `grain` or more
+// (ThreadPool::parallel_for) when set_affine_parts is off. Inline when pool is null, has one
+// thread, or n <= grain.
+void run_affine(ThreadPool* pool, int64_t n, int64_t grain,
+                const std::function<void(int64_t, int64_t)>& fn);
+// Tests and benches: run_affine's contiguous ranges (on, the default) or chunks (off); returns
+// the previous setting.
+bool set_affine_parts(bool on);
 
 }  // namespace pg::ops

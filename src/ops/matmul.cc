@@ -67,7 +67,7 @@ Tensor matmul_tensors(const Tensor& a, const Tensor& b, ThreadPool* pool) {
     const bool per_item_parallel =
         items.size() > 1 &&
         (m * n * k < (1 << 18) || static_cast<int64_t>(items.size()) >= 2 * threads);
-    run_parallel(per_item_parallel ? pool : nullptr, static_cast<int64_t>(items.size()),
+    run_affine(per_item_parallel ? pool : nullptr, static_cast<int64_t>(items.size()), 1,
                  [&](int64_t s, int64_t e) {
                      for (int64_t it = s; it < e; ++it) {
                          GemmArgs<T> g;

@@ -96,7 +96,7 @@ void run_products(const View& a, const View& b, const OutputLayout& y, float* ou
     const int64_t threads = pool ? pool->num_threads() : 1;
     const int64_t mnk = shape.m * shape.n * shape.k;
     const bool per_item = items > 1 && (mnk < (1 << 18) || items >= 2 * threads);
-    run_parallel(per_item ? pool : nullptr, items, [&](int64_t s, int64_t e) {
+    run_affine(per_item ? pool : nullptr, items, 1, [&](int64_t s, int64_t e) {
         AlignedArray<float> ta, tb;  // a transposed operand's copy, row-major
         if (shape.trans_a) ta = aligned_array<float>(static_cast<size_t>(shape.m * shape.k));
         if (shape.trans_b) tb = aligned_array<float>(static_cast<size_t>(shape.k * shape.n));

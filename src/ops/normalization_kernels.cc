@@ -56,8 +56,8 @@ void batch_norm_fast(const Tensor& x, const float* scale, const float* bias, con
     const int64_t c = x.dims()[1], s = spatial_size(x, 2);
     const float* px = x.data<float>();
     const int64_t planes = x.dims()[0] * c;
-    run_parallel(
-        planes > 1 && planes * s > (1 << 15) ? pool : nullptr, planes, [&](int64_t b, int64_t e) {
+    run_affine(
+        planes > 1 && planes * s > (1 << 15) ? pool : nullptr, planes, 1, [&](int64_t b, int64_t e) {
             for (int64_t p = b; p < e; ++p) {
                 const int64_t ch = p % c;
                 const auto k =
@@ -92,7 +92,7 @@ void lrn_fast(const Tensor& x, const LrnParams& p, float* y, ThreadPool* pool) {
     const auto bias = static_cast<float>(p.bias);
     const auto scale = static_cast<float>(p.alpha / static_cast<double>(p.size));
     const auto beta = static_cast<float>(p.beta);
-    run_parallel(planes > 1 && planes * s > (1 << 14) ? pool : nullptr, planes,
+    run_affine(planes > 1 && planes * s > (1 << 14) ? pool : nullptr, planes, 1,
                  [&](int64_t b, int64_t e) {
                      std::vector<float> sq(static_cast<size_t>(s));
                      for (int64_t pl = b; pl < e; ++pl) {
@@ -123,7 +123,7 @@ void group_norm(const Tensor& x, int64_t groups, const T* scale, const T* bias, 
                 double eps, T* y, ThreadPool* pool) {
     const int64_t n = x.dims()[0], c = x.dims()[1], s = spatial_size(x, 2), cg = c / groups;
     const T* px = x.data<T>();
-    run_parallel(pool, n * groups, [&](int64_t b, int64_t e) {
+    run_affine(pool, n * groups, 1, [&](int64_t b, int64_t e) {
         for (int64_t blk = b; blk < e; ++blk) {
             const int64_t g = blk % groups, off = blk * cg * s;
             const auto [mean, inv] = moments(px + off, cg * s, eps);
@@ -166,7 +166,7 @@ void layer_norm_fast(const float* x, int64_t inner, const std::vector<double>& s
             vec_norm_affine(xr, m, inv, scale.data(), bias.data(), y + r * inner, inner);
         }
     };
-    run_parallel(rows > 1 && rows * inner > (1 << 14) ? pool : nullptr, rows, body);
+    run_affine(rows > 1 && rows * inner > (1 << 14) ? pool : nullptr, rows, 1, body);
 }
 
 template <typename T>

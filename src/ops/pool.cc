@@ -109,7 +109,7 @@ KernelFn global_pool(const char* op, int kind, double p) {
             const T* src = x.data<T>();
             T* dst = reinterpret_cast<T*>(y.mutable_bytes());
             // Planes over the pool (each plane's sum stays in order: the same values).
-            run_parallel(planes * plane > (1 << 15) ? ctx.pool() : nullptr, planes,
+            run_affine(planes * plane > (1 << 15) ? ctx.pool() : nullptr, planes, 1,
                          [&](int64_t b, int64_t e) {
                              global_pool_planes<T>(src + b * plane, dst + b, e - b, plane, kind, p);
                          });

@@ -55,7 +55,7 @@ int64_t visit_window(const Window& g, int64_t o, F&& f) {
 // Runs fn(plane) for each plane on the pool.
 template <typename F>
 void for_planes(int64_t planes, ThreadPool* pool, F&& fn) {
-    run_parallel(pool, planes, [&](int64_t b, int64_t e) {
+    run_affine(pool, planes, 1, [&](int64_t b, int64_t e) {
         for (int64_t p = b; p < e; ++p) fn(p);
     });
 }
@@ -550,7 +550,7 @@ AvgPaddedFn avg_padded_fn(int64_t stride) {
 void avg_pool_padded(const Window& g, const AvgPadded& a, int64_t planes, const float* x, float* y,
                      ThreadPool* pool) {
     const AvgPaddedFn fn = avg_padded_fn(g.stride[2]);
-    run_parallel(pool, planes, [&](int64_t b, int64_t e) {
+    run_affine(pool, planes, 1, [&](int64_t b, int64_t e) {
         const AlignedArray<float> buf = aligned_zeros<float>(static_cast<size_t>(a.rows * a.cols));
         for (int64_t p = b; p < e; ++p) {
             fill_padded(g, a, x + p * g.in_size(), buf.get());
@@ -592,7 +592,7 @@ void max_pool_fast(const Window& g, int64_t planes, const T* x, T* y, ThreadPool
     };
     if constexpr (std::is_same_v<T, float>)
         if (g_separable_max.load(std::memory_order_relaxed) && SeparableMax::fits(g)) {
-            run_parallel(pool, planes, [&](int64_t b, int64_t e) {
+            run_affine(pool, planes, 1, [&](int64_t b, int64_t e) {
                 SeparableMax sep(g);
                 for (int64_t p = b; p < e; ++p)
                     if (!sep.plane(x + p * g.in_size(), y + p * g.out_size())) exact(p);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "base/thread_pool.h"
+#include "ops/gemm_kernels.h"
 #include "ops/kernel.h"
 
 namespace pg::ops {
@@ -159,10 +160,7 @@ Tensor map_float32(const Tensor& x, void (*fn)(const float*, float*, int64_t), T
     const float* src = x.data<float>();
     auto body = [&](int64_t b, int64_t e) { fn(src + b, dst + b, e - b); };
     const auto n = static_cast<int64_t>(x.numel());
-    if (pool && n > kChunk)
-        pool->parallel_for(n, kChunk, body);
-    else
-        body(0, n);
+    run_affine(pool, n, kChunk, body);
     return out;
 }
 
