@@ -246,10 +246,8 @@ KernelFn make_norm(Norm kind, const char* name, const Attrs& a, int64_t opset) {
                 }
             };
             const int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(n, 1));
-            if (ctx.pool() && outer * inner * n > kGrain)
-                ctx.pool()->parallel_for(outer * inner, grain, rows);
-            else
-                rows(0, outer * inner);
+            run_affine(outer * inner * n > kGrain ? ctx.pool() : nullptr, outer * inner, grain,
+                       rows);
             ctx.set_output(0, std::move(out));
         });
     });
