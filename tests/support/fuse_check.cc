@@ -87,4 +87,10 @@ ir::Value* batch_norm(ir::GraphBuilder& b, ir::Value* y, DataType dt, int64_t c,
                 {}, name);
 }
 
+ir::Value* int64_constant(ir::GraphBuilder& b, const std::string& name,
+                          const std::vector<int64_t>& v) {
+    return b.constant(name, Tensor::from_values<int64_t>(DataType::kInt64,
+                                                         {static_cast<int64_t>(v.size())}, v));
+}
+
 }  // namespace pg::test

@@ -23,6 +23,9 @@ int check_fused_matches_plain(const ir::Model& m, DataType dt = DataType::kFloat
 // A `dt` tensor of `dims` with seeded values uniform in [-1, 1), or [0.5, 2) when `positive`
 // (float32 and float64; other types come back zero-filled).
 Tensor random_tensor(DataType dt, std::vector<int64_t> dims, bool positive, std::mt19937& rng);
+// A 1-D int64 initializer `name` holding v (a Reshape's shape).
+ir::Value* int64_constant(ir::GraphBuilder& b, const std::string& name,
+                          const std::vector<int64_t>& v);
 // BatchNormalization `name` of y over `c` channels with seeded parameters (variance positive),
 // its initializers named after it.
 ir::Value* batch_norm(ir::GraphBuilder& b, ir::Value* y, DataType dt, int64_t c, std::mt19937& rng,

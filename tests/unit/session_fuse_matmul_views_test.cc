@@ -4,8 +4,6 @@
 // kernels inside the fused step.
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "ir/builder.h"
 #include "runtime/session.h"
 #include "support/fuse_check.h"
@@ -27,18 +25,12 @@ struct Attention {
 std::unique_ptr<ir::Model> attention(const Attention& o) {
     auto m = ir::new_model(13);
     ir::GraphBuilder b(*m->graph);
-    std::mt19937 rng(5);
-    const DataType f = DataType::kFloat32;
-    auto ints = [&](const std::string& name, const std::vector<int64_t>& v) {
-        return b.constant(name,
-                          Tensor::from_values<int64_t>(DataType::kInt64, {int64_t(v.size())}, v));
-    };
     auto perm = [](const std::vector<int64_t>& p) {
         return ir::attrs(ir::Attribute::make_ints("perm", p));
     };
-    ir::Value* q = b.input("q", f, {1, 24, 64});
-    ir::Value* k = b.input("k", f, {1, 24, 64});
-    ir::Value* heads = ints("heads", {1, 24, 4, 16});
+    ir::Value* q = b.input("q", DataType::kFloat32, {1, 24, 64});
+    ir::Value* k = b.input("k", DataType::kFloat32, {1, 24, 64});
+    ir::Value* heads = test::int64_constant(b, "heads", {1, 24, 4, 16});
     ir::Value* qt = b.op("Transpose", {b.op("Reshape", {q, heads}, {}, "rq")}, perm(o.perm_q), "tq");
     ir::Value* kt = b.op("Transpose", {b.op("Reshape", {k, heads}, {}, "rk")}, perm(o.perm_k), "tk");
     ir::Value* s = b.op("MatMul", {qt, kt}, {}, "mm");

@@ -33,8 +33,7 @@ std::unique_ptr<ir::Model> shuffle_net(const ShuffleNet& o) {
     std::mt19937 rng(9);
     const DataType f = DataType::kFloat32;
     auto ints = [&](const std::string& name, const std::vector<int64_t>& v) {
-        return b.constant(name,
-                          Tensor::from_values<int64_t>(DataType::kInt64, {int64_t(v.size())}, v));
+        return test::int64_constant(b, name, v);
     };
     ir::Value* x = b.input("x", f, {1, 12, 9, 9});
     ir::Value* y = b.op(
