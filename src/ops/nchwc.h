@@ -57,6 +57,11 @@ bool conv_nchwc_fits(const ConvShape& s, bool plain_input = false);
 void conv_nchwc(const ConvShape& s, const float* x, const float* w, const float* bias,
                 const GemmEpilogue* epilogue, float* y, ThreadPool* pool, bool plain_input = false);
 
+// Tests and benches: conv_nchwc packs weights into a buffer each thread keeps from call to call
+// (on, the default) or into one allocated per call (off); the same values. Returns the previous
+// setting.
+bool set_nchwc_thread_pack_buffer(bool on);
+
 // A depthwise float32 Conv depthwise_nchwc runs: 1-D or 2-D, group == c == m, c a multiple of
 // 16, pads >= 0.
 bool depthwise_nchwc_fits(const ConvShape& s);

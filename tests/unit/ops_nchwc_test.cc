@@ -221,6 +221,16 @@ TEST_F(OpsNchwc, ConvCoversNetworkLayers) {
         check_conv(q, rng, &pool, true);
 }
 
+TEST_F(OpsNchwc, ConvGivesTheSameBitsWithAPackBufferPerCall) {
+    std::mt19937 rng(13);
+    ThreadPool pool(2);
+    const bool was = ops::set_nchwc_thread_pack_buffer(false);
+    for (const ConvCase& q : {ConvCase{1, 256, 64, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+                              ConvCase{1, 512, 80, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}})
+        check_conv(q, rng, &pool, true);
+    ops::set_nchwc_thread_pack_buffer(was);
+}
+
 TEST_F(OpsNchwc, ConvFitsOnlyWhatItRuns) {
     const ops::ConvShape ok = shape_of({1, 32, 16, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
     EXPECT_TRUE(ops::conv_nchwc_fits(ok));
