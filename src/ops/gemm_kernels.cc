@@ -121,6 +121,20 @@ bool set_affine_parts(bool on) {
     return g_affine_parts.exchange(on);
 }
 
+namespace {
+
+// fn over [0, n) in `parts` (<= the pool's threads) contiguous ranges, range t on pool thread t
+// (ThreadPool::parallel_parts); empty ranges are skipped.
+void split_in_parts(ThreadPool& pool, int64_t n, int64_t parts,
+                    const std::function<void(int64_t, int64_t)>& fn) {
+    pool.parallel_parts([&](int64_t t, int64_t) {
+        const int64_t b = n * t / parts, e = n * (t + 1) / parts;
+        if (t < parts && b < e) fn(b, e);
+    });
+}
+
+}  // namespace
+
 void run_affine(ThreadPool* pool, int64_t n, int64_t grain,
                 const std::function<void(int64_t, int64_t)>& fn) {
     if (n <= 0) return;
@@ -129,20 +143,13 @@ void run_affine(ThreadPool* pool, int64_t n, int64_t grain,
     if (!g_affine_parts.load(std::memory_order_relaxed)) return pool->parallel_for(n, grain, fn);
     const int64_t parts = std::min<int64_t>(pool->num_threads(), n / grain);
     if (parts <= 1) return fn(0, n);
-    pool->parallel_parts([&](int64_t t, int64_t) {
-        const int64_t b = n * t / parts, e = n * (t + 1) / parts;
-        if (t < parts && b < e) fn(b, e);
-    });
+    split_in_parts(*pool, n, parts, fn);
 }
 
 void run_parts(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
     if (n <= 0) return;
     if (!pool || pool->num_threads() <= 1 || n == 1) return fn(0, n);
-    const int64_t parts = pool->num_threads();
-    pool->parallel_parts([&](int64_t t, int64_t) {
-        const int64_t b = n * t / parts, e = n * (t + 1) / parts;
-        if (b < e) fn(b, e);
-    });
+    split_in_parts(*pool, n, pool->num_threads(), fn);
 }
 
 namespace {

@@ -5,7 +5,6 @@
 #include <array>
 #include <type_traits>
 
-#include "base/thread_pool.h"
 #include "ir/graph.h"
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
@@ -21,10 +20,10 @@ namespace {
 
 template <typename T>
 void run_gemm(const GemmArgs<T>& g, ThreadPool* pool) {
-    if constexpr (std::is_same_v<T, float>) {
-        if (g.m * g.n * g.k >= kGemmFastThreshold) return gemm_fast(g, pool);
-    }
-    gemm_plain(g);
+    if constexpr (std::is_same_v<T, float>)
+        matmul_gemm_f32(g, pool);
+    else
+        gemm_plain(g);
 }
 
 // MatMul of batched operands with numpy semantics (1-D operands are promoted and the promoted
@@ -63,10 +62,8 @@ Tensor matmul_tensors(const Tensor& a, const Tensor& b, ThreadPool* pool) {
                         });
     // Whole matrices per thread when they are small, or when there are enough to go round (no
     // synchronization inside each product).
-    const int64_t threads = pool ? pool->num_threads() : 1;
     const bool per_item_parallel =
-        items.size() > 1 &&
-        (m * n * k < (1 << 18) || static_cast<int64_t>(items.size()) >= 2 * threads);
+        matmul_products_per_thread(static_cast<int64_t>(items.size()), m * n * k, pool);
     run_affine(per_item_parallel ? pool : nullptr, static_cast<int64_t>(items.size()), 1,
                  [&](int64_t s, int64_t e) {
                      for (int64_t it = s; it < e; ++it) {

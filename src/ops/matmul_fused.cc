@@ -1,6 +1,8 @@
 // The fused MatMul + bias Add kernel (see matmul_fused.h).
 #include "ops/matmul_fused.h"
 
+#include "base/thread_pool.h"
+
 #include "ops/gemm_kernels.h"
 
 namespace pg::ops {
@@ -17,6 +19,16 @@ bool bias_row(const Tensor& bias, int64_t n) {
 }
 
 }  // namespace
+
+void matmul_gemm_f32(const GemmArgs<float>& g, ThreadPool* pool) {
+    if (g.m * g.n * g.k >= kGemmFastThreshold) return gemm_fast(g, pool);
+    gemm_plain(g);
+}
+
+bool matmul_products_per_thread(int64_t items, int64_t mnk, const ThreadPool* pool) {
+    const int64_t threads = pool ? pool->num_threads() : 1;
+    return items > 1 && (mnk < (1 << 18) || items >= 2 * threads);
+}
 
 KernelFn make_matmul_bias(KernelFn plain) {
     return [plain = std::move(plain)](KernelContext& ctx) {

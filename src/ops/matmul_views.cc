@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "base/aligned.h"
-#include "base/thread_pool.h"
 #include "ops/gemm_kernels.h"
 #include "ops/matmul_fused.h"
 #include "ops/transpose_tiles.h"
@@ -86,16 +85,13 @@ const float* row_major(const float* src, int64_t ld, int64_t cols, int64_t rows,
     return dst;
 }
 
-// Runs the per-matrix GEMMs as matmul_tensors does (whole matrices per thread when they are
-// small or enough to go round, else each product on the pool), so each product takes the same
-// kernel as in the plain MatMul.
+// Runs the per-matrix GEMMs with the plain MatMul's choices (matmul_fused.h), so each product
+// takes the same kernel as there.
 void run_products(const View& a, const View& b, const OutputLayout& y, float* out,
                   const float* pa, const float* pb, const GemmArgs<float>& shape,
                   ThreadPool* pool) {
     const int64_t items = a.dims[0] * a.dims[1];
-    const int64_t threads = pool ? pool->num_threads() : 1;
-    const int64_t mnk = shape.m * shape.n * shape.k;
-    const bool per_item = items > 1 && (mnk < (1 << 18) || items >= 2 * threads);
+    const bool per_item = matmul_products_per_thread(items, shape.m * shape.n * shape.k, pool);
     run_affine(per_item ? pool : nullptr, items, 1, [&](int64_t s, int64_t e) {
         AlignedArray<float> ta, tb;  // a transposed operand's copy, row-major
         if (shape.trans_a) ta = aligned_array<float>(static_cast<size_t>(shape.m * shape.k));
@@ -109,10 +105,7 @@ void run_products(const View& a, const View& b, const OutputLayout& y, float* ou
             if (g.trans_a) g.a = row_major(g.a, g.lda, g.k, g.m, ta.get()), g.lda = g.k;
             if (g.trans_b) g.b = row_major(g.b, g.ldb, g.n, g.k, tb.get()), g.ldb = g.n;
             g.trans_a = g.trans_b = false;
-            if (mnk >= kGemmFastThreshold)
-                gemm_fast(g, per_item ? nullptr : pool);
-            else
-                gemm_plain(g);
+            matmul_gemm_f32(g, per_item ? nullptr : pool);
         }
     });
 }
