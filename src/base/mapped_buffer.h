@@ -32,4 +32,23 @@ MappedArray<T> mapped_array(size_t n) {
     return MappedArray<T>(static_cast<T*>(mapped_bytes(bytes)), MappedFree{bytes});
 }
 
+// A thread's scratch kept from call to call (a thread_local where it is used): at least n
+// values, in a mapping replaced (the old one dropped first) only when more is asked for than it
+// holds, so each call after the largest reuses the same warm pages.
+template <class T>
+class KeptArray {
+  public:
+    T* at_least(size_t n) {
+        if (size_ < n) {
+            buf_.reset();
+            buf_ = mapped_array<T>(n), size_ = n;
+        }
+        return buf_.get();
+    }
+
+  private:
+    MappedArray<T> buf_;
+    size_t size_ = 0;
+};
+
 }  // namespace pg

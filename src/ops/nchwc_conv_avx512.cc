@@ -23,6 +23,7 @@
 
 #include "base/aligned.h"
 #include "base/error.h"
+#include "base/mapped_buffer.h"
 #include "base/thread_pool.h"
 #include "ops/gemm_direct.h"
 #include "ops/gemm_epilogue_avx512.h"
@@ -290,18 +291,13 @@ TileFn tile_fn(int64_t nb, int64_t np, int64_t taps, bool full) {
                                 : tile_fn_taps<0>(nb, np);
 }
 
-// The calling thread's buffer for packed weights, kept from call to call and grown as needed
-// (at most a slice's 36 KiB). Against a buffer allocated per call, `kernel_ab --switch
-// pack_buffer` gave MobileNet 0.935-1.002 over seven runs (the gains in the machine's slow
-// phases), the other CNNs 0.989-1.009.
+// The calling thread's buffer for packed weights, kept from call to call (KeptArray; at most a
+// slice's 36 KiB). Against a buffer allocated per call, `kernel_ab --switch pack_buffer` gave
+// MobileNet 0.935-1.002 over seven runs (the gains in the machine's slow phases), the other CNNs
+// 0.989-1.009.
 float* thread_pack_buffer(int64_t floats) {
-    thread_local AlignedArray<float> buf;
-    thread_local int64_t size = 0;
-    if (size < floats) {
-        buf.reset();
-        buf = aligned_array<float>(static_cast<size_t>(floats)), size = floats;
-    }
-    return buf.get();
+    thread_local KeptArray<float> buf;
+    return buf.at_least(static_cast<size_t>(floats));
 }
 
 // What every part reads and writes.

@@ -287,13 +287,9 @@ struct Scratch {
 };
 
 Scratch thread_scratch(int64_t u, int64_t v, int64_t m) {
-    thread_local MappedArray<float> buf;
-    thread_local int64_t size = 0;
-    if (size < u + v + m) {
-        buf.reset();  // the old pages go before the new ones are touched
-        buf = mapped_array<float>(static_cast<size_t>(u + v + m)), size = u + v + m;
-    }
-    return Scratch{buf.get(), buf.get() + u, buf.get() + u + v};
+    thread_local KeptArray<float> buf;
+    float* p = buf.at_least(static_cast<size_t>(u + v + m));
+    return Scratch{p, p + u, p + u + v};
 }
 
 struct Job {

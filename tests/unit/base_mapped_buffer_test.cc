@@ -1,5 +1,6 @@
 // mapped_bytes / mapped_array: page-aligned, zero, writable over the whole size, and given back
-// to the system when dropped (its address is in no mapping of the process any more).
+// to the system when dropped (its address is in no mapping of the process any more); KeptArray
+// reuses its block until asked for more.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -50,6 +51,19 @@ TEST(MappedBuffer, DroppingABufferUnmapsIt) {
         EXPECT_TRUE(mapped(at));
     }
     EXPECT_FALSE(mapped(at));  // the pages went back with the buffer, not to a free list
+}
+
+TEST(MappedBuffer, KeptArrayGrowsOnlyWhenAskedForMore) {
+    KeptArray<float> k;
+    float* first = k.at_least(1000);
+    ASSERT_NE(first, nullptr);
+    first[999] = 2.0f;
+    EXPECT_EQ(k.at_least(10), first);  // a smaller request reuses the block, its values kept
+    EXPECT_EQ(k.at_least(1000), first);
+    EXPECT_EQ(first[999], 2.0f);
+    float* grown = k.at_least(size_t{1} << 20);  // more: a new mapping, the old one dropped
+    grown[(size_t{1} << 20) - 1] = 1.0f;
+    EXPECT_EQ(k.at_least(5), grown);
 }
 
 }  // namespace
