@@ -10,8 +10,8 @@
 //   maxpool (ops::set_separable_max_pool), gemv (ops::set_gemv_row_blocks), rowvec
 //   (ops::set_gemm_rowvec), static (ops::set_gemm_direct_static), rowbases
 //   (ops::set_gemm_direct_row_bases), nchwc_winograd (ops::set_nchwc_winograd), pack_buffer
-//   (ops::set_nchwc_thread_pack_buffer), align
-//   (set_aligned_buffers), affine (ops::set_affine_parts), rnn_avx512 (ops::rnn_limit_isa: AVX-512 or AVX2 recurrent products),
+//   (ops::set_nchwc_thread_pack_buffer), align (set_aligned_buffers), affine
+//   (ops::set_affine_parts), rnn_avx512 (ops::rnn_limit_isa: AVX-512 or AVX2 recurrent products),
 //   and the plan-time switches,
 //   for which each side has a session of its own: shuffle (runtime::set_fuse_channel_shuffle),
 //   concat (runtime::set_fuse_concat_in_place), nchwc (runtime::set_nchwc_layout),

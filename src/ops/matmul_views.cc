@@ -4,7 +4,7 @@
 #include <array>
 #include <utility>
 
-#include "base/aligned.h"
+#include "base/mapped_buffer.h"
 #include "ops/gemm_kernels.h"
 #include "ops/matmul_fused.h"
 #include "ops/transpose_tiles.h"
@@ -80,30 +80,32 @@ OutputLayout output_layout(const Axes& cd, const std::vector<int64_t>& perm) {
 // dst (rows x cols): the plain MatMul reads the Transpose's row-major copy, and the GEMM kernels
 // choose their path by layout, so the product runs on the same layout (bit-identical).
 const float* row_major(const float* src, int64_t ld, int64_t cols, int64_t rows, float* dst) {
-    transpose_block32(reinterpret_cast<const uint32_t*>(src), ld,
-                      reinterpret_cast<uint32_t*>(dst), cols, rows, cols);
+    transpose_block32(reinterpret_cast<const uint32_t*>(src), ld, reinterpret_cast<uint32_t*>(dst),
+                      cols, rows, cols);
     return dst;
 }
 
 // Runs the per-matrix GEMMs with the plain MatMul's choices (matmul_fused.h), so each product
 // takes the same kernel as there.
-void run_products(const View& a, const View& b, const OutputLayout& y, float* out,
-                  const float* pa, const float* pb, const GemmArgs<float>& shape,
-                  ThreadPool* pool) {
+void run_products(const View& a, const View& b, const OutputLayout& y, float* out, const float* pa,
+                  const float* pb, const GemmArgs<float>& shape, ThreadPool* pool) {
     const int64_t items = a.dims[0] * a.dims[1];
     const bool per_item = matmul_products_per_thread(items, shape.m * shape.n * shape.k, pool);
     run_affine(per_item ? pool : nullptr, items, 1, [&](int64_t s, int64_t e) {
-        AlignedArray<float> ta, tb;  // a transposed operand's copy, row-major
-        if (shape.trans_a) ta = aligned_array<float>(static_cast<size_t>(shape.m * shape.k));
-        if (shape.trans_b) tb = aligned_array<float>(static_cast<size_t>(shape.k * shape.n));
+        // A transposed operand's row-major copy, in scratch the thread keeps.
+        thread_local KeptArray<float> keep_a, keep_b;
+        float* ta =
+            shape.trans_a ? keep_a.at_least(static_cast<size_t>(shape.m * shape.k)) : nullptr;
+        float* tb =
+            shape.trans_b ? keep_b.at_least(static_cast<size_t>(shape.k * shape.n)) : nullptr;
         for (int64_t it = s; it < e; ++it) {
             const int64_t i0 = it / a.dims[1], i1 = it % a.dims[1];
             GemmArgs<float> g = shape;
             g.a = pa + i0 * a.strides[0] + i1 * a.strides[1];
             g.b = pb + i0 * b.strides[0] + i1 * b.strides[1];
             g.c = out + i0 * y.strides[0] + i1 * y.strides[1];
-            if (g.trans_a) g.a = row_major(g.a, g.lda, g.k, g.m, ta.get()), g.lda = g.k;
-            if (g.trans_b) g.b = row_major(g.b, g.ldb, g.n, g.k, tb.get()), g.ldb = g.n;
+            if (g.trans_a) g.a = row_major(g.a, g.lda, g.k, g.m, ta), g.lda = g.k;
+            if (g.trans_b) g.b = row_major(g.b, g.ldb, g.n, g.k, tb), g.ldb = g.n;
             g.trans_a = g.trans_b = false;
             matmul_gemm_f32(g, per_item ? nullptr : pool);
         }

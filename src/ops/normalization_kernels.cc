@@ -56,33 +56,33 @@ void batch_norm_fast(const Tensor& x, const float* scale, const float* bias, con
     const int64_t c = x.dims()[1], s = spatial_size(x, 2);
     const float* px = x.data<float>();
     const int64_t planes = x.dims()[0] * c;
-    run_affine(
-        planes > 1 && planes * s > (1 << 15) ? pool : nullptr, planes, 1, [&](int64_t b, int64_t e) {
-            for (int64_t p = b; p < e; ++p) {
-                const int64_t ch = p % c;
-                const auto k =
-                    static_cast<float>(scale[ch] / std::sqrt(static_cast<double>(var[ch]) + eps));
-                const float m = mean[ch], bb = bias[ch];
-                const float* xp = px + p * s;
-                float* yp = y + p * s;
-                if (post_mul || post_add) {
-                    const float pm = post_mul ? post_mul[ch] : 1.0f;
-                    const float pa = post_add ? post_add[ch] : 0.0f;
-                    for (int64_t i = 0; i < s; ++i) {
-                        float v = (xp[i] - m) * k + bb;
-                        if (post_mul) v = v * pm;
-                        if (post_add) v = v + pa;
-                        yp[i] = relu && v < 0.0f ? 0.0f : v;
-                    }
-                } else if (relu)
-                    for (int64_t i = 0; i < s; ++i) {
-                        const float v = (xp[i] - m) * k + bb;
-                        yp[i] = v < 0.0f ? 0.0f : v;
-                    }
-                else
-                    for (int64_t i = 0; i < s; ++i) yp[i] = (xp[i] - m) * k + bb;
-            }
-        });
+    ThreadPool* team = planes > 1 && planes * s > (1 << 15) ? pool : nullptr;
+    run_affine(team, planes, 1, [&](int64_t b, int64_t e) {
+        for (int64_t p = b; p < e; ++p) {
+            const int64_t ch = p % c;
+            const auto k =
+                static_cast<float>(scale[ch] / std::sqrt(static_cast<double>(var[ch]) + eps));
+            const float m = mean[ch], bb = bias[ch];
+            const float* xp = px + p * s;
+            float* yp = y + p * s;
+            if (post_mul || post_add) {
+                const float pm = post_mul ? post_mul[ch] : 1.0f;
+                const float pa = post_add ? post_add[ch] : 0.0f;
+                for (int64_t i = 0; i < s; ++i) {
+                    float v = (xp[i] - m) * k + bb;
+                    if (post_mul) v = v * pm;
+                    if (post_add) v = v + pa;
+                    yp[i] = relu && v < 0.0f ? 0.0f : v;
+                }
+            } else if (relu)
+                for (int64_t i = 0; i < s; ++i) {
+                    const float v = (xp[i] - m) * k + bb;
+                    yp[i] = v < 0.0f ? 0.0f : v;
+                }
+            else
+                for (int64_t i = 0; i < s; ++i) yp[i] = (xp[i] - m) * k + bb;
+        }
+    });
 }
 
 void lrn_fast(const Tensor& x, const LrnParams& p, float* y, ThreadPool* pool) {

@@ -8,7 +8,8 @@
 // at the Conv's place. BatchNormalization -> per-channel Mul / Add -> Relu chains become one step
 // at the BatchNormalization (fuse_bn.cc), MatMul -> bias Add pairs one step at the MatMul
 // (fuse_matmul.cc), MatMuls with 4-D Transposes of their operands or result one step at the
-// MatMul (fuse_matmul_views.cc), element-wise chains one step at their last node's place (fuse_eltwise.cc),
+// MatMul (fuse_matmul_views.cc), element-wise chains one step at their last node's place
+// (fuse_eltwise.cc),
 // and Concats of Conv outputs are written in place by the Convs (fuse_concat.cc); Identity
 // and inference Dropout steps are skipped (fuse_identity.cc). Regions of
 // Convs, pools and Concats run in the blocked channel layout (fuse_nchwc.cc, planned before the

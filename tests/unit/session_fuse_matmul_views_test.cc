@@ -31,8 +31,10 @@ std::unique_ptr<ir::Model> attention(const Attention& o) {
     ir::Value* q = b.input("q", DataType::kFloat32, {1, 24, 64});
     ir::Value* k = b.input("k", DataType::kFloat32, {1, 24, 64});
     ir::Value* heads = test::int64_constant(b, "heads", {1, 24, 4, 16});
-    ir::Value* qt = b.op("Transpose", {b.op("Reshape", {q, heads}, {}, "rq")}, perm(o.perm_q), "tq");
-    ir::Value* kt = b.op("Transpose", {b.op("Reshape", {k, heads}, {}, "rk")}, perm(o.perm_k), "tk");
+    ir::Value* qt =
+        b.op("Transpose", {b.op("Reshape", {q, heads}, {}, "rq")}, perm(o.perm_q), "tq");
+    ir::Value* kt =
+        b.op("Transpose", {b.op("Reshape", {k, heads}, {}, "rk")}, perm(o.perm_k), "tk");
     ir::Value* s = b.op("MatMul", {qt, kt}, {}, "mm");
     ir::Value* y = b.op("Transpose", {s}, perm(o.perm_y), "ty");
     b.output(b.op("Relu", {y}, {}, "relu"));
