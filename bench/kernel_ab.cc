@@ -9,7 +9,8 @@
 //   NAME: winograd (ops::set_conv_winograd), filters_once (ops::set_winograd_filters_once),
 //   maxpool (ops::set_separable_max_pool), gemv (ops::set_gemv_row_blocks), rowvec
 //   (ops::set_gemm_rowvec), static (ops::set_gemm_direct_static), rowbases
-//   (ops::set_gemm_direct_row_bases), nchwc_winograd (ops::set_nchwc_winograd), pack_buffer
+//   (ops::set_gemm_direct_row_bases), nchwc_winograd (ops::set_nchwc_winograd), wino_filters
+//   (ops::set_nchwc_winograd_transposed_filters), pack_buffer
 //   (ops::set_nchwc_thread_pack_buffer), align (set_aligned_buffers), affine
 //   (ops::set_affine_parts), rnn_avx512 (ops::rnn_limit_isa: AVX-512 or AVX2 recurrent products),
 //   and the plan-time switches,
@@ -64,6 +65,8 @@ const std::map<std::string, Switch>& switches() {
         {"align", [](bool on) { return pg::set_aligned_buffers(on); }},
         {"rowbases", [](bool on) { return pg::ops::set_gemm_direct_row_bases(on); }},
         {"nchwc_winograd", [](bool on) { return pg::ops::set_nchwc_winograd(on); }},
+        {"wino_filters",
+         [](bool on) { return pg::ops::set_nchwc_winograd_transposed_filters(on); }},
         {"pack_buffer", [](bool on) { return pg::ops::set_nchwc_thread_pack_buffer(on); }},
         {"affine", [](bool on) { return pg::ops::set_affine_parts(on); }},
         {"rnn_avx512",

@@ -37,5 +37,9 @@ void conv_nchwc_winograd(const ConvShape& s, const float* x, const float* w, con
 // Tests and benches: turns the blocked Winograd off (process-wide), so that nchwc_winograd_pays
 // is false; returns the previous setting.
 bool set_nchwc_winograd(bool on);
+// Tests and benches: the filter transform reads 16 input channels' taps through 16 x 16
+// transposes (on, the default) or one gather per tap (off); the same values. Returns the
+// previous setting.
+bool set_nchwc_winograd_transposed_filters(bool on);
 
 }  // namespace pg::ops

@@ -1,7 +1,7 @@
 // The blocked Winograd F(2x2, 3x3) (ops/nchwc_winograd.h): against conv_reference on blocked
 // inputs of odd and even sizes, pads 0-2 on each side, batches, 1-9 output blocks (groups of 1 to
 // 4, and of 1 or 2 with many input channels), input channels in whole and partial slices of 64,
-// one band and many; the same bits on one thread and two; the fused epilogue as
+// one band and many; the same bits on one thread and two, and with the filters' taps gathered; the fused epilogue as
 // GemmEpilogue::apply on the finished output; which Convs it takes and where the blocked path
 // uses it. Skipped where the CPU has no AVX-512.
 #include <gtest/gtest.h>
@@ -112,6 +112,23 @@ TEST_F(OpsNchwcWinograd, ThreadsAndRepeatedCallsGiveTheSameBits) {
         const std::vector<float> one = winograd(s, d, d.b.data(), nullptr, nullptr);
         EXPECT_EQ(one, winograd(s, d, d.b.data(), nullptr, &two)) << k.m;
         EXPECT_EQ(one, winograd(s, d, d.b.data(), nullptr, &two)) << k.m;
+    }
+}
+
+// The filter transform reads 16 input channels' taps through transposes or one gather per tap:
+// the same values either way (one block, groups of one to four blocks, 16 to 528 channels).
+TEST_F(OpsNchwcWinograd, TransposedAndGatheredFiltersGiveTheSameBits) {
+    std::mt19937 rng(17);
+    ThreadPool two(2);
+    for (const Case& k : {Case{1, 16, 16, 14, 14, 1, 1, 1, 1}, Case{1, 48, 144, 13, 15, 1, 1, 1, 1},
+                          Case{1, 528, 32, 14, 14, 1, 1, 1, 1}, Case{2, 64, 80, 9, 9, 0, 0, 0, 0}}) {
+        const ops::ConvShape s = shape_of(k);
+        const ConvData d = random_conv(s, rng);
+        const std::vector<float> transposed = winograd(s, d, d.b.data(), nullptr, &two);
+        const bool was = ops::set_nchwc_winograd_transposed_filters(false);
+        const std::vector<float> gathered = winograd(s, d, d.b.data(), nullptr, &two);
+        ops::set_nchwc_winograd_transposed_filters(was);
+        EXPECT_EQ(transposed, gathered) << "c " << k.c << ", m " << k.m;
     }
 }
 
