@@ -7,6 +7,11 @@
 // small kernels back to back, and a futex wake-up per kernel costs more than the kernel. A
 // parallel_parts Job has one flag per part instead of the counter: each thread tries its own
 // part first, then the others, so the same part lands on the same thread when all are there.
+// A parallel_shares Job has one range per thread, its unclaimed items [front, back) in one
+// atomic word: the owner claims half of what is left from the front (down to a chunk), a thread
+// done with its own range takes the back half of what another has left (so a thread that
+// started late or runs slow does not hold the others up for long, while most items stay on the
+// thread that had them last call).
 #include "base/thread_pool.h"
 
 #include <sched.h>
@@ -52,11 +57,43 @@ bool spin_until(Pred ready) {
 struct Job {
     const std::function<void(int64_t, int64_t)>* fn = nullptr;
     int64_t n = 0, chunk = 1;
+    int64_t n_parts = 0, grain = 1;              // parallel_shares: one per thread
     std::atomic<int64_t> next{0};                // first unclaimed item
     std::atomic<int64_t> done{0};                // items finished
     std::exception_ptr error;                    // the first exception (under the pool's mutex)
     std::unique_ptr<std::atomic<bool>[]> taken;  // parallel_parts: part t started
+    // parallel_shares: per thread, the unclaimed items front | back << 32 (a line each).
+    struct alignas(64) Range {
+        std::atomic<uint64_t> items{0};
+    };
+    std::unique_ptr<Range[]> ranges;
 };
+
+uint64_t pack_range(int64_t front, int64_t back) {
+    return static_cast<uint64_t>(front) | static_cast<uint64_t>(back) << 32;
+}
+
+// Claims half of r's items, at least `want`, from the front, or (`from_back`) the back half;
+// never leaves
+// fewer than `grain` behind (it takes them too) nor takes fewer (unless r holds fewer). False
+// when r is empty.
+bool claim(Job::Range& r, int64_t want, int64_t grain, bool from_back, int64_t* begin,
+           int64_t* end) {
+    uint64_t v = r.items.load();
+    while (true) {
+        const int64_t f = static_cast<int64_t>(v & 0xffffffffu), b = static_cast<int64_t>(v >> 32);
+        if (f >= b) return false;
+        int64_t take = from_back ? (b - f + 1) / 2 : std::min(std::max(want, (b - f) / 2), b - f);
+        take = std::max(take, std::min(grain, b - f));
+        if (b - f - take < grain) take = b - f;
+        const uint64_t next = from_back ? pack_range(f, b - take) : pack_range(f + take, b);
+        if (r.items.compare_exchange_weak(v, next)) {
+            *begin = from_back ? b - take : f;
+            *end = from_back ? b : f + take;
+            return true;
+        }
+    }
+}
 
 }  // namespace
 
@@ -85,6 +122,16 @@ struct ThreadPool::Impl {
     // Claims and runs chunks of `j` until none is left; `self`: this thread's index (its own
     // part first in a parallel_parts job).
     void drain(Job& j, int self) {
+        if (j.ranges) {
+            const int64_t parts = j.n_parts;
+            int64_t b = 0, e = 0;
+            while (claim(j.ranges[self], j.chunk, j.grain, false, &b, &e)) run(j, b, e);
+            for (int64_t k = 1; k < parts; ++k) {
+                Job::Range& other = j.ranges[(self + k) % parts];
+                while (claim(other, j.chunk, j.grain, true, &b, &e)) run(j, b, e);
+            }
+            return;
+        }
         if (j.taken) {
             for (int64_t k = 0; k < j.n; ++k) {
                 const int64_t t = (self + k) % j.n;
@@ -177,6 +224,33 @@ void ThreadPool::parallel_parts(const std::function<void(int64_t, int64_t)>& fn)
     j->fn = &fn;
     j->n = threads_;
     j->taken.reset(new std::atomic<bool>[static_cast<size_t>(threads_)]());
+    impl_->run_job(j);
+}
+
+void ThreadPool::parallel_shares(int64_t n, int64_t chunk, int64_t grain,
+                                 const std::function<void(int64_t, int64_t)>& fn) {
+    if (n <= 0) return;
+    grain = std::max<int64_t>(1, grain);
+    if (threads_ == 1 || n < 2 * grain) {
+        fn(0, n);
+        return;
+    }
+    if (n >= (int64_t{1} << 31)) {  // beyond the packed word: fixed parts
+        parallel_parts([&](int64_t t, int64_t) {
+            const int64_t b = n * t / threads_, e = n * (t + 1) / threads_;
+            if (b < e) fn(b, e);
+        });
+        return;
+    }
+    auto j = std::make_shared<Job>();
+    j->fn = &fn;
+    j->n = n;
+    j->chunk = std::max(grain, chunk);
+    j->grain = grain;
+    j->n_parts = threads_;
+    j->ranges.reset(new Job::Range[static_cast<size_t>(threads_)]);
+    for (int t = 0; t < threads_; ++t)
+        j->ranges[t].items.store(pack_range(n * t / threads_, n * (t + 1) / threads_));
     impl_->run_job(j);
 }
 

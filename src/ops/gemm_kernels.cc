@@ -109,6 +109,10 @@ TileFn tile_fn() {
 
 namespace {
 std::atomic<bool> g_affine_parts{true};  // set_affine_parts
+std::atomic<bool> g_steal_tails{true};   // set_steal_tails
+// run_parts: a thread's share runs in calls of half its rest, down to 1 / kRangeChunks of it (a
+// thread done early takes the back half of what another has left; ThreadPool::parallel_shares).
+constexpr int64_t kRangeChunks = 8;
 }  // namespace
 
 void run_parallel(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
@@ -119,6 +123,10 @@ void run_parallel(ThreadPool* pool, int64_t n, const std::function<void(int64_t,
 
 bool set_affine_parts(bool on) {
     return g_affine_parts.exchange(on);
+}
+
+bool set_steal_tails(bool on) {
+    return g_steal_tails.exchange(on);
 }
 
 namespace {
@@ -149,7 +157,10 @@ void run_affine(ThreadPool* pool, int64_t n, int64_t grain,
 void run_parts(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
     if (n <= 0) return;
     if (!pool || pool->num_threads() <= 1 || n == 1) return fn(0, n);
-    split_in_parts(*pool, n, pool->num_threads(), fn);
+    const int64_t threads = pool->num_threads();
+    if (g_steal_tails.load(std::memory_order_relaxed))
+        return pool->parallel_shares(n, n / (threads * kRangeChunks), 1, fn);
+    split_in_parts(*pool, n, threads, fn);
 }
 
 namespace {

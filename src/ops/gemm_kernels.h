@@ -109,10 +109,13 @@ void gemm_reset_isa();
 GemmIsa gemm_current_isa();
 // Runs fn(begin, end) over [0, n) on `pool` (inline when pool is nullptr or n is 1).
 void run_parallel(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn);
-// [0, n) as one contiguous range per pool thread, range t on thread t when it is free
-// (ThreadPool::parallel_parts): kernels that split a layer's pixels this way find, call after
-// call, the pixels a thread wrote in that thread's caches. Inline when pool is null or has one
-// thread; fn is not called for an empty range.
+// [0, n) as one contiguous share per pool thread, share t on thread t, run front to back in
+// chunks of which a thread done early takes over the back half of another's rest
+// (ThreadPool::parallel_shares; set_steal_tails): kernels that split a layer's pixels this way
+// find, call after call, the pixels a thread wrote in that thread's caches, and a thread that
+// the OS or the hypervisor slows holds the other up for one chunk, not its whole share. fn may
+// run many ranges per thread and call. Inline when pool is null or has one thread; fn is not
+// called for an empty range.
 void run_parts(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn);
 // Work on values that a model's steps write and read in turn (element-wise ops, per-matrix
 // products, per-group Convs): [0, n) as one contiguous range of at least `grain` items per pool
@@ -125,5 +128,9 @@ void run_affine(ThreadPool* pool, int64_t n, int64_t grain,
 // Tests and benches: run_affine's contiguous ranges (on, the default) or chunks (off); returns
 // the previous setting.
 bool set_affine_parts(bool on);
+// Tests and benches: run_parts' shares run in chunks, a thread done early taking the back half
+// of what another has left (on, the default; ThreadPool::parallel_shares), or each share whole
+// on one thread (off). Returns the previous setting.
+bool set_steal_tails(bool on);
 
 }  // namespace pg::ops

@@ -317,15 +317,23 @@ PG_AVX512 void output(const Geometry& g, const float* m, int64_t b0, int64_t nb,
 // A thread's scratch, kept from call to call (allocated per call, its 0.3-2.5 MiB came back
 // from the kernel as fresh pages every time: 64 -> 64 @14 took 2.3x the direct time), in a
 // mapping of its own: grown on the heap, it left each smaller block behind as a resident hole.
+// Within one Conv call a thread may run several ranges of units (run_parts' chunks and stolen
+// tails), so the group whose filters u holds is kept with the call it belongs to.
 struct Scratch {
     float *u = nullptr, *v = nullptr, *m = nullptr;
-    int64_t group = -1;  // whose filters u holds
+    int64_t group = -1;  // whose filters u holds, in call `call`
+    uint64_t call = 0;
 };
 
-Scratch thread_scratch(int64_t u, int64_t v, int64_t m) {
+std::atomic<uint64_t> g_calls{0};  // conv_nchwc_winograd calls so far
+
+Scratch& thread_scratch(uint64_t call, int64_t u, int64_t v, int64_t m) {
     thread_local KeptArray<float> buf;
+    thread_local Scratch sc;
     float* p = buf.at_least(static_cast<size_t>(u + v + m));
-    return Scratch{p, p + u, p + u + v};
+    if (sc.call != call || sc.u != p) sc.group = -1, sc.call = call;
+    sc.u = p, sc.v = p + u, sc.m = p + u + v;
+    return sc;
 }
 
 struct Job {
@@ -375,9 +383,10 @@ void conv_nchwc_winograd(const ConvShape& s, const float* x, const float* w, con
     const bool any = ep.bias || ep.sub || ep.scale || ep.shift || ep.res || ep.clamp;
     const Job job{s, g, x, w, any ? &ep : nullptr, y};
     const int64_t per_image = g.groups * g.bands, most_tiles = g.band_rows * g.tw;
+    const uint64_t call = g_calls.fetch_add(1) + 1;
     run_parts(pool, s.n * per_image, [&](int64_t b, int64_t e) {
-        Scratch sc = thread_scratch(16 * s.c * g.widest * kB, 16 * kSlice * most_tiles,
-                                    16 * g.widest * kB * most_tiles);
+        Scratch& sc = thread_scratch(call, 16 * s.c * g.widest * kB, 16 * kSlice * most_tiles,
+                                     16 * g.widest * kB * most_tiles);
         for (int64_t u = b; u < e; ++u) {
             const int64_t n = u / per_image, grp = u % per_image / g.bands;
             run_unit(job, sc, n, grp, u % g.bands);

@@ -115,6 +115,21 @@ TEST_F(OpsNchwcWinograd, ThreadsAndRepeatedCallsGiveTheSameBits) {
     }
 }
 
+// A thread keeps the filters it transformed while it runs more of the same call's units (its
+// chunks and stolen tails): a second call with other weights of the same shape must not reuse
+// them.
+TEST_F(OpsNchwcWinograd, ACallWithOtherWeightsTransformsItsOwnFilters) {
+    std::mt19937 rng(23);
+    ThreadPool two(2);
+    const ops::ConvShape s = shape_of(Case{1, 64, 128, 28, 28, 1, 1, 1, 1});
+    const ConvData first = random_conv(s, rng), second = random_conv(s, rng);
+    const std::vector<float> alone = winograd(s, second, nullptr, nullptr, nullptr);
+    winograd(s, first, nullptr, nullptr, &two);
+    EXPECT_EQ(alone, winograd(s, second, nullptr, nullptr, &two));
+    winograd(s, first, nullptr, nullptr, nullptr);
+    EXPECT_EQ(alone, winograd(s, second, nullptr, nullptr, nullptr));
+}
+
 // The filter transform reads 16 input channels' taps through transposes or one gather per tap:
 // the same values either way (one block, groups of one to four blocks, 16 to 528 channels).
 TEST_F(OpsNchwcWinograd, TransposedAndGatheredFiltersGiveTheSameBits) {

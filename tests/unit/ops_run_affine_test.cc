@@ -1,10 +1,15 @@
+// run_parts (ops/gemm_kernels.h): each item once, thread t's share front to back in chunks, a
+// slow thread's tail taken over by the other; one range per thread with the switch off.
 // run_affine (ops/gemm_kernels.h): [0, n) in contiguous ranges of at least `grain` items, at
 // most one per pool thread, each item once; inline for small n or no pool; with the switch off,
 // dynamically claimed chunks cover [0, n) the same way.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <mutex>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -67,6 +72,51 @@ TEST(RunAffine, SwitchedOffChunksCoverTheRangeToo) {
     set_affine_parts(was);
     expect_cover(r, 1000);
     EXPECT_GT(r.size(), 2u);  // parallel_for's chunks: n / (threads * 4) items each
+}
+
+// The calls run_parts makes for n items, sorted.
+std::vector<std::pair<int64_t, int64_t>> part_calls(ThreadPool* pool, int64_t n) {
+    std::mutex mu;
+    std::vector<std::pair<int64_t, int64_t>> got;
+    run_parts(pool, n, [&](int64_t b, int64_t e) {
+        std::lock_guard<std::mutex> lock(mu);
+        got.emplace_back(b, e);
+    });
+    std::sort(got.begin(), got.end());
+    return got;
+}
+
+TEST(RunParts, CoversEachItemOnceInChunksOfEachShare) {
+    ThreadPool pool(2);
+    for (int64_t n : {2, 5, 64, 1000}) expect_cover(part_calls(&pool, n), n);
+    EXPECT_GT(part_calls(&pool, 1000).size(), 2u);  // shares of 500 in chunks
+    EXPECT_EQ(part_calls(&pool, 1).size(), 1u);
+    EXPECT_EQ(part_calls(nullptr, 100).size(), 1u);
+}
+
+TEST(RunParts, OneRangePerThreadWithoutStealing) {
+    ThreadPool pool(2);
+    const bool was = set_steal_tails(false);
+    const auto r = part_calls(&pool, 1000);
+    set_steal_tails(was);
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_EQ(r[0], std::make_pair(int64_t{0}, int64_t{500}));
+    EXPECT_EQ(r[1], std::make_pair(int64_t{500}, int64_t{1000}));
+}
+
+// A worker that takes 2 ms per call: the caller, done with its share, takes over the back half
+// of what the worker has left, again and again.
+TEST(RunParts, ASlowThreadsTailMovesToTheOther) {
+    ThreadPool pool(2);
+    const auto caller = std::this_thread::get_id();
+    std::atomic<int64_t> by_caller{0};
+    run_parts(&pool, 64, [&](int64_t b, int64_t e) {
+        if (std::this_thread::get_id() != caller)
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        else
+            by_caller += e - b;
+    });
+    EXPECT_GE(by_caller.load(), 40);
 }
 
 }  // namespace

@@ -1,14 +1,20 @@
 // ThreadPool: every index is covered exactly once over many back-to-back jobs (the spinning
 // hand-off between jobs must not lose or repeat one), jobs after an idle pause (workers asleep),
 // and an exception from a chunk reaches the caller; parallel_parts runs every part once, mostly
-// on the same thread call after call, and an exception from a part reaches the caller.
+// on the same thread call after call, and an exception from a part reaches the caller;
+// parallel_shares covers every item once in chunks (its own share front to back on the caller),
+// a thread done early takes over most of a slow thread's share, and counts beyond its packed
+// 32-bit counters fall back to fixed parts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "base/thread_pool.h"
@@ -95,6 +101,83 @@ TEST(ThreadPool, PartExceptionReachesCaller) {
         for (auto& h : hits) EXPECT_EQ(h.load(), 1);
     }
     expect_covered_once(pool, 100, 1);  // the pool still works afterwards
+}
+
+// parallel_shares over [0, n): each item once; the caller's own share [0, n / threads) from its
+// front, in calls of half what is left down to `chunk` items.
+TEST(ThreadPool, RangesCoverEachItemOnceInChunks) {
+    for (int threads : {2, 3}) {
+        ThreadPool pool(threads);
+        for (int64_t n : {1, 2, 7, 100, 1000}) {
+            std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+            std::mutex mu;
+            std::vector<std::pair<int64_t, int64_t>> mine;  // the caller's calls, in order
+            const auto caller = std::this_thread::get_id();
+            pool.parallel_shares(n, 4, 1, [&](int64_t b, int64_t e) {
+                ASSERT_LE(0, b);
+                ASSERT_LT(b, e);
+                ASSERT_LE(e, n);
+                for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)].fetch_add(1);
+                std::lock_guard<std::mutex> lock(mu);
+                if (std::this_thread::get_id() == caller) mine.emplace_back(b, e);
+            });
+            for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1);
+            if (n < threads) continue;  // inline, or no share for the caller
+            ASSERT_FALSE(mine.empty()) << n;
+            EXPECT_EQ(mine[0].first, 0) << n;  // its own share first, from the front
+            EXPECT_LE(mine[0].second, std::max<int64_t>(4, n / threads / 2)) << n;  // half
+            if (n >= 100) {
+                EXPECT_GT(mine.size(), 2u) << n;
+            }
+        }
+    }
+}
+
+// A worker that takes 2 ms per call: the caller, done with its own half at once, takes the back
+// half of what the worker has left again and again, so it runs most of the items.
+TEST(ThreadPool, RangesOfASlowThreadMostlyMoveToTheFastOne) {
+    ThreadPool pool(2);
+    const auto caller = std::this_thread::get_id();
+    std::atomic<int64_t> by_caller{0}, total{0};
+    pool.parallel_shares(64, 4, 1, [&](int64_t b, int64_t e) {
+        if (std::this_thread::get_id() != caller)
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        else
+            by_caller += e - b;
+        total += e - b;
+    });
+    EXPECT_EQ(total.load(), 64);
+    EXPECT_GE(by_caller.load(), 48);  // its 32, then at least half of the worker's 32
+}
+
+TEST(ThreadPool, RangeExceptionReachesCaller) {
+    ThreadPool pool(2);
+    std::atomic<int64_t> total{0};
+    EXPECT_THROW(pool.parallel_shares(100, 3, 1,
+                                      [&](int64_t b, int64_t e) {
+                                          total += e - b;
+                                          if (b <= 50 && 50 < e) throw std::runtime_error("x");
+                                      }),
+                 std::runtime_error);
+    EXPECT_EQ(total.load(), 100);  // every item was still handed out
+    expect_covered_once(pool, 100, 1);
+}
+
+// 2^33 items (the fn only records its calls): beyond the 32-bit counters, one fixed range per
+// thread.
+TEST(ThreadPool, RangesBeyondThirtyTwoBitsRunInFixedParts) {
+    ThreadPool pool(2);
+    const int64_t n = int64_t{1} << 33;
+    std::mutex mu;
+    std::vector<std::pair<int64_t, int64_t>> got;
+    pool.parallel_shares(n, 1, 1, [&](int64_t b, int64_t e) {
+        std::lock_guard<std::mutex> lock(mu);
+        got.emplace_back(b, e);
+    });
+    std::sort(got.begin(), got.end());
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_EQ(got[0], std::make_pair(int64_t{0}, n / 2));
+    EXPECT_EQ(got[1], std::make_pair(n / 2, n));
 }
 
 }  // namespace
