@@ -124,10 +124,12 @@ Geometry geometry(const ConvShape& s, int threads, bool plain) {
 }
 
 // The lines of the next slice's weights (rows of `bytes` bytes, `stride` bytes apart) fetched
-// into L2 a few at a time between a tile's multiply-adds: `left` lines for this tile, `each` per
-// step of four lanes. (This VM's hardware prefetchers do not fetch them ahead, and a burst of
+// a few at a time between a tile's multiply-adds: `left` lines for this tile, `each` per step of
+// four lanes. (This VM's hardware prefetchers do not fetch them ahead, and a burst of
 // prefetches stalls while the fill buffers drain; spread out, resnet50 0.965-0.976 in process,
-// vgg19 1.003-1.011 when applied to every segment, docs/performance.md.)
+// vgg19 1.003-1.011 when applied to every segment, docs/performance.md.) Fetched into L1 (T0),
+// where the pack reads them, rather than L2 (T1): kernel_ab, mobilenet 0.984-0.990,
+// inception_v2 0.989-0.991, resnet50 and densenet 0.994-1.000.
 struct Prefetch {
     const char* base = nullptr;
     int64_t stride = 0, bytes = 0;
@@ -135,7 +137,7 @@ struct Prefetch {
     int64_t left = 0, each = 0;
     PG_AVX512_INLINE void step() {
         for (int64_t e = 0; e < each && left > 0; ++e, --left) {
-            _mm_prefetch(base + row * stride + std::min(at, bytes - 1), _MM_HINT_T1);
+            _mm_prefetch(base + row * stride + std::min(at, bytes - 1), _MM_HINT_T0);
             at += 64;
             if (at >= bytes + 63) at = 0, ++row;
         }
