@@ -12,8 +12,9 @@
 //   (ops::set_gemm_direct_row_bases), nchwc_winograd (ops::set_nchwc_winograd), wino_filters
 //   (ops::set_nchwc_winograd_transposed_filters), pack_buffer
 //   (ops::set_nchwc_thread_pack_buffer), align (set_aligned_buffers), affine
-//   (ops::set_affine_parts), steal (ops::set_steal_tails), rnn_avx512 (ops::rnn_limit_isa:
-//   AVX-512 or AVX2 recurrent products), and the plan-time switches,
+//   (ops::set_affine_parts), steal (ops::set_steal_tails), late_yield (set_pool_late_yield),
+//   rnn_avx512 (ops::rnn_limit_isa: AVX-512 or AVX2 recurrent products), and the plan-time
+//   switches,
 //   for which each side has a session of its own: shuffle (runtime::set_fuse_channel_shuffle),
 //   concat (runtime::set_fuse_concat_in_place), nchwc (runtime::set_nchwc_layout),
 //   transposes (runtime::set_fuse_matmul_transposes). --threads N
@@ -68,6 +69,7 @@ const std::map<std::string, Switch>& switches() {
         {"wino_filters",
          [](bool on) { return pg::ops::set_nchwc_winograd_transposed_filters(on); }},
         {"pack_buffer", [](bool on) { return pg::ops::set_nchwc_thread_pack_buffer(on); }},
+        {"late_yield", [](bool on) { return pg::set_pool_late_yield(on); }},
         {"steal", [](bool on) { return pg::ops::set_steal_tails(on); }},
         {"affine", [](bool on) { return pg::ops::set_affine_parts(on); }},
         {"rnn_avx512",

@@ -44,6 +44,11 @@ class ThreadPool {
     std::unique_ptr<Impl> impl_;
 };
 
+// Tests and benches: waiting threads (idle workers, a caller waiting for its job) spin without
+// yielding their core for their first 50 us (on, the default) or yield between every burst of
+// spinning (off). Process-wide; returns the previous setting.
+bool set_pool_late_yield(bool on);
+
 // Number of cores available to this process.
 int hardware_threads();
 

@@ -40,6 +40,19 @@ TEST(ThreadPool, ManyBackToBackJobsCoverEveryIndexOnce) {
     }
 }
 
+// Waiting threads that yield at once (the switch off) and after a quiet spin (on) hand jobs over
+// the same way.
+TEST(ThreadPool, BackToBackJobsWithEitherYieldSetting) {
+    for (const bool late : {false, true}) {
+        const bool was = set_pool_late_yield(late);
+        ThreadPool pool(3);
+        for (int job = 0; job < 200; ++job) expect_covered_once(pool, 1 + job % 53, 1);
+        std::this_thread::sleep_for(std::chrono::microseconds(120));  // between quiet and sleep
+        expect_covered_once(pool, 500, 3);
+        set_pool_late_yield(was);
+    }
+}
+
 TEST(ThreadPool, JobsAfterWorkersSleep) {
     ThreadPool pool(3);
     for (int job = 0; job < 3; ++job) {
