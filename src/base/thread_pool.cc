@@ -5,12 +5,12 @@
 // worker spins for a short while (kSpin, yielding the core between bursts after kQuietSpin) on
 // the job counter before it sleeps on a condition variable, and the caller waits the same way:
 // models run many small kernels back to back, and a futex wake-up per kernel costs more than the
-// kernel. A parallel_parts Job has one flag per part instead of the counter: each thread tries its
-// own part first, then the others, so the same part lands on the same thread when all are there. A
-// parallel_shares Job has one range per thread, its unclaimed items [front, back) in one atomic
-// word: the owner claims half of what is left from the front (down to a chunk), a thread done with
-// its own range takes the back half of what another has left (so a thread that started late or runs
-// slow does not hold the others up for long, while most items stay on the thread that had them last
+// kernel. A parallel_parts Job has one flag per part instead of the counter: each thread tries
+// its own part first, then the others, so the same part lands on the same thread when all are
+// there. A parallel_shares Job has one range per thread, its unclaimed items [front, back) in
+// one atomic word: the owner claims a chunk at a time from the front, a thread done with its own
+// range takes the back half of what another has left (so a thread that started late or runs slow
+// does not hold the others up for long, while most items stay on the thread that had them last
 // call).
 #include "base/thread_pool.h"
 
@@ -81,7 +81,7 @@ uint64_t pack_range(int64_t front, int64_t back) {
     return static_cast<uint64_t>(front) | static_cast<uint64_t>(back) << 32;
 }
 
-// Claims half of r's items, at least `want`, from the front, or (`from_back`) the back half;
+// Claims `want` of r's items from the front, or (`from_back`) the back half;
 // never leaves
 // fewer than `grain` behind (it takes them too) nor takes fewer (unless r holds fewer). False
 // when r is empty.
@@ -91,7 +91,7 @@ bool claim(Job::Range& r, int64_t want, int64_t grain, bool from_back, int64_t* 
     while (true) {
         const int64_t f = static_cast<int64_t>(v & 0xffffffffu), b = static_cast<int64_t>(v >> 32);
         if (f >= b) return false;
-        int64_t take = from_back ? (b - f + 1) / 2 : std::min(std::max(want, (b - f) / 2), b - f);
+        int64_t take = from_back ? (b - f + 1) / 2 : std::min(want, b - f);
         take = std::max(take, std::min(grain, b - f));
         if (b - f - take < grain) take = b - f;
         const uint64_t next = from_back ? pack_range(f, b - take) : pack_range(f + take, b);

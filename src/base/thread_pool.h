@@ -28,10 +28,9 @@ class ThreadPool {
     // started, so a thread the OS has not scheduled holds nobody up.
     void parallel_parts(const std::function<void(int64_t, int64_t)>& fn);
     // Calls fn(begin, end) on disjoint ranges covering [0, n): thread t's share is the t-th of
-    // num_threads() contiguous ranges, which it runs front to back, each call taking half of
-    // what is left of it but at least `chunk` items; a thread done with its own share takes the
-    // back half of what another has not started, again and again, so a late or slow thread
-    // holds the others up for about one chunk. Most items
+    // num_threads() contiguous ranges, which it runs front to back in calls of `chunk` items; a
+    // thread done with its own share takes the back half of what another has not started, again
+    // and again, so a late or slow thread holds the others up for about one chunk. Most items
     // land on the same thread call after call, as with parallel_parts. Every call gets `grain`
     // items or more (inline when n < 2 * grain); the shares need n >= threads * grain to hold a
     // grain each, which the caller sees to.
