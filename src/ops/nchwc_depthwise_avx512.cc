@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "base/aligned.h"
 #include "base/error.h"
+#include "base/mapped_buffer.h"
 #include "base/thread_pool.h"
 #include "ops/gemm_epilogue_avx512.h"
 #include "ops/nchwc.h"
@@ -202,7 +202,10 @@ void depthwise_nchwc(const ConvShape& s, const float* x, const float* w, const f
     run_parts(
         s.n * cb * out_block > (1 << 14) ? pool : nullptr, s.n * cb * rows,
         [&](int64_t b, int64_t e) {
-            const AlignedArray<float> wt = aligned_array<float>(static_cast<size_t>(taps * kB));
+            // The block's taps, lane-major; kept per thread (run_parts calls this several times
+            // per thread and Conv).
+            thread_local KeptArray<float> kept;
+            float* wt = kept.at_least(static_cast<size_t>(taps * kB));
             int64_t gathered = -1;
             BlockEpilogueZmm be;
             for (int64_t u = b; u < e; ++u) {
@@ -210,11 +213,11 @@ void depthwise_nchwc(const ConvShape& s, const float* x, const float* w, const f
                 if (blk != gathered) {
                     for (int64_t t = 0; t < taps; ++t)
                         for (int64_t l = 0; l < kB; ++l)
-                            wt[static_cast<size_t>(t * kB + l)] = w[(blk * kB + l) * taps + t];
+                            wt[t * kB + l] = w[(blk * kB + l) * taps + t];
                     gathered = blk;
                     if (r.ep) be = BlockEpilogueZmm(*r.ep, blk * kB);
                 }
-                dw_row(r, x + nb * in_block, wt.get(), y + nb * out_block, oh, be);
+                dw_row(r, x + nb * in_block, wt, y + nb * out_block, oh, be);
             }
         });
 }
