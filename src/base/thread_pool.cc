@@ -81,10 +81,9 @@ uint64_t pack_range(int64_t front, int64_t back) {
     return static_cast<uint64_t>(front) | static_cast<uint64_t>(back) << 32;
 }
 
-// Claims `want` of r's items from the front, or (`from_back`) the back half;
-// never leaves
-// fewer than `grain` behind (it takes them too) nor takes fewer (unless r holds fewer). False
-// when r is empty.
+// Claims `want` of r's items from the front, or (`from_back`) the back half; never leaves fewer
+// than `grain` behind (it takes them too) nor takes fewer (unless r holds fewer). False when r is
+// empty.
 bool claim(Job::Range& r, int64_t want, int64_t grain, bool from_back, int64_t* begin,
            int64_t* end) {
     uint64_t v = r.items.load();
