@@ -105,9 +105,6 @@ TileFn tile_fn() {
     return fn;
 }
 
-}  // namespace
-
-namespace {
 std::atomic<bool> g_affine_parts{true};  // set_affine_parts
 std::atomic<bool> g_steal_tails{true};   // set_steal_tails
 // run_parts: a thread's share runs in calls of 1 / kRangeChunks of it (a thread done early takes
@@ -115,6 +112,17 @@ std::atomic<bool> g_steal_tails{true};   // set_steal_tails
 // (fewer calls) were even without load; with a busy process beside the run they left a
 // descheduled worker holding a quarter of the job: ResNet-50 0.934 with fixed chunks.
 constexpr int64_t kRangeChunks = 8;
+
+// fn over [0, n) in `parts` (<= the pool's threads) contiguous ranges, range t on pool thread t
+// (ThreadPool::parallel_parts); empty ranges are skipped.
+void split_in_parts(ThreadPool& pool, int64_t n, int64_t parts,
+                    const std::function<void(int64_t, int64_t)>& fn) {
+    pool.parallel_parts([&](int64_t t, int64_t) {
+        const int64_t b = n * t / parts, e = n * (t + 1) / parts;
+        if (t < parts && b < e) fn(b, e);
+    });
+}
+
 }  // namespace
 
 void run_parallel(ThreadPool* pool, int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
@@ -130,20 +138,6 @@ bool set_affine_parts(bool on) {
 bool set_steal_tails(bool on) {
     return g_steal_tails.exchange(on);
 }
-
-namespace {
-
-// fn over [0, n) in `parts` (<= the pool's threads) contiguous ranges, range t on pool thread t
-// (ThreadPool::parallel_parts); empty ranges are skipped.
-void split_in_parts(ThreadPool& pool, int64_t n, int64_t parts,
-                    const std::function<void(int64_t, int64_t)>& fn) {
-    pool.parallel_parts([&](int64_t t, int64_t) {
-        const int64_t b = n * t / parts, e = n * (t + 1) / parts;
-        if (t < parts && b < e) fn(b, e);
-    });
-}
-
-}  // namespace
 
 void run_affine(ThreadPool* pool, int64_t n, int64_t grain,
                 const std::function<void(int64_t, int64_t)>& fn) {
