@@ -62,6 +62,11 @@ void conv_nchwc(const ConvShape& s, const float* x, const float* w, const float*
 // setting.
 bool set_nchwc_thread_pack_buffer(bool on);
 
+// Tests and benches: conv_nchwc fetches the next tile's input lines (and, in a residual
+// epilogue, its residual) into L1 while a tile of 1, 9 or 25 taps runs (on, the default), or
+// leaves them to the hardware (off); the same values. Returns the previous setting.
+bool set_nchwc_input_prefetch(bool on);
+
 // A depthwise float32 Conv depthwise_nchwc runs: 1-D or 2-D, group == c == m, c a multiple of
 // 16, pads >= 0.
 bool depthwise_nchwc_fits(const ConvShape& s);

@@ -9,7 +9,9 @@
 // class, those that see the same taps inside the input) keeps 24 accumulator vectors (four blocks x
 // 6 pixels, three x 8, two or one x 12), each step loading the group's weight vectors and
 // broadcasting one input value per pixel; the taps in the padding are not visited, so no padded
-// copy is made. A blocked input's sums run over (block, kh, kw, lane), a plain input's over
+// copy is made. While a tile of 1, 9 or 25 taps runs, the next tile's input lines (and in the
+// last slice its residual) are fetched into L1: the input was mostly written by the other core in
+// the step before, which on this VM costs 2-4 times a read of one's own (kernel_ab, in_prefetch). A blocked input's sums run over (block, kh, kw, lane), a plain input's over
 // (channel, kh, kw). Built with -ffp-contract=off: the epilogue's operations are
 // GemmEpilogue::apply's.
 #include <algorithm>
@@ -42,11 +44,16 @@
 namespace pg::ops {
 
 namespace {
-std::atomic<bool> g_thread_buffer{true};  // set_nchwc_thread_pack_buffer
+std::atomic<bool> g_thread_buffer{true};   // set_nchwc_thread_pack_buffer
+std::atomic<bool> g_input_prefetch{true};  // set_nchwc_input_prefetch
 }  // namespace
 
 bool set_nchwc_thread_pack_buffer(bool on) {
     return g_thread_buffer.exchange(on);
+}
+
+bool set_nchwc_input_prefetch(bool on) {
+    return g_input_prefetch.exchange(on);
 }
 
 bool nchwc_available() {
@@ -161,7 +168,8 @@ struct TileArgs {
     bool first, last;
     const GemmEpilogue* ep;
     int64_t ch;
-    Prefetch* pf;  // may be nullptr
+    Prefetch* pf;           // may be nullptr
+    const NchwcTile* next;  // the next tile of the slice, its input prefetched (may be nullptr)
 };
 
 // One value of p: the group's NB weight vectors at w times, for each pixel j, the input value
@@ -191,6 +199,12 @@ PG_AVX512 __attribute__((always_inline)) inline void accumulate_blocks(const Til
     for (int64_t cb = a.c0; cb < a.c1; cb += kB) {
         const int64_t c = (cb / kB) * a.in_block;
         const float* wb = a.wp + (cb - a.c0) * ws;
+        if (T > 0 && a.next)
+            for (int64_t t = 0; t < T; ++t)
+                for (int64_t j = 0; j < a.next->np; ++j)
+                    _mm_prefetch(
+                        reinterpret_cast<const char*>(a.x + a.next->in[j] + c + a.taps[t].in),
+                        _MM_HINT_T0);
         _Pragma("GCC unroll 1") for (int64_t t = 0; t < ntaps; ++t) {
             const int64_t o = c + a.taps[t].in;
             const float* w = wb + (T > 0 ? t : a.taps[t].index) * kPackRows;
@@ -233,6 +247,13 @@ PG_AVX512 __attribute__((noinline)) void conv_tile(const TileArgs& a) {
                     : _mm512_loadu_ps(a.y + i * a.out_block + tile.out[j] * kB);
     const float* px[NP];  // each pixel's first input
     _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j) px[j] = a.x + tile.in[j];
+    if (a.last && a.next && a.ep && a.ep->res)  // the next tile's residual, read by its epilogue
+        for (int64_t j = 0; j < a.next->np; ++j)
+            for (int i = 0; i < NB; ++i)
+                _mm_prefetch(reinterpret_cast<const char*>(
+                                 a.ep->res +
+                                 (a.y + i * a.out_block + a.next->out[j] * kB - a.ep->res_origin)),
+                             _MM_HINT_T0);
     if (a.lane == 1 && a.c0 % kB == 0 && a.c1 % kB == 0)
         accumulate_blocks<NB, NP, T>(a, px, acc);
     else
@@ -372,7 +393,11 @@ void run_segment(const Job& j, float* wp, int64_t n, int64_t grp, int64_t seg) {
                              c1 == j.s.c,
                              j.ep,
                              b0 * kB,
-                             lines ? &pf : nullptr};
+                             lines ? &pf : nullptr,
+                             g_input_prefetch.load(std::memory_order_relaxed) && ti < ntiles &&
+                                     tiles[static_cast<size_t>(ti)].cls == tile.cls
+                                 ? &tiles[static_cast<size_t>(ti)]
+                                 : nullptr};
             tile_fn(nb, tile.np, a.ntaps, g.tiles.full(tile.cls))(a);
         }
     }

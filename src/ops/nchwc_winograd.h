@@ -41,5 +41,9 @@ bool set_nchwc_winograd(bool on);
 // transposes (on, the default) or one gather per tap (off); the same values. Returns the
 // previous setting.
 bool set_nchwc_winograd_transposed_filters(bool on);
+// Tests and benches: the input transform fetches the next input block's lines under each tile
+// into L1 (on, the default; inputs of at most 2 MiB an image) or leaves them to the hardware
+// (off); the same values. Returns the previous setting.
+bool set_nchwc_winograd_input_prefetch(bool on);
 
 }  // namespace pg::ops

@@ -31,11 +31,16 @@ namespace pg::ops {
 namespace {
 std::atomic<bool> g_on{true};
 std::atomic<bool> g_transposed_filters{true};  // set_nchwc_winograd_transposed_filters
+std::atomic<bool> g_input_prefetch{true};      // set_nchwc_winograd_input_prefetch
 constexpr int64_t kMaxTileColumns = 2048;
 }  // namespace
 
 bool set_nchwc_winograd(bool on) {
     return g_on.exchange(on);
+}
+
+bool set_nchwc_winograd_input_prefetch(bool on) {
+    return g_input_prefetch.exchange(on);
 }
 
 bool set_nchwc_winograd_transposed_filters(bool on) {
@@ -71,6 +76,8 @@ namespace {
 #define PG_AVX512_INLINE __attribute__((target("avx512f"), always_inline)) inline
 
 constexpr int64_t kB = kNchwcBlock;
+// Inputs of at most this many bytes an image are fetched a block ahead in the input transform.
+constexpr int64_t kPrefetchInputBytes = 2 << 20;
 constexpr int64_t kSlice = 64;      // input channels per slice of the transformed input
 constexpr int64_t kBandTiles = 24;  // tiles per band, at least (whole tile rows)
 
@@ -143,8 +150,7 @@ PG_AVX512_INLINE void filters16(const float* w, int64_t c, float* u, int64_t ste
 // are adjacent in each output channel's row, transposed 16 x 16 at a time (nine loads per 16
 // values instead of a gather per tap: the per-call transform was 4-8 % of ResNet-50's and
 // Inception-v2's time), then transformed channel by channel.
-PG_AVX512_INLINE void filters16x16(const float* w, int64_t c, float* u, int64_t row,
-                                   int64_t step) {
+PG_AVX512_INLINE void filters16x16(const float* w, int64_t c, float* u, int64_t row, int64_t step) {
     alignas(64) float taps[144 * 16];  // taps[(ci * 9 + j) * 16 + lane]
     for (int q = 0; q < 9; ++q) {
         __m512 r[16];
@@ -193,12 +199,26 @@ PG_AVX512_INLINE void input16(const __m512 (&d)[4][4], float* v, int64_t step) {
 PG_AVX512 void input(const Geometry& g, const float* x, int64_t cb0, int64_t cbs, int64_t ty0,
                      int64_t ty1, float* v) {
     const int64_t nt = (ty1 - ty0) * g.tw, step = cbs * nt * kB;
+    const int64_t plane = g.ih * g.iw * kB;
+    const bool ahead =
+        g_input_prefetch.load(std::memory_order_relaxed) && g.cb * plane * 4 <= kPrefetchInputBytes;
     for (int64_t cbl = 0; cbl < cbs; ++cbl) {
-        const float* xb = x + (cb0 + cbl) * g.ih * g.iw * kB;
+        const float* xb = x + (cb0 + cbl) * plane;
+        const bool fetch = ahead && cbl + 1 < cbs;
         for (int64_t ty = ty0; ty < ty1; ++ty)
             for (int64_t tx = 0; tx < g.tw; ++tx) {
                 const int64_t iy = 2 * ty - g.pt, ix = 2 * tx - g.pl;
                 const bool inside = iy >= 0 && ix >= 0 && iy + 4 <= g.ih && ix + 4 <= g.iw;
+                if (fetch)  // the next block's lines under this tile, while this one's transform
+                    for (int r = 0; r < 4; ++r) {
+                        const int64_t row = std::clamp<int64_t>(iy + r, 0, g.ih - 1);
+                        for (int64_t col = tx == 0 ? 0 : 2; col < 4; ++col)
+                            _mm_prefetch(
+                                reinterpret_cast<const char*>(
+                                    xb + plane +
+                                    (row * g.iw + std::clamp<int64_t>(ix + col, 0, g.iw - 1)) * kB),
+                                _MM_HINT_T0);
+                    }
                 __m512 d[4][4];
                 for (int r = 0; r < 4; ++r)
                     for (int col = 0; col < 4; ++col) {

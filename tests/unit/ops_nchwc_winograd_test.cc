@@ -1,9 +1,10 @@
 // The blocked Winograd F(2x2, 3x3) (ops/nchwc_winograd.h): against conv_reference on blocked
 // inputs of odd and even sizes, pads 0-2 on each side, batches, 1-9 output blocks (groups of 1 to
 // 4, and of 1 or 2 with many input channels), input channels in whole and partial slices of 64,
-// one band and many; the same bits on one thread and two, and with the filters' taps gathered; the fused epilogue as
-// GemmEpilogue::apply on the finished output; which Convs it takes and where the blocked path
-// uses it. Skipped where the CPU has no AVX-512.
+// one band and many; the same bits on one thread and two, with the filters' taps gathered and
+// without the input fetched ahead; the fused epilogue as GemmEpilogue::apply on the finished
+// output; which Convs it takes and where the blocked path uses it. Skipped where the CPU has no
+// AVX-512.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -135,8 +136,9 @@ TEST_F(OpsNchwcWinograd, ACallWithOtherWeightsTransformsItsOwnFilters) {
 TEST_F(OpsNchwcWinograd, TransposedAndGatheredFiltersGiveTheSameBits) {
     std::mt19937 rng(17);
     ThreadPool two(2);
-    for (const Case& k : {Case{1, 16, 16, 14, 14, 1, 1, 1, 1}, Case{1, 48, 144, 13, 15, 1, 1, 1, 1},
-                          Case{1, 528, 32, 14, 14, 1, 1, 1, 1}, Case{2, 64, 80, 9, 9, 0, 0, 0, 0}}) {
+    for (const Case& k :
+         {Case{1, 16, 16, 14, 14, 1, 1, 1, 1}, Case{1, 48, 144, 13, 15, 1, 1, 1, 1},
+          Case{1, 528, 32, 14, 14, 1, 1, 1, 1}, Case{2, 64, 80, 9, 9, 0, 0, 0, 0}}) {
         const ops::ConvShape s = shape_of(k);
         const ConvData d = random_conv(s, rng);
         const std::vector<float> transposed = winograd(s, d, d.b.data(), nullptr, &two);
@@ -144,6 +146,25 @@ TEST_F(OpsNchwcWinograd, TransposedAndGatheredFiltersGiveTheSameBits) {
         const std::vector<float> gathered = winograd(s, d, d.b.data(), nullptr, &two);
         ops::set_nchwc_winograd_transposed_filters(was);
         EXPECT_EQ(transposed, gathered) << "c " << k.c << ", m " << k.m;
+    }
+}
+
+// The input transform fetching the next block's lines ahead or not: the same values (several
+// blocks per slice, pads 0-2 and odd maps, so that the fetched rows and columns clamp at the
+// edges).
+TEST_F(OpsNchwcWinograd, InputPrefetchGivesTheSameBits) {
+    std::mt19937 rng(19);
+    ThreadPool two(2);
+    for (const Case& k : {Case{1, 64, 64, 13, 15, 1, 1, 1, 1}, Case{1, 96, 32, 17, 9, 2, 0, 1, 2},
+                          Case{2, 48, 48, 10, 10, 0, 0, 0, 0}}) {
+        const ops::ConvShape s = shape_of(k);
+        const ConvData d = random_conv(s, rng);
+        const bool was = ops::set_nchwc_winograd_input_prefetch(true);
+        const std::vector<float> ahead = winograd(s, d, d.b.data(), nullptr, &two);
+        ops::set_nchwc_winograd_input_prefetch(false);
+        const std::vector<float> plain = winograd(s, d, d.b.data(), nullptr, &two);
+        ops::set_nchwc_winograd_input_prefetch(was);
+        EXPECT_EQ(ahead, plain) << "c " << k.c << ", m " << k.m;
     }
 }
 
