@@ -67,6 +67,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "cross_core.h"
 #include "ir/topo.h"
 #include "onnx/model_io.h"
 #include "runners/onnxrt_runner.h"
@@ -129,6 +130,7 @@ struct Row {
     std::vector<double> pair_ratios;  // per pair of blocks (Timing::pairs)
     Agreement agree;
     Memory mem;
+    pg::bench::CrossCore before, after;  // the machine's phase around the timed runs
     std::string note;
 };
 
@@ -817,6 +819,13 @@ void print_notes(const std::vector<Row>& rows) {
             cell(r.mem.load_peak / r.mem.weights, "%.2f").c_str(),
             cell(r.mem.live / kMiB, "%.1f").c_str(), cell(r.mem.file / kMiB, "%.1f").c_str(),
             cell((r.mem.peak - r.mem.file) / (r.mem.weights + r.mem.live), "%.2f").c_str());
+    std::printf("\n| %-24s | %34s |\n", "model", "cross-core read of 128 KiB, us");
+    for (const Row& r : rows)
+        std::printf(
+            "| %-24s | %34s |\n", r.name.c_str(),
+            (cell(r.before.other_us, "%.1f") + " before, " + cell(r.after.other_us, "%.1f") +
+             " after (own " + cell(r.before.own_us, "%.1f") + ")")
+                .c_str());
     for (const Row& r : rows)
         if (!r.note.empty()) std::printf("%s: %s\n", r.name.c_str(), r.note.c_str());
 }
@@ -851,7 +860,9 @@ int run_bench(const Options& o) {
         }
         for (const Case& c : cases) {
             std::fprintf(stderr, "running %s\n", c.name.c_str());
+            const pg::bench::CrossCore before = pg::bench::measure_cross_core();
             rows.push_back(bench_case(c, with_ort, o));
+            rows.back().before = before, rows.back().after = pg::bench::measure_cross_core();
             if (std::isnan(rows.back().mem.peak)) status = 1;
         }
         print_table(rows);

@@ -3,7 +3,8 @@
 // shared machine's drift (which moves separate runs by 10-50 %) hits both sides alike (the two
 // sessions share one thread pool, so neither side's idle workers spin beside the other's run); it
 // prints both medians and on / off. This is how a fast path's effect in a model is measured
-// (docs/performance.md); the models come from `interpreter_bench --save DIR`.
+// (docs/performance.md); the models come from `interpreter_bench --save DIR`. The machine's
+// cross-core read time (cross_core.h) is printed before and after.
 //
 // Usage: kernel_ab --switch NAME [--threads N] [--reps N] MODEL.onnx...
 //   NAME: winograd (ops::set_conv_winograd), filters_once (ops::set_winograd_filters_once),
@@ -37,6 +38,7 @@
 #include "base/aligned.h"
 #include "base/error.h"
 #include "base/thread_pool.h"
+#include "cross_core.h"
 #include "onnx/model_io.h"
 #include "ops/conv_winograd.h"
 #include "ops/gemm_direct.h"
@@ -177,6 +179,8 @@ int main(int argc, char** argv) {
     }
     std::printf("switch %s, threads %d, median of %d runs per side, interleaved\n", name.c_str(),
                 threads, reps);
+    std::printf("before: %s\n",
+                pg::bench::cross_core_text(pg::bench::measure_cross_core()).c_str());
     std::printf("| %-40s | %9s | %9s | %6s |\n", "model", "off ms", "on ms", "on/off");
     try {
         for (const std::string& m : models) measure(m, it->second, threads, reps, steps);
@@ -184,5 +188,6 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "kernel_ab: %s\n", e.what());
         return 1;
     }
+    std::printf("after: %s\n", pg::bench::cross_core_text(pg::bench::measure_cross_core()).c_str());
     return 0;
 }
