@@ -66,6 +66,11 @@ bool set_nchwc_thread_pack_buffer(bool on);
 // epilogue, its residual) into L1 while a tile of 1, 9 or 25 taps runs (on, the default), or
 // leaves them to the hardware (off); the same values. Returns the previous setting.
 bool set_nchwc_input_prefetch(bool on);
+// Tests and benches: a tile of the first slice (which writes its output lines without reading
+// them) first asks for the next tile's output lines for writing (PREFETCHW: on, the default),
+// so that taking them from the other core's cache overlaps this tile's work; off: the stores
+// take them. The same values. Returns the previous setting.
+bool set_nchwc_output_prefetch(bool on);
 
 // A depthwise float32 Conv depthwise_nchwc runs: 1-D or 2-D, group == c == m, c a multiple of
 // 16, pads >= 0.

@@ -10,10 +10,11 @@
 // 6 pixels, three x 8, two or one x 12), each step loading the group's weight vectors and
 // broadcasting one input value per pixel; the taps in the padding are not visited, so no padded
 // copy is made. While a tile of 1, 9 or 25 taps runs, the next tile's input lines (and in the
-// last slice its residual) are fetched into L1: the input was mostly written by the other core in
-// the step before, which on this VM costs 2-4 times a read of one's own (kernel_ab, in_prefetch). A blocked input's sums run over (block, kh, kw, lane), a plain input's over
-// (channel, kh, kw). Built with -ffp-contract=off: the epilogue's operations are
-// GemmEpilogue::apply's.
+// last slice its residual) are fetched into L1, and in the first slice its output lines for
+// writing: these were mostly written by the other core, which on this VM costs 2-4 times a read
+// of one's own (kernel_ab, in_prefetch and conv_out). A blocked input's sums run over (block, kh,
+// kw, lane), a plain input's over (channel, kh, kw). Built with -ffp-contract=off: the epilogue's
+// operations are GemmEpilogue::apply's.
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -44,12 +45,17 @@
 namespace pg::ops {
 
 namespace {
-std::atomic<bool> g_thread_buffer{true};   // set_nchwc_thread_pack_buffer
-std::atomic<bool> g_input_prefetch{true};  // set_nchwc_input_prefetch
+std::atomic<bool> g_thread_buffer{true};    // set_nchwc_thread_pack_buffer
+std::atomic<bool> g_input_prefetch{true};   // set_nchwc_input_prefetch
+std::atomic<bool> g_output_prefetch{true};  // set_nchwc_output_prefetch
 }  // namespace
 
 bool set_nchwc_thread_pack_buffer(bool on) {
     return g_thread_buffer.exchange(on);
+}
+
+bool set_nchwc_output_prefetch(bool on) {
+    return g_output_prefetch.exchange(on);
 }
 
 bool set_nchwc_input_prefetch(bool on) {
@@ -71,7 +77,7 @@ bool conv_nchwc_fits(const ConvShape& s, bool plain_input) {
 #ifdef PG_NCHWC_AVX512
 namespace {
 
-#define PG_AVX512 __attribute__((target("avx512f")))
+#define PG_AVX512 __attribute__((target("avx512f,prfchw")))
 #define PG_AVX512_INLINE __attribute__((target("avx512f"), always_inline)) inline
 
 constexpr int64_t kB = kNchwcBlock;       // lanes per block
@@ -247,6 +253,10 @@ PG_AVX512 __attribute__((noinline)) void conv_tile(const TileArgs& a) {
                     : _mm512_loadu_ps(a.y + i * a.out_block + tile.out[j] * kB);
     const float* px[NP];  // each pixel's first input
     _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j) px[j] = a.x + tile.in[j];
+    if (a.first && a.next && g_output_prefetch.load(std::memory_order_relaxed))
+        for (int64_t j = 0; j < a.next->np; ++j)
+            for (int i = 0; i < NB; ++i)
+                __builtin_prefetch(a.y + i * a.out_block + a.next->out[j] * kB, 1, 3);
     if (a.last && a.next && a.ep && a.ep->res)  // the next tile's residual, read by its epilogue
         for (int64_t j = 0; j < a.next->np; ++j)
             for (int i = 0; i < NB; ++i)

@@ -45,5 +45,9 @@ bool set_nchwc_winograd_transposed_filters(bool on);
 // into L1 (on, the default; inputs of at most 2 MiB an image) or leaves them to the hardware
 // (off); the same values. Returns the previous setting.
 bool set_nchwc_winograd_input_prefetch(bool on);
+// Tests and benches: the output transform asks for the output lines two tiles ahead for writing
+// (PREFETCHW) and for their residual's lines (on, the default), or leaves them to the stores
+// and loads (off); the same values. Returns the previous setting.
+bool set_nchwc_winograd_output_prefetch(bool on);
 
 }  // namespace pg::ops

@@ -32,11 +32,16 @@ namespace {
 std::atomic<bool> g_on{true};
 std::atomic<bool> g_transposed_filters{true};  // set_nchwc_winograd_transposed_filters
 std::atomic<bool> g_input_prefetch{true};      // set_nchwc_winograd_input_prefetch
+std::atomic<bool> g_output_prefetch{true};     // set_nchwc_winograd_output_prefetch
 constexpr int64_t kMaxTileColumns = 2048;
 }  // namespace
 
 bool set_nchwc_winograd(bool on) {
     return g_on.exchange(on);
+}
+
+bool set_nchwc_winograd_output_prefetch(bool on) {
+    return g_output_prefetch.exchange(on);
 }
 
 bool set_nchwc_winograd_input_prefetch(bool on) {
@@ -309,15 +314,36 @@ PG_AVX512_INLINE void output16(const float* m, int64_t step, __m512 (&out)[2][2]
     }
 }
 
+// The line at p fetched for writing (PREFETCHW): the output was last written by either core.
+__attribute__((target("avx512f,prfchw"), always_inline)) inline void prefetch_for_write(
+    const float* p) {
+    __builtin_prefetch(p, 1, 3);
+}
+
 // The band's sums (m[xi][block][tile][16], nb blocks) back to the output blocks [b0, b0 + nb)
 // of image y, then the epilogue (ep may be nullptr).
-PG_AVX512 void output(const Geometry& g, const float* m, int64_t b0, int64_t nb, int64_t ty0,
-                      int64_t ty1, float* y, const GemmEpilogue* ep) {
+__attribute__((target("avx512f,prfchw"))) void output(const Geometry& g, const float* m, int64_t b0,
+                                                      int64_t nb, int64_t ty0, int64_t ty1,
+                                                      float* y, const GemmEpilogue* ep) {
     const int64_t nt = (ty1 - ty0) * g.tw, step = nb * nt * kB;
     for (int64_t i = 0; i < nb; ++i) {
         float* yb = y + (b0 + i) * g.oh * g.ow * kB;
         for (int64_t ty = ty0; ty < ty1; ++ty)
             for (int64_t tx = 0; tx < g.tw; ++tx) {
+                if (g_output_prefetch.load(std::memory_order_relaxed) && 2 * tx + 5 < g.ow)
+                    for (int a = 0; a < 2 && 2 * ty + a < g.oh; ++a) {
+                        float* ahead = yb + ((2 * ty + a) * g.ow + 2 * tx + 4) * kB;
+                        prefetch_for_write(ahead);
+                        prefetch_for_write(ahead + kB);
+                        if (ep && ep->res) {
+                            _mm_prefetch(
+                                reinterpret_cast<const char*>(ep->res + (ahead - ep->res_origin)),
+                                _MM_HINT_T0);
+                            _mm_prefetch(reinterpret_cast<const char*>(
+                                             ep->res + (ahead + kB - ep->res_origin)),
+                                         _MM_HINT_T0);
+                        }
+                    }
                 __m512 out[2][2];
                 output16(m + (i * nt + (ty - ty0) * g.tw + tx) * kB, step, out);
                 for (int a = 0; a < 2 && 2 * ty + a < g.oh; ++a)

@@ -231,18 +231,21 @@ TEST_F(OpsNchwc, ConvGivesTheSameBitsWithAPackBufferPerCall) {
     ops::set_nchwc_thread_pack_buffer(was);
 }
 
-// The next tile's input and residual fetched ahead (the default) or not: the same values, from
-// 1x1, 3x3 and 5x5 tiles with residual epilogues on maps of several tile classes.
-TEST_F(OpsNchwc, ConvGivesTheSameBitsWithoutInputPrefetch) {
+// The next tile's input, residual and output lines fetched ahead (the default) or not, in each
+// combination: the same values, from 1x1, 3x3 and 5x5 tiles with residual epilogues on maps of
+// several tile classes.
+TEST_F(OpsNchwc, ConvGivesTheSameBitsWithoutPrefetches) {
     std::mt19937 rng(14);
     ThreadPool pool(2);
-    for (const bool on : {false, true}) {
-        const bool was = ops::set_nchwc_input_prefetch(on);
+    for (int on = 0; on < 4; ++on) {
+        const bool in = ops::set_nchwc_input_prefetch(on & 1);
+        const bool out = ops::set_nchwc_output_prefetch(on & 2);
         for (const ConvCase& q : {ConvCase{1, 256, 64, 14, 14, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
                                   ConvCase{1, 64, 64, 13, 11, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
                                   ConvCase{2, 32, 48, 15, 15, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2}})
             check_conv(q, rng, &pool, true);
-        ops::set_nchwc_input_prefetch(was);
+        ops::set_nchwc_input_prefetch(in);
+        ops::set_nchwc_output_prefetch(out);
     }
 }
 

@@ -149,22 +149,32 @@ TEST_F(OpsNchwcWinograd, TransposedAndGatheredFiltersGiveTheSameBits) {
     }
 }
 
-// The input transform fetching the next block's lines ahead or not: the same values (several
-// blocks per slice, pads 0-2 and odd maps, so that the fetched rows and columns clamp at the
-// edges).
-TEST_F(OpsNchwcWinograd, InputPrefetchGivesTheSameBits) {
+// The input transform fetching the next block's lines ahead and the output transform the output
+// and residual lines two tiles ahead, or not: the same values (several blocks per slice, pads 0-2
+// and odd maps, so that the fetched rows and columns clamp at the edges; a residual epilogue).
+TEST_F(OpsNchwcWinograd, PrefetchesGiveTheSameBits) {
     std::mt19937 rng(19);
     ThreadPool two(2);
     for (const Case& k : {Case{1, 64, 64, 13, 15, 1, 1, 1, 1}, Case{1, 96, 32, 17, 9, 2, 0, 1, 2},
                           Case{2, 48, 48, 10, 10, 0, 0, 0, 0}}) {
         const ops::ConvShape s = shape_of(k);
         const ConvData d = random_conv(s, rng);
-        const bool was = ops::set_nchwc_winograd_input_prefetch(true);
-        const std::vector<float> ahead = winograd(s, d, d.b.data(), nullptr, &two);
-        ops::set_nchwc_winograd_input_prefetch(false);
-        const std::vector<float> plain = winograd(s, d, d.b.data(), nullptr, &two);
-        ops::set_nchwc_winograd_input_prefetch(was);
-        EXPECT_EQ(ahead, plain) << "c " << k.c << ", m " << k.m;
+        const std::vector<float> res = test::random_floats(size_t(s.n * s.m * s.w.out_size()), rng);
+        const std::vector<float> rb = blocked(res, s.n, s.m, s.w.out_size());
+        std::vector<float> y(res.size());
+        ops::GemmEpilogue ep;
+        ep.res = rb.data(), ep.res_origin = y.data();
+        auto run = [&](bool in, bool out) {
+            const bool was_in = ops::set_nchwc_winograd_input_prefetch(in);
+            const bool was_out = ops::set_nchwc_winograd_output_prefetch(out);
+            ops::conv_nchwc_winograd(s, d.xb.data(), d.w.data(), d.b.data(), &ep, y.data(), &two);
+            ops::set_nchwc_winograd_input_prefetch(was_in);
+            ops::set_nchwc_winograd_output_prefetch(was_out);
+            return y;
+        };
+        const std::vector<float> ahead = run(true, true);
+        EXPECT_EQ(ahead, run(false, false)) << "c " << k.c << ", m " << k.m;
+        EXPECT_EQ(ahead, run(true, false)) << "c " << k.c << ", m " << k.m;
     }
 }
 
