@@ -14,7 +14,7 @@
 //   (ops::set_nchwc_winograd_transposed_filters), wino_prefetch
 //   (ops::set_nchwc_winograd_input_prefetch), wino_out (ops::set_nchwc_winograd_output_prefetch),
 //   in_prefetch (ops::set_nchwc_input_prefetch), conv_out (ops::set_nchwc_output_prefetch),
-//   prefetch (the four prefetch switches together),
+//   dw_out (ops::set_depthwise_nchwc_output_prefetch), prefetch (the five together),
 //   pack_buffer (ops::set_nchwc_thread_pack_buffer), align (set_aligned_buffers), affine
 //   (ops::set_affine_parts), steal (ops::set_steal_tails), late_yield (set_pool_late_yield),
 //   rnn_avx512 (ops::rnn_limit_isa: AVX-512 or AVX2 recurrent products), and the plan-time
@@ -77,13 +77,15 @@ const std::map<std::string, Switch>& switches() {
         {"wino_prefetch", [](bool on) { return pg::ops::set_nchwc_winograd_input_prefetch(on); }},
         {"wino_out", [](bool on) { return pg::ops::set_nchwc_winograd_output_prefetch(on); }},
         {"conv_out", [](bool on) { return pg::ops::set_nchwc_output_prefetch(on); }},
-        {"prefetch",  // all four of this file's prefetch switches at once
+        {"prefetch",  // wino_prefetch, wino_out, conv_out, dw_out and in_prefetch at once
          [](bool on) {
              pg::ops::set_nchwc_winograd_input_prefetch(on);
              pg::ops::set_nchwc_winograd_output_prefetch(on);
              pg::ops::set_nchwc_output_prefetch(on);
+             pg::ops::set_depthwise_nchwc_output_prefetch(on);
              return pg::ops::set_nchwc_input_prefetch(on);
          }},
+        {"dw_out", [](bool on) { return pg::ops::set_depthwise_nchwc_output_prefetch(on); }},
         {"in_prefetch", [](bool on) { return pg::ops::set_nchwc_input_prefetch(on); }},
         {"late_yield", [](bool on) { return pg::set_pool_late_yield(on); }},
         {"steal", [](bool on) { return pg::ops::set_steal_tails(on); }},

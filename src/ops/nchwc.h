@@ -79,6 +79,10 @@ bool depthwise_nchwc_fits(const ConvShape& s);
 // multiply-adds over the window's taps inside the input, in order from zero.
 void depthwise_nchwc(const ConvShape& s, const float* x, const float* w, const float* bias,
                      const GemmEpilogue* epilogue, float* y, ThreadPool* pool);
+// Tests and benches: depthwise_nchwc's 3x3 windows ask for the next eight outputs' lines for
+// writing (PREFETCHW: on, the default) or leave them to the stores (off); the same values.
+// Returns the previous setting.
+bool set_depthwise_nchwc_output_prefetch(bool on);
 
 // Pools on blocked float32 tensors of n images x cb channel blocks (Window: conv_kernels.h),
 // with max_pool's / avg_pool's values (pool_kernels.h; max_pool without indices).

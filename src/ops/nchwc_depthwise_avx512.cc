@@ -6,6 +6,8 @@
 // (image, block, output row) units, one contiguous range per thread (run_parts: a thread reads
 // the blocks it wrote in a Conv split by groups; MobileNet 0.961-0.968 against claimed chunks).
 // Built with -ffp-contract=off.
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -33,6 +35,14 @@ bool depthwise_nchwc_fits(const ConvShape& s) {
 }
 
 #ifdef PG_NCHWC_DW_AVX512
+namespace {
+std::atomic<bool> g_output_prefetch{true};  // set_depthwise_nchwc_output_prefetch
+}  // namespace
+
+bool set_depthwise_nchwc_output_prefetch(bool on) {
+    return g_output_prefetch.exchange(on);
+}
+
 namespace {
 
 constexpr int64_t kB = kNchwcBlock;
@@ -127,9 +137,10 @@ __attribute__((target("avx512f"), always_inline)) inline void prefetch_rows_ahea
 // and the block's epilogue loaded once for all of them (per eight outputs, dw_pixels<8> took
 // 1.5-2.5x the time; per row, the tail through dw_pixels took twice a group's time per output).
 template <int S>
-__attribute__((target("avx512f"))) void dw_groups3(const Rows& r, const float* x, const float* wt,
-                                                   float* y, int64_t oh, int64_t ow, int64_t count,
-                                                   const BlockEpilogueZmm& e0) {
+__attribute__((target("avx512f,prfchw"))) void dw_groups3(const Rows& r, const float* x,
+                                                          const float* wt, float* y, int64_t oh,
+                                                          int64_t ow, int64_t count,
+                                                          const BlockEpilogueZmm& e0) {
     const BlockEpilogueZmm e = e0;  // in registers (a store may alias e0)
     const Window& g = r.s.w;
     __m512 wv[9];
@@ -138,7 +149,11 @@ __attribute__((target("avx512f"))) void dw_groups3(const Rows& r, const float* x
     const float* x0 = x + r.h.start[oh] * row;
     float* y0 = y + oh * g.out[2] * kB;
     const bool ahead = g.stride[1] == 2;
+    const bool out_ahead = g_output_prefetch.load(std::memory_order_relaxed);
     for (; count >= 8; count -= 8, ow += 8) {
+        if (out_ahead)  // the next group's output lines, for writing
+            for (int64_t j = 8; j < std::min<int64_t>(count, 16); ++j)
+                __builtin_prefetch(y0 + (ow + j) * kB, 1, 3);
         dw_group3<S, 8>(wv, x0 + r.w.start[ow] * kB, row, y0 + ow * kB, e);
         if (ahead) prefetch_rows_ahead<S>(x0 + 3 * row + r.w.start[ow] * kB, row);
     }
@@ -199,27 +214,26 @@ void depthwise_nchwc(const ConvShape& s, const float* x, const float* w, const f
     r.cols = column_runs(s.w, r.w);
     const int64_t cb = s.c / kB, taps = s.w.kernel[1] * s.w.kernel[2], rows = s.w.out[1];
     const int64_t in_block = s.w.in[1] * s.w.in[2] * kB, out_block = s.w.out_size() * kB;
-    run_parts(
-        s.n * cb * out_block > (1 << 14) ? pool : nullptr, s.n * cb * rows,
-        [&](int64_t b, int64_t e) {
-            // The block's taps, lane-major; kept per thread (run_parts calls this several times
-            // per thread and Conv).
-            thread_local KeptArray<float> kept;
-            float* wt = kept.at_least(static_cast<size_t>(taps * kB));
-            int64_t gathered = -1;
-            BlockEpilogueZmm be;
-            for (int64_t u = b; u < e; ++u) {
-                const int64_t oh = u % rows, nb = u / rows, blk = nb % cb;
-                if (blk != gathered) {
-                    for (int64_t t = 0; t < taps; ++t)
-                        for (int64_t l = 0; l < kB; ++l)
-                            wt[t * kB + l] = w[(blk * kB + l) * taps + t];
-                    gathered = blk;
-                    if (r.ep) be = BlockEpilogueZmm(*r.ep, blk * kB);
-                }
-                dw_row(r, x + nb * in_block, wt, y + nb * out_block, oh, be);
-            }
-        });
+    run_parts(s.n * cb * out_block > (1 << 14) ? pool : nullptr, s.n * cb * rows,
+              [&](int64_t b, int64_t e) {
+                  // The block's taps, lane-major; kept per thread (run_parts calls this several
+                  // times per thread and Conv).
+                  thread_local KeptArray<float> kept;
+                  float* wt = kept.at_least(static_cast<size_t>(taps * kB));
+                  int64_t gathered = -1;
+                  BlockEpilogueZmm be;
+                  for (int64_t u = b; u < e; ++u) {
+                      const int64_t oh = u % rows, nb = u / rows, blk = nb % cb;
+                      if (blk != gathered) {
+                          for (int64_t t = 0; t < taps; ++t)
+                              for (int64_t l = 0; l < kB; ++l)
+                                  wt[t * kB + l] = w[(blk * kB + l) * taps + t];
+                          gathered = blk;
+                          if (r.ep) be = BlockEpilogueZmm(*r.ep, blk * kB);
+                      }
+                      dw_row(r, x + nb * in_block, wt, y + nb * out_block, oh, be);
+                  }
+              });
 }
 
 #else

@@ -307,7 +307,8 @@ std::vector<float> depthwise_chains(const ops::ConvShape& s, const std::vector<f
 
 // Depthwise: per output, fused multiply-adds over the taps inside the input (kh, kw in order
 // from zero), then the bias and the epilogue; blocked in and out; random windows, then 3x3 ones
-// over rows long enough for runs of eight (dw_groups3).
+// over rows long enough for runs of eight (dw_groups3), with and without their output lines
+// fetched ahead.
 TEST_F(OpsNchwc, DepthwiseGivesTheFusedMultiplyAddChainsBits) {
     std::mt19937 rng(16);
     ThreadPool pool(2);
@@ -337,8 +338,10 @@ TEST_F(OpsNchwc, DepthwiseGivesTheFusedMultiplyAddChainsBits) {
         ep.clamp = true, ep.lo = 0.0f, ep.hi = INFINITY;
         const std::vector<float> xb = blocked(x, n, c, h * wd);
         std::vector<float> yb(want.size());
+        const bool was = ops::set_depthwise_nchwc_output_prefetch(t < 32);  // the last two: off
         ops::depthwise_nchwc(s, xb.data(), w.data(), bias.data(), &ep, yb.data(),
                              t % 2 ? &pool : nullptr);
+        ops::set_depthwise_nchwc_output_prefetch(was);
         const std::vector<float> got = unblocked(yb, n, c, ho * wo);
         ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size() * 4), 0)
             << "c " << c << " k " << k << " stride " << st << " " << h << "x" << wd;
