@@ -209,7 +209,7 @@ PG_AVX512 void input(const Geometry& g, const float* x, int64_t cb0, int64_t cbs
         g_input_prefetch.load(std::memory_order_relaxed) && g.cb * plane * 4 <= kPrefetchInputBytes;
     for (int64_t cbl = 0; cbl < cbs; ++cbl) {
         const float* xb = x + (cb0 + cbl) * plane;
-        const bool fetch = ahead && cbl + 1 < cbs;
+        const bool fetch = ahead && cb0 + cbl + 1 < g.cb;  // the next slice's first block too
         for (int64_t ty = ty0; ty < ty1; ++ty)
             for (int64_t tx = 0; tx < g.tw; ++tx) {
                 const int64_t iy = 2 * ty - g.pt, ix = 2 * tx - g.pl;
