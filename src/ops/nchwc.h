@@ -62,9 +62,10 @@ void conv_nchwc(const ConvShape& s, const float* x, const float* w, const float*
 // setting.
 bool set_nchwc_thread_pack_buffer(bool on);
 
-// Tests and benches: conv_nchwc fetches the next tile's input lines (and, in a residual
-// epilogue, its residual) into L1 while a tile of 1, 9 or 25 taps runs (on, the default), or
-// leaves them to the hardware (off); the same values. Returns the previous setting.
+// Tests and benches: conv_nchwc fetches the next tile's input lines (the last tile of a slice:
+// the first tile's lines of the next slice; in a residual epilogue also the next tile's residual)
+// into L1 while a tile of 1, 9 or 25 taps runs (on, the default), or leaves them to the hardware
+// (off); the same values. Returns the previous setting.
 bool set_nchwc_input_prefetch(bool on);
 // Tests and benches: a tile of the first slice (which writes its output lines without reading
 // them) first asks for the next tile's output lines for writing (PREFETCHW: on, the default),

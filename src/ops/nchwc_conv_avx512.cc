@@ -176,6 +176,10 @@ struct TileArgs {
     int64_t ch;
     Prefetch* pf;           // may be nullptr
     const NchwcTile* next;  // the next tile of the slice, its input prefetched (may be nullptr)
+    // The last tile of a slice: the first tile, whose input is prefetched `shift` channels on
+    // (the next slice's), where that is below `channels` (may be nullptr).
+    const NchwcTile* wrap;
+    int64_t shift, channels;
 };
 
 // One value of p: the group's NB weight vectors at w times, for each pixel j, the input value
@@ -211,6 +215,14 @@ PG_AVX512 __attribute__((always_inline)) inline void accumulate_blocks(const Til
                     _mm_prefetch(
                         reinterpret_cast<const char*>(a.x + a.next->in[j] + c + a.taps[t].in),
                         _MM_HINT_T0);
+        if (T > 0 && a.wrap && cb + a.shift < a.channels) {
+            const int64_t cw = ((cb + a.shift) / kB) * a.in_block;
+            for (int64_t t = 0; t < T; ++t)
+                for (int64_t j = 0; j < a.wrap->np; ++j)
+                    _mm_prefetch(
+                        reinterpret_cast<const char*>(a.x + a.wrap->in[j] + cw + a.taps[t].in),
+                        _MM_HINT_T0);
+        }
         _Pragma("GCC unroll 1") for (int64_t t = 0; t < ntaps; ++t) {
             const int64_t o = c + a.taps[t].in;
             const float* w = wb + (T > 0 ? t : a.taps[t].index) * kPackRows;
@@ -407,7 +419,13 @@ void run_segment(const Job& j, float* wp, int64_t n, int64_t grp, int64_t seg) {
                              g_input_prefetch.load(std::memory_order_relaxed) && ti < ntiles &&
                                      tiles[static_cast<size_t>(ti)].cls == tile.cls
                                  ? &tiles[static_cast<size_t>(ti)]
-                                 : nullptr};
+                                 : nullptr,
+                             g_input_prefetch.load(std::memory_order_relaxed) && ti == ntiles &&
+                                     c1 < j.s.c && tiles[0].cls == tile.cls
+                                 ? &tiles[0]
+                                 : nullptr,
+                             c1 - c0,
+                             j.s.c};
             tile_fn(nb, tile.np, a.ntaps, g.tiles.full(tile.cls))(a);
         }
     }
