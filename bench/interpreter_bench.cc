@@ -7,6 +7,9 @@
 // the per-pair ratios (each reference block's median over the next ONNX Runtime block's), which
 // a drift of the machine lasting longer than a pair does not move. Agreement
 // is the largest relative error of the float32 outputs, |ref - ort| / max(|ort|, 1e-6).
+// With more than one model, each model runs in a child process of its own (this binary with
+// --row-child NAME, which prints the model's row as one line: bench_row.h), and in it the
+// reference runs once before ONNX Runtime's session is created (bench_case says why).
 //
 // Memory: the reference run is repeated in a fresh child (this binary with --peak-child MODEL),
 // which reports VmHWM after the run (as timed: no hook, so fused Conv chains) minus VmHWM before
@@ -67,6 +70,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "bench_row.h"
 #include "cross_core.h"
 #include "ir/topo.h"
 #include "onnx/model_io.h"
@@ -100,6 +104,7 @@ struct Options {
     int profile_reps = 0;      // --profile N: N reference runs of the --only model, no table
     std::string models_dir = PG_SHARED_DIR "/data/onnx-light-models";
     std::string save_dir;  // --save DIR: write the bench's models there (for massif, perf), no run
+    bool row_child = false;  // --row-child NAME: bench one model, print its row_line (internal)
 };
 
 struct Case {
@@ -108,31 +113,9 @@ struct Case {
     std::unique_ptr<pg::ir::Model> model;
 };
 
-struct Memory {
-    double peak = NAN, weights = NAN, live = NAN;  // bytes
-    double loaded = NAN;     // VmRSS after loading the model, minus the baseline
-    double load_peak = NAN;  // VmHWM after loading the model (before running), minus the baseline
-    double file = NAN;       // growth of RssFile over the run (code and other file-backed pages)
-};
-
-// Output agreement: the table's element-wise figure and a scale-aware one for the notes.
-struct Agreement {
-    double max_rel = NAN;          // max |a - b| / max(|b|, 1e-6)
-    double max_abs = NAN;          // max |a - b|
-    double max_ort = NAN;          // max |b|
-    double max_rel_pg = NAN;       // Polygraphy-style: max |a - b| / |b| (inf where b == 0 != a)
-    uint64_t over = 0, count = 0;  // elements with |a - b| / |b| > 1e-5, elements compared
-};
-
-struct Row {
-    std::string name;
-    double ref_ms = NAN, ort_ms = NAN;
-    std::vector<double> pair_ratios;  // per pair of blocks (Timing::pairs)
-    Agreement agree;
-    Memory mem;
-    pg::bench::CrossCore before, after;  // the machine's phase around the timed runs
-    std::string note;
-};
+using pg::bench::Agreement;
+using pg::bench::Memory;
+using pg::bench::Row;
 
 // ---- memory child ----
 
@@ -324,14 +307,19 @@ int peak_child(const std::string& path) {
 
 // ---- parent ----
 
-Memory measure_memory(const std::string& path) {
+// This executable's path ("" when unknown).
+std::string self_path() {
     char self[4096];
     const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    return n > 0 ? std::string(self, static_cast<size_t>(n)) : std::string();
+}
+
+Memory measure_memory(const std::string& path) {
+    const std::string self = self_path();
     Memory m;
-    if (n <= 0) return m;
-    self[n] = '\0';
-    const std::string cmd = std::string("'") + self + "' --threads " + std::to_string(g_threads) +
-                            " --peak-child '" + path + "'";
+    if (self.empty()) return m;
+    const std::string cmd =
+        "'" + self + "' --threads " + std::to_string(g_threads) + " --peak-child '" + path + "'";
     FILE* f = popen(cmd.c_str(), "r");
     if (!f) return m;
     if (std::fscanf(f, "%lf %lf %lf %lf %lf %lf", &m.peak, &m.weights, &m.live, &m.loaded,
@@ -460,6 +448,14 @@ Row bench_case(const Case& c, bool with_ort, const Options& o) {
     ref_opts.session.threads = g_threads;
     pg::runners::RefRunner ref(*c.model, ref_opts);
     NamedTensors ref_out, ort_out;
+    // One reference run before ONNX Runtime's session exists, so that the reference's buffers
+    // (its activations, each thread's kept scratch) are placed as in a process of its own
+    // (run_bench: each model's comparison runs in a fresh process). With ONNX Runtime's session
+    // created first, 4 processes of 10 ran the reference at 1.15-1.25 of its time in the other
+    // 6 for their whole life (ResNet-50: 26-28 ms against 22-24), even with that session idle;
+    // with this run first, 10 of 10 ran at 22.6-24.8 ms, as the reference does in a process
+    // without ONNX Runtime (9 of 9). The cause is not known (docs/performance.md, session 20).
+    ref_out = ref.infer(feeds);
     std::unique_ptr<pg::runners::OnnxRtRunner> ort;
     if (with_ort) {
         try {
@@ -830,6 +826,43 @@ void print_notes(const std::vector<Row>& rows) {
         if (!r.note.empty()) std::printf("%s: %s\n", r.name.c_str(), r.note.c_str());
 }
 
+// bench_case between two readings of the machine's cross-core time.
+Row measured_case(const Case& c, bool with_ort, const Options& o) {
+    const pg::bench::CrossCore before = pg::bench::measure_cross_core();
+    Row row = bench_case(c, with_ort, o);
+    row.before = before, row.after = pg::bench::measure_cross_core();
+    return row;
+}
+
+// Model `name` benched in a child process of its own (--row-child), so that no model's runs
+// follow another's in the same process: ONNX Runtime's sessions for earlier models left the
+// reference in the slow state bench_case describes (a whole-table run had ResNet-50 at 1.25
+// with the reference run first). The child gets this run's options.
+Row row_from_child(const std::string& name, const Options& o) {
+    Row failed;
+    failed.name = name;
+    failed.note = "the child process that benches it failed";
+    const std::string self = self_path();
+    if (self.empty()) return failed;
+    std::string cmd = "'" + self + "' --row-child '" + name + "' --threads " +
+                      std::to_string(g_threads) + " --reps " + std::to_string(o.reps) +
+                      " --blocks " + std::to_string(g_blocks) + " --settle " +
+                      std::to_string(g_settle_ms) + " --models '" + o.models_dir + "'";
+    if (o.quick) cmd += " --quick";
+    if (o.ort_no_spin) cmd += " --ort-no-spin";
+    FILE* f = popen(cmd.c_str(), "r");
+    if (!f) return failed;
+    std::optional<Row> row;
+    char buf[8192];
+    while (std::fgets(buf, sizeof buf, f)) {
+        std::string line(buf);
+        while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+        if (!row) row = pg::bench::parse_row_line(line);
+    }
+    const int rc = pclose(f);
+    return row && rc == 0 ? *row : failed;
+}
+
 int run_bench(const Options& o) {
     if (!o.save_dir.empty()) {
         std::filesystem::create_directories(o.save_dir);
@@ -852,17 +885,24 @@ int run_bench(const Options& o) {
                           .c_str());
         std::fflush(stdout);
         std::vector<Row> rows;
-        const std::vector<Case> cases = make_cases(o, tmp);
+        std::vector<Case> cases = make_cases(o, tmp);
         if (o.profile_reps > 0) {
             for (const Case& c : cases) profile_case(c, o.profile_reps);
             std::filesystem::remove_all(tmp);
             return 0;
         }
+        if (o.row_child) {
+            for (const Case& c : cases)
+                std::printf("%s\n", row_line(measured_case(c, with_ort, o)).c_str());
+            std::filesystem::remove_all(tmp);
+            return 0;
+        }
+        if (cases.size() > 1)  // each child loads its own
+            for (Case& c : cases) c.model.reset();
         for (const Case& c : cases) {
             std::fprintf(stderr, "running %s\n", c.name.c_str());
-            const pg::bench::CrossCore before = pg::bench::measure_cross_core();
-            rows.push_back(bench_case(c, with_ort, o));
-            rows.back().before = before, rows.back().after = pg::bench::measure_cross_core();
+            rows.push_back(cases.size() > 1 ? row_from_child(c.name, o)
+                                            : measured_case(c, with_ort, o));
             if (std::isnan(rows.back().mem.peak)) status = 1;
         }
         print_table(rows);
@@ -895,6 +935,8 @@ int main(int argc, char** argv) {
                 o.reps = std::max(1, std::stoi(argv[++i]));
             else if (a == "--only" && i + 1 < argc)
                 o.only = argv[++i];
+            else if (a == "--row-child" && i + 1 < argc)
+                o.only = argv[++i], o.row_child = true;
             else if (a == "--threads" && i + 1 < argc)
                 g_threads = std::max(1, std::stoi(argv[++i]));
             else if (a == "--profile" && i + 1 < argc)
