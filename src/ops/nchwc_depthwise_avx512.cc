@@ -34,7 +34,6 @@ bool depthwise_nchwc_fits(const ConvShape& s) {
     return s.n > 0 && s.w.out_size() > 0;
 }
 
-#ifdef PG_NCHWC_DW_AVX512
 namespace {
 std::atomic<bool> g_output_prefetch{true};  // set_depthwise_nchwc_output_prefetch
 }  // namespace
@@ -43,6 +42,7 @@ bool set_depthwise_nchwc_output_prefetch(bool on) {
     return g_output_prefetch.exchange(on);
 }
 
+#ifdef PG_NCHWC_DW_AVX512
 namespace {
 
 constexpr int64_t kB = kNchwcBlock;
