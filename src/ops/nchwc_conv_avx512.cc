@@ -175,10 +175,11 @@ struct TileArgs {
     const GemmEpilogue* ep;
     int64_t ch;
     Prefetch* pf;           // may be nullptr
-    const NchwcTile* next;  // the next tile of the slice, its input prefetched (may be nullptr)
-    // The last tile of a slice: the first tile, whose input is prefetched `shift` channels on
-    // (the next slice's), where that is below `channels` (may be nullptr).
-    const NchwcTile* wrap;
+    const NchwcTile* next;  // the slice's next tile if of the same class (may be nullptr)
+    // The tile whose input lines are fetched, `shift` channels on where that is below
+    // `channels`: the next one (shift 0), or after a slice's last tile the first one of the next
+    // slice; nullptr: none (set_nchwc_input_prefetch off, or another class).
+    const NchwcTile* ahead;
     int64_t shift, channels;
 };
 
@@ -209,18 +210,12 @@ PG_AVX512 __attribute__((always_inline)) inline void accumulate_blocks(const Til
     for (int64_t cb = a.c0; cb < a.c1; cb += kB) {
         const int64_t c = (cb / kB) * a.in_block;
         const float* wb = a.wp + (cb - a.c0) * ws;
-        if (T > 0 && a.next)
+        if (T > 0 && a.ahead && cb + a.shift < a.channels) {
+            const int64_t ca = ((cb + a.shift) / kB) * a.in_block;
             for (int64_t t = 0; t < T; ++t)
-                for (int64_t j = 0; j < a.next->np; ++j)
+                for (int64_t j = 0; j < a.ahead->np; ++j)
                     _mm_prefetch(
-                        reinterpret_cast<const char*>(a.x + a.next->in[j] + c + a.taps[t].in),
-                        _MM_HINT_T0);
-        if (T > 0 && a.wrap && cb + a.shift < a.channels) {
-            const int64_t cw = ((cb + a.shift) / kB) * a.in_block;
-            for (int64_t t = 0; t < T; ++t)
-                for (int64_t j = 0; j < a.wrap->np; ++j)
-                    _mm_prefetch(
-                        reinterpret_cast<const char*>(a.x + a.wrap->in[j] + cw + a.taps[t].in),
+                        reinterpret_cast<const char*>(a.x + a.ahead->in[j] + ca + a.taps[t].in),
                         _MM_HINT_T0);
         }
         _Pragma("GCC unroll 1") for (int64_t t = 0; t < ntaps; ++t) {
@@ -265,11 +260,11 @@ PG_AVX512 __attribute__((noinline)) void conv_tile(const TileArgs& a) {
                     : _mm512_loadu_ps(a.y + i * a.out_block + tile.out[j] * kB);
     const float* px[NP];  // each pixel's first input
     _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j) px[j] = a.x + tile.in[j];
-    if (a.first && a.next && g_output_prefetch.load(std::memory_order_relaxed))
+    if (a.first && a.next && g_output_prefetch.load(std::memory_order_relaxed))  // for writing
         for (int64_t j = 0; j < a.next->np; ++j)
             for (int i = 0; i < NB; ++i)
                 __builtin_prefetch(a.y + i * a.out_block + a.next->out[j] * kB, 1, 3);
-    if (a.last && a.next && a.ep && a.ep->res)  // the next tile's residual, read by its epilogue
+    if (a.last && a.ahead && a.ep && a.ep->res)  // the next tile's residual, for its epilogue
         for (int64_t j = 0; j < a.next->np; ++j)
             for (int i = 0; i < NB; ++i)
                 _mm_prefetch(reinterpret_cast<const char*>(
@@ -379,6 +374,7 @@ void run_segment(const Job& j, float* wp, int64_t n, int64_t grp, int64_t seg) {
     const float* wg = j.w + b0 * kB * k;
     const bool spread = !j.plain && static_cast<int64_t>(tiles.size()) <= kSpreadTiles;
     const int64_t ntiles = static_cast<int64_t>(tiles.size());
+    const bool fetch = g_input_prefetch.load(std::memory_order_relaxed);
     Prefetch pf;
     for (int64_t c0 = 0; c0 < j.s.c; c0 += step) {
         const int64_t c1 = std::min(j.s.c, c0 + step), p0 = c0 * ntaps, kc = (c1 - c0) * ntaps;
@@ -399,6 +395,10 @@ void run_segment(const Job& j, float* wp, int64_t n, int64_t grp, int64_t seg) {
                 pf.each = (pf.left + slots - 1) / std::max<int64_t>(slots, 1);
             }
             ++ti;
+            const NchwcTile* next = ti < ntiles && tiles[static_cast<size_t>(ti)].cls == tile.cls
+                                        ? &tiles[static_cast<size_t>(ti)]
+                                        : nullptr;
+            const NchwcTile* wrap = c1 < j.s.c && tiles[0].cls == tile.cls ? &tiles[0] : nullptr;
             const TileArgs a{wp,
                              j.x + n * j.s.c * (g.in_block / kB),
                              &tile,
@@ -416,15 +416,11 @@ void run_segment(const Job& j, float* wp, int64_t n, int64_t grp, int64_t seg) {
                              j.ep,
                              b0 * kB,
                              lines ? &pf : nullptr,
-                             g_input_prefetch.load(std::memory_order_relaxed) && ti < ntiles &&
-                                     tiles[static_cast<size_t>(ti)].cls == tile.cls
-                                 ? &tiles[static_cast<size_t>(ti)]
-                                 : nullptr,
-                             g_input_prefetch.load(std::memory_order_relaxed) && ti == ntiles &&
-                                     c1 < j.s.c && tiles[0].cls == tile.cls
-                                 ? &tiles[0]
-                                 : nullptr,
-                             c1 - c0,
+                             next,
+                             !fetch        ? nullptr
+                             : ti < ntiles ? next
+                                           : wrap,
+                             ti < ntiles ? 0 : c1 - c0,
                              j.s.c};
             tile_fn(nb, tile.np, a.ntaps, g.tiles.full(tile.cls))(a);
         }
