@@ -7,10 +7,14 @@
 // with its own weights, and reports the time per layer: the weights then come from memory, as
 // inside a whole model, instead of staying in the caches.
 //
-// Usage: bench_conv_layers [--reps N] [--threads N] [--chain N] [--only SUBSTRING]
+// --save DIR also writes each layer's model to DIR/<layer>.onnx (spaces and symbols as '_'),
+// for kernel_ab and perf.
+//
+// Usage: bench_conv_layers [--reps N] [--threads N] [--chain N] [--only SUBSTRING] [--save DIR]
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -115,6 +119,14 @@ std::unique_ptr<pg::ir::Model> conv_model(const Layer& l, int chain, std::mt1993
     return model;
 }
 
+// A layer's name as a file name: letters, digits, '-' and '.' kept, anything else '_'.
+std::string file_name(const std::string& name) {
+    std::string out = name;
+    for (char& ch : out)
+        if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '.') ch = '_';
+    return out;
+}
+
 double median_ms(pg::runners::Runner& r, const Feeds& feeds, int reps) {
     std::vector<double> ms;
     r.infer(feeds);  // warm-up
@@ -131,7 +143,7 @@ double median_ms(pg::runners::Runner& r, const Feeds& feeds, int reps) {
 
 int main(int argc, char** argv) {
     int reps = 15, threads = 2, chain = 1;
-    std::string only;
+    std::string only, save;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--reps" && i + 1 < argc)
@@ -142,9 +154,12 @@ int main(int argc, char** argv) {
             chain = std::max(1, std::atoi(argv[++i]));
         else if (a == "--only" && i + 1 < argc)
             only = argv[++i];
+        else if (a == "--save" && i + 1 < argc)
+            save = argv[++i];
         else {
             std::fprintf(stderr,
-                         "usage: %s [--reps N] [--threads N] [--chain N] [--only SUBSTRING]\n",
+                         "usage: %s [--reps N] [--threads N] [--chain N] [--only SUBSTRING] "
+                         "[--save DIR]\n",
                          argv[0]);
             return 2;
         }
@@ -163,6 +178,7 @@ int main(int argc, char** argv) {
         auto model = conv_model(l, chain, rng);
         const std::string path = (dir / "conv.onnx").string();
         pg::onnx::save_model(*model, path);
+        if (!save.empty()) pg::onnx::save_model(*model, save + "/" + file_name(l.name) + ".onnx");
         Feeds feeds{{"x", uniform({1, l.cin, l.hw, l.hw}, 1.0f, rng)}};
         pg::runners::RefRunnerOptions ref_opts;
         ref_opts.session.threads = threads;

@@ -691,7 +691,10 @@ void profile_case(const Case& c, int reps) {
     std::map<std::string, double> fused_ms;  // per step (its first node), ms over the reps
     std::map<std::string, std::string> fused_op;
     std::vector<pg::runtime::Session::StepTime> times;
+    const auto timed_start = Clock::now();
     for (int i = 0; i < reps; ++i) ref.session().run_timed(rt, times);
+    const double timed_wall =
+        std::chrono::duration<double, std::milli>(Clock::now() - timed_start).count() / reps;
     for (const auto& t : times) {  // a blocked-layout reorder apart from its node's step
         const std::string key = t.reorder ? t.node->name + " (reorder)" : t.node->name;
         fused_ms[key] += t.ms, fused_op[key] = t.reorder ? "(reorder)" : t.node->op_type;
@@ -704,7 +707,8 @@ void profile_case(const Case& c, int reps) {
     std::map<std::string, std::pair<double, int>> by_op;  // fused steps by their first op
     for (const auto& [ms, name] : steps)
         by_op[fused_op[name]].first += ms, ++by_op[fused_op[name]].second;
-    std::printf("  fused steps (timed runs, no hook): %.2f ms per run; by first op:\n", total);
+    std::printf("  fused steps (timed runs, no hook): %.2f ms per run (wall %.2f); by first op:\n",
+                total, timed_wall);
     for (const auto& [op, v] : by_op)
         std::printf("  %-20s %4d steps %8.3f ms\n", op.c_str(), v.second, v.first);
     std::printf("  slowest fused steps:\n");
