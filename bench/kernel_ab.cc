@@ -67,6 +67,7 @@ const std::map<std::string, Switch>& switches() {
         {"static", [](bool on) { return pg::ops::set_gemm_direct_static(on); }},
         {"concat", [](bool on) { return pg::runtime::set_fuse_concat_in_place(on); }},
         {"nchwc", [](bool on) { return pg::runtime::set_nchwc_layout(on); }},
+        {"plain_out", [](bool on) { return pg::runtime::set_nchwc_plain_outputs(on); }},
         {"transposes", [](bool on) { return pg::runtime::set_fuse_matmul_transposes(on); }},
         {"align", [](bool on) { return pg::set_aligned_buffers(on); }},
         {"rowbases", [](bool on) { return pg::ops::set_gemm_direct_row_bases(on); }},

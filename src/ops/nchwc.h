@@ -38,7 +38,8 @@ std::vector<int64_t> nchwc_dims(const std::vector<int64_t>& nchw);
 std::vector<int64_t> nchw_dims(const std::vector<int64_t>& blocked);
 
 // Copies n images of c channels x `plane` pixels between the two layouts, elements of `elem`
-// bytes (any type); c must be a multiple of 16.
+// bytes (any type); to_nchwc's c must be a multiple of 16. from_nchwc takes any c > 0: x holds
+// ceil(c / 16) blocks an image, and the last block's lanes from c on are not copied.
 void to_nchwc(const void* x, int64_t n, int64_t c, int64_t plane, size_t elem, void* y,
               ThreadPool* pool);
 void from_nchwc(const void* x, int64_t n, int64_t c, int64_t plane, size_t elem, void* y,
@@ -56,6 +57,17 @@ bool conv_nchwc_fits(const ConvShape& s, bool plain_input = false);
 // conv_nchwc_fits (kInternal otherwise).
 void conv_nchwc(const ConvShape& s, const float* x, const float* w, const float* bias,
                 const GemmEpilogue* epilogue, float* y, ThreadPool* pool, bool plain_input = false);
+
+// A Conv conv_nchwc_plain_out runs: conv_nchwc_fits but for the output channels, any count m > 0.
+bool conv_nchwc_plain_out_fits(const ConvShape& s, bool plain_input = false);
+// conv_nchwc's sums and epilogue (no residual) into a plain y (n, m, out...), m any count (a
+// classifier's 1000 channels, which the blocked layout cannot hold): the outputs go through a
+// scratch of ceil(m / 16) blocks an image, the last block's channels past m computed from zero
+// weights and dropped, then into y. Each of the m channels has conv_nchwc's value. Requires
+// conv_nchwc_plain_out_fits and no residual (kInternal otherwise).
+void conv_nchwc_plain_out(const ConvShape& s, const float* x, const float* w, const float* bias,
+                          const GemmEpilogue* epilogue, float* y, ThreadPool* pool,
+                          bool plain_input = false);
 
 // Tests and benches: conv_nchwc packs weights into a buffer each thread keeps from call to call
 // (on, the default) or into one allocated per call (off); the same values. Returns the previous

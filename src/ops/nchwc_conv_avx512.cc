@@ -119,7 +119,7 @@ struct Geometry {
 Geometry geometry(const ConvShape& s, int threads, bool plain) {
     Geometry g{
         0, 0, 0, 0, plain ? s.w.in[1] * s.w.in[2] : 1, false, 1, NchwcConvTiles(s, plain ? 1 : kB)};
-    g.mb = s.m / kB;
+    g.mb = (s.m + kB - 1) / kB;  // conv_nchwc_plain_out: the last block may be partial
     g.groups = group_count(g.mb, threads);
     g.in_block = s.w.in[1] * s.w.in[2] * kB;
     g.out_block = s.w.out[1] * s.w.out[2] * kB;
@@ -372,13 +372,14 @@ void run_segment(const Job& j, float* wp, int64_t n, int64_t grp, int64_t seg) {
     const int64_t step = slice_channels(j.s, ntaps, j.plain);
     float* y_group = j.y + (n * g.mb + b0) * g.out_block;
     const float* wg = j.w + b0 * kB * k;
+    const int64_t rows = std::min(nb * kB, j.s.m - b0 * kB);  // past m: zero weights
     const bool spread = !j.plain && static_cast<int64_t>(tiles.size()) <= kSpreadTiles;
     const int64_t ntiles = static_cast<int64_t>(tiles.size());
     const bool fetch = g_input_prefetch.load(std::memory_order_relaxed);
     Prefetch pf;
     for (int64_t c0 = 0; c0 < j.s.c; c0 += step) {
         const int64_t c1 = std::min(j.s.c, c0 + step), p0 = c0 * ntaps, kc = (c1 - c0) * ntaps;
-        pack_rows_transposed(wg, k, nb * kB, p0, kc, spread ? p0 + kc : k, wp);
+        pack_rows_transposed(wg, k, rows, p0, kc, spread ? p0 + kc : k, wp);
         const int64_t nk = (std::min(j.s.c, c1 + step) - c1) * ntaps;  // the next slice's
         int64_t lines = 0;
         if (spread && nk > 0) {
@@ -427,17 +428,12 @@ void run_segment(const Job& j, float* wp, int64_t n, int64_t grp, int64_t seg) {
     }
 }
 
-}  // namespace
-
-void conv_nchwc(const ConvShape& s, const float* x, const float* w, const float* bias,
-                const GemmEpilogue* epilogue, float* y, ThreadPool* pool, bool plain_input) {
-    if (!nchwc_available() || !conv_nchwc_fits(s, plain_input))
-        throw Error(ErrorKind::kInternal, "conv_nchwc: unsupported Conv");
+// conv_nchwc's work on any output channel count (y: ceil(m / 16) blocks an image; `ep`, when
+// given, holds that many channels in each per-channel vector).
+void run_conv(const ConvShape& s, const float* x, const float* w, const GemmEpilogue* ep,
+              float* y, ThreadPool* pool, bool plain_input) {
     const Geometry g = geometry(s, pool ? pool->num_threads() : 1, plain_input);
-    GemmEpilogue ep = epilogue ? *epilogue : GemmEpilogue{};
-    ep.bias = bias;
-    const bool any = ep.bias || ep.sub || ep.scale || ep.shift || ep.res || ep.clamp;
-    const Job job{s, g, x, w, any ? &ep : nullptr, y, plain_input};
+    const Job job{s, g, x, w, ep, y, plain_input};
     const int64_t taps = g.tiles.taps(), segments = g.segments;
     const int64_t room = slice_channels(s, taps, plain_input) * taps * kPackRows;
     run_parts(pool, s.n * g.groups * segments, [&](int64_t b, int64_t e) {
@@ -454,11 +450,74 @@ void conv_nchwc(const ConvShape& s, const float* x, const float* w, const float*
     });
 }
 
+// The epilogue with the bias, nullptr when it does nothing.
+const GemmEpilogue* with_bias(const GemmEpilogue* epilogue, const float* bias, GemmEpilogue& ep) {
+    ep = epilogue ? *epilogue : GemmEpilogue{};
+    ep.bias = bias;
+    const bool any = ep.bias || ep.sub || ep.scale || ep.shift || ep.res || ep.clamp;
+    return any ? &ep : nullptr;
+}
+
+// Copies of ep's per-channel vectors of m values, `padded` values long (zeros past m), so that
+// the kernel's whole-block loads stay inside them.
+struct PaddedChannels {
+    std::vector<std::vector<float>> held;
+    void pad(GemmEpilogue& ep, int64_t m, int64_t padded) {
+        for (const float** v : {&ep.bias, &ep.sub, &ep.mul, &ep.add, &ep.scale, &ep.shift}) {
+            if (!*v) continue;
+            held.emplace_back(static_cast<size_t>(padded), 0.0f);
+            std::copy(*v, *v + m, held.back().begin());
+            *v = held.back().data();
+        }
+    }
+};
+
+}  // namespace
+
+void conv_nchwc(const ConvShape& s, const float* x, const float* w, const float* bias,
+                const GemmEpilogue* epilogue, float* y, ThreadPool* pool, bool plain_input) {
+    if (!nchwc_available() || !conv_nchwc_fits(s, plain_input))
+        throw Error(ErrorKind::kInternal, "conv_nchwc: unsupported Conv");
+    GemmEpilogue ep;
+    run_conv(s, x, w, with_bias(epilogue, bias, ep), y, pool, plain_input);
+}
+
+bool conv_nchwc_plain_out_fits(const ConvShape& s, bool plain_input) {
+    ConvShape padded = s;
+    padded.m = (s.m + kB - 1) / kB * kB;
+    return s.m > 0 && conv_nchwc_fits(padded, plain_input);
+}
+
+void conv_nchwc_plain_out(const ConvShape& s, const float* x, const float* w, const float* bias,
+                          const GemmEpilogue* epilogue, float* y, ThreadPool* pool,
+                          bool plain_input) {
+    if (!nchwc_available() || !conv_nchwc_plain_out_fits(s, plain_input) ||
+        (epilogue && epilogue->res))
+        throw Error(ErrorKind::kInternal, "conv_nchwc_plain_out: unsupported Conv");
+    const int64_t padded = (s.m + kB - 1) / kB * kB, out = s.w.out_size();
+    GemmEpilogue ep;
+    const GemmEpilogue* e = with_bias(epilogue, bias, ep);
+    PaddedChannels held;
+    if (e && padded != s.m) held.pad(ep, s.m, padded);
+    const AlignedArray<float> yb = aligned_array<float>(static_cast<size_t>(s.n * padded * out));
+    run_conv(s, x, w, e, yb.get(), pool, plain_input);
+    from_nchwc(yb.get(), s.n, s.m, out, sizeof(float), y, pool);
+}
+
 #else
 
 void conv_nchwc(const ConvShape&, const float*, const float*, const float*, const GemmEpilogue*,
                 float*, ThreadPool*, bool) {
     throw Error(ErrorKind::kInternal, "conv_nchwc: not built for this CPU");
+}
+
+bool conv_nchwc_plain_out_fits(const ConvShape&, bool) {
+    return false;
+}
+
+void conv_nchwc_plain_out(const ConvShape&, const float*, const float*, const float*,
+                          const GemmEpilogue*, float*, ThreadPool*, bool) {
+    throw Error(ErrorKind::kInternal, "conv_nchwc_plain_out: not built for this CPU");
 }
 
 #endif

@@ -59,6 +59,21 @@ Tensor nchw_view(const Tensor& x) {
     return x.reshaped(nchw_dims(x.dims()));
 }
 
+// A Conv whose output channels do not fill whole blocks (a classifier's 1000) from blocked (or
+// passed-through plain) X into a plain output: conv_nchwc_plain_out; false to run the plain one.
+bool conv_to_plain(const ConvChain& chain, KernelContext& ctx, const ConvShape& s, size_t res,
+                   bool plain) {
+    if (res || !conv_nchwc_plain_out_fits(s, plain)) return false;
+    std::vector<float> k;
+    const GemmEpilogue ep = conv_chain_epilogue(chain, ctx, k);
+    OutputSpace y = output_space(ctx.concat_slice(), DataType::kFloat32, conv_output_dims(s));
+    const float* bias = ctx.has_input(2) ? ctx.input(2).data<float>() : nullptr;
+    conv_nchwc_plain_out(s, ctx.input(0).data<float>(), ctx.input(1).data<float>(), bias, &ep,
+                         reinterpret_cast<float*>(y.data), ctx.pool(), plain);
+    ctx.set_output(0, std::move(y.tensor));
+    return true;
+}
+
 // The blocked Conv chain when everything fits; false to run the plain one.
 bool blocked_conv(const ConvChain& chain, KernelContext& ctx) {
     const Tensor& x = ctx.input(0);
@@ -71,6 +86,7 @@ bool blocked_conv(const ConvChain& chain, KernelContext& ctx) {
     const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
     const ConvShape s = conv_shape(chain.conv, plain ? x : nchw_view(x), w, b);
     const bool depthwise = !plain && depthwise_nchwc_fits(s);
+    if (!depthwise && s.m % kB) return conv_to_plain(chain, ctx, s, res, plain);
     if (!depthwise && !conv_nchwc_fits(s, plain)) return false;
     const std::vector<int64_t> dims = nchwc_dims(conv_output_dims(s));
     if (res && (!is_nchwc(ctx.input(res)) || ctx.input(res).dims() != dims)) return false;

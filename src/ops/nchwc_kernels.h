@@ -28,7 +28,8 @@ KernelFn make_to_nchwc();
 KernelFn make_from_nchwc();
 // A Conv chain (ConvChain, no shuffle) on blocked X (and residual): conv_nchwc with the chain's
 // epilogue (conv_nchwc_winograd where nchwc_winograd_pays: 3x3, stride 1, maps of 13 x 13 and
-// more), the output blocked (also from a plain float32 X). `blocked`: the inputs the plan
+// more), the output blocked (also from a plain float32 X); with output channels not a multiple
+// of 16 and no residual, conv_nchwc_plain_out and the output plain. `blocked`: the inputs the plan
 // gives blocked (X, the residual); anything else, or a Conv conv_nchwc does not run, goes
 // through `plain` (the NCHW chain's kernel) on plain inputs.
 KernelFn make_nchwc_conv(const ConvChain& chain, std::vector<size_t> blocked, KernelFn plain);

@@ -1,5 +1,6 @@
 // The blocked layout's dims and reorders (nchwc.h). Four-byte elements move through 16 x 16
 // register transposes with AVX-512F; other sizes, and ragged pixel tails, element by element.
+#include <algorithm>
 #include <cstring>
 
 #include "base/error.h"
@@ -26,12 +27,13 @@ void check_channels(int64_t c) {
                     "blocked layout: " + std::to_string(c) + " channels is not a multiple of 16");
 }
 
-// Pixels [p0, p1) of one block: `to` blocks (src: the block's first channel plane, planes
-// `plane` apart; dst: the block's lines), else unblocks (src: lines; dst: planes).
+// Pixels [p0, p1) of one block's first `lanes` channels: `to` blocks (src: the block's first
+// channel plane, planes `plane` apart; dst: the block's lines), else unblocks (src: lines; dst:
+// planes).
 void move_elements(const char* src, char* dst, int64_t plane, int64_t p0, int64_t p1, size_t elem,
-                   bool to) {
+                   bool to, int64_t lanes) {
     for (int64_t p = p0; p < p1; ++p)
-        for (int64_t l = 0; l < kB; ++l) {
+        for (int64_t l = 0; l < lanes; ++l) {
             const int64_t planar = (l * plane + p) * static_cast<int64_t>(elem);
             const int64_t lined = (p * kB + l) * static_cast<int64_t>(elem);
             if (to)
@@ -59,25 +61,33 @@ __attribute__((target("avx512f"))) int64_t move_floats(const float* src, float* 
 }
 #endif
 
+// Blocks into (to) or out of the blocked layout. Unblocking takes any channel count c: x holds
+// ceil(c / 16) blocks an image, and the last block's lanes from c on are left behind.
 void reorder(const void* x, int64_t n, int64_t c, int64_t plane, size_t elem, void* y,
              ThreadPool* pool, bool to) {
-    check_channels(c);
-    const int64_t blocks = n * (c / kB), chunks = (plane + kPixelsPerTask - 1) / kPixelsPerTask;
+    if (to || c <= 0) check_channels(c);
+    const int64_t per_image = (c + kB - 1) / kB, blocks = n * per_image;
+    const int64_t chunks = (plane + kPixelsPerTask - 1) / kPixelsPerTask;
     const bool fast = elem == 4 && nchwc_available();
+    const int64_t bytes = static_cast<int64_t>(elem);
     run_parallel(blocks * plane > (1 << 15) ? pool : nullptr, blocks * chunks,
                  [&](int64_t b, int64_t e) {
                      for (int64_t task = b; task < e; ++task) {
                          const int64_t blk = task / chunks, p0 = task % chunks * kPixelsPerTask;
                          const int64_t p1 = std::min(plane, p0 + kPixelsPerTask);
-                         const auto* src = static_cast<const char*>(x) + blk * kB * plane * elem;
-                         auto* dst = static_cast<char*>(y) + blk * kB * plane * elem;
+                         const int64_t image = blk / per_image, first = blk % per_image * kB;
+                         const int64_t lanes = std::min(kB, c - first);
+                         const int64_t lined = blk * kB * plane * bytes;
+                         const int64_t planar = (image * c + first) * plane * bytes;
+                         const auto* src = static_cast<const char*>(x) + (to ? planar : lined);
+                         auto* dst = static_cast<char*>(y) + (to ? lined : planar);
                          int64_t p = p0;
 #ifdef PG_NCHWC_LAYOUT_AVX512
-                         if (fast)
+                         if (fast && lanes == kB)
                              p = move_floats(reinterpret_cast<const float*>(src),
                                              reinterpret_cast<float*>(dst), plane, p0, p1, to);
 #endif
-                         move_elements(src, dst, plane, p, p1, elem, to);
+                         move_elements(src, dst, plane, p, p1, elem, to, lanes);
                      }
                  });
 }

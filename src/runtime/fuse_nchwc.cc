@@ -1,7 +1,9 @@
 // Regions of the blocked (NCHWc16) layout (see fuse.h). A candidate is a step
 // ops/nchwc_kernels.h runs blocked: a Conv step (fused chain or plain; 2-D weights initializer,
 // one group or depthwise, output channels a multiple of 16, input channels too or else a stem
-// reading its input plain, no shuffle, no window wider than 3x3 but a stem's), a 2-D MaxPool /
+// reading its input plain, no shuffle, no window wider than 3x3 but a stem's; or, with output
+// channels not a multiple of 16, one group, blocked input channels and no residual, a Conv
+// reading blocked and writing plain: a classifier's 1000 channels), a 2-D MaxPool /
 // AveragePool / global pool or a BatchNormalization chain (fuse_bn.cc: DenseNet's
 // pre-activations) after a candidate, or a Concat of channels with an input from a
 // candidate whose output only candidates read; their inputs' channel counts must be known (from
@@ -39,6 +41,7 @@ namespace pg::runtime {
 namespace {
 
 std::atomic<bool> g_enabled{true};
+std::atomic<bool> g_plain_outputs{true};  // set_nchwc_plain_outputs
 constexpr int64_t kBlock = ops::kNchwcBlock;
 
 bool is_pool(const ir::Node* n) {
@@ -56,6 +59,7 @@ const Tensor* conv_weights(const ir::Node& n) {
 // What a candidate step reads blocked (input indices) and how it runs.
 struct Candidate {
     bool conv = false, concat = false, norm = false;
+    bool plain_out = false;  // a Conv writing its output plain (channels not in whole blocks)
     ops::ConvChain chain;
     std::vector<size_t> blocked;  // X, then the residual
 };
@@ -64,7 +68,7 @@ struct Candidate {
 bool conv_candidate(const NodeStep& s, Candidate& c) {
     if (!is_op(s.node, "Conv") || s.concat_slot >= 0 || s.outputs.size() != 1) return false;
     const Tensor* w = conv_weights(*s.node);
-    if (!w || w->dims()[0] % kBlock || w->dims()[0] == 0 || w->dims()[1] == 0) return false;
+    if (!w || w->dims()[0] == 0 || w->dims()[1] == 0) return false;
     c.chain = s.conv_chain ? *s.conv_chain : ops::ConvChain{};
     if (!s.conv_chain) c.chain.conv = ops::read_conv_attrs(ops::Attrs(*s.node));
     const int64_t group = c.chain.conv.group;  // 1, or depthwise (one channel per group)
@@ -72,6 +76,12 @@ bool conv_candidate(const NodeStep& s, Candidate& c) {
     // A stem: input channels not in blocks (3 colours), read plain, written blocked.
     const bool stem = group == 1 && w->dims()[1] % kBlock != 0;
     if ((group != 1 && !depthwise) || c.chain.shuffle || s.inputs.empty() || s.inputs[0] < 0)
+        return false;
+    // Output channels not in whole blocks: read blocked, written plain (never a stem, a
+    // depthwise Conv or a residual, which would be blocked with those channels).
+    c.plain_out = w->dims()[0] % kBlock != 0;
+    if (c.plain_out && (stem || depthwise || c.chain.residual ||
+                        !g_plain_outputs.load(std::memory_order_relaxed)))
         return false;
     // Wider than 3x3 (not a stem): slower blocked, so it runs plain beside any region, which its
     // input leaves and its output enters (Inception-v1's 5x5 branches: 0.896 of the time with
@@ -253,7 +263,8 @@ RegionStats stats_of(const std::vector<NodeStep>& steps,
             const auto it = producer.find(steps[q].inputs[i]);
             if (it == producer.end() || !m.count(it->second)) entering.insert(steps[q].inputs[i]);
         }
-        st.reorders += read_only_blocked(r, steps[q].outputs[0], m) ? 0 : 1;  // leaving
+        if (!c.plain_out)  // leaving, through a reorder
+            st.reorders += read_only_blocked(r, steps[q].outputs[0], m) ? 0 : 1;
     }
     st.reorders += static_cast<int>(entering.size());
     return st;
@@ -328,14 +339,15 @@ BlockedSlots blocked_slots(const std::vector<NodeStep>& steps,
                            const std::unordered_set<size_t>& keep, GraphPlan& p) {
     BlockedSlots r;
     std::unordered_set<int> produced;
-    for (size_t q : keep) produced.insert(steps[q].outputs[0]);
+    for (size_t q : keep)
+        if (!cands.at(q).plain_out) produced.insert(steps[q].outputs[0]);
     for (size_t q = 0; q < steps.size(); ++q) {
         if (!keep.count(q)) continue;
         for (size_t i : cands.at(q).blocked) {
             const int s = steps[q].inputs[i];
             if (!produced.count(s) && !r.entry_at.count(s)) r.entry_at[s] = q;
         }
-        r.of[steps[q].outputs[0]] = p.num_slots++;
+        if (!cands.at(q).plain_out) r.of[steps[q].outputs[0]] = p.num_slots++;
     }
     for (const auto& [s, q] : r.entry_at) r.of[s] = p.num_slots++;
     return r;
@@ -363,7 +375,7 @@ std::unordered_set<int> leaving_slots(const std::vector<NodeStep>& steps,
 NodeStep blocked_step(const NodeStep& s, const Candidate& c, const BlockedSlots& slots) {
     NodeStep b = s;
     for (size_t i : c.blocked) b.inputs[i] = slots.of.at(b.inputs[i]);
-    b.outputs[0] = slots.of.at(s.outputs[0]);
+    if (!c.plain_out) b.outputs[0] = slots.of.at(s.outputs[0]);
     b.fused_with += ", in the blocked layout";
     b.kernel = share_kernel(
         c.conv     ? ops::make_nchwc_conv(c.chain, c.blocked, *s.kernel)
@@ -378,6 +390,10 @@ NodeStep blocked_step(const NodeStep& s, const Candidate& c, const BlockedSlots&
 
 bool set_nchwc_layout(bool on) {
     return g_enabled.exchange(on);
+}
+
+bool set_nchwc_plain_outputs(bool on) {
+    return g_plain_outputs.exchange(on);
 }
 
 std::vector<NodeStep> fuse_nchwc_regions(const ir::Graph& g, GraphPlan& p,
@@ -403,7 +419,7 @@ std::vector<NodeStep> fuse_nchwc_regions(const ir::Graph& g, GraphPlan& p,
         }
         out.push_back(blocked_step(steps[q], cands.at(q), slots));
         const int plain_out = steps[q].outputs[0];
-        if (leaving.count(plain_out))
+        if (leaving.count(plain_out) && !cands.at(q).plain_out)
             out.push_back(reorder_step(steps[q], slots.of.at(plain_out), plain_out, false));
         ++*blocked;
     }

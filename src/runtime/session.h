@@ -101,6 +101,10 @@ bool set_fuse_concat_in_place(bool on);
 // Whether sessions planned from now on keep chains of Convs and pools in the blocked channel
 // layout (runtime/fuse_nchwc.cc; on by default). Returns the previous setting.
 bool set_nchwc_layout(bool on);
+// Tests and benches: a Conv whose output channels do not fill whole blocks (a classifier's 1000)
+// joins a blocked region, reading blocked and writing plain (on, the default), or runs plain
+// beside it (off); values within float32 rounding either way. Returns the previous setting.
+bool set_nchwc_plain_outputs(bool on);
 // Whether sessions planned from now on fold 4-D Transposes around MatMuls into them
 // (runtime/fuse_matmul_views.cc; on by default). Returns the previous setting.
 bool set_fuse_matmul_transposes(bool on);

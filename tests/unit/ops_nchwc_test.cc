@@ -5,8 +5,9 @@
 // pads, dilation, batches, 1-9 output blocks in groups, short and long sums), from blocked and
 // from plain inputs (any channel count: a stem), the epilogue against GemmEpilogue::apply;
 // depthwise_nchwc against its chain; the pools against the plain max_pool / avg_pool /
-// global_pool_planes and batch_norm_nchwc against batch_norm_fast, bit for bit. Skipped where the
-// CPU has no AVX-512.
+// global_pool_planes and batch_norm_nchwc against batch_norm_fast, bit for bit; conv_nchwc_plain_out
+// (any output channel count, a plain output) against the same chains. Skipped where the CPU has
+// no AVX-512.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -69,6 +70,26 @@ TEST_F(OpsNchwc, ReordersMoveAnyElementSize) {
         ops::from_nchwc(y.data(), n, c, plane, elem, back.data(), nullptr);
         EXPECT_EQ(back, x) << elem;
     }
+}
+
+// Unblocking any channel count: the last block's lanes past c are left behind.
+TEST_F(OpsNchwc, UnblockingTakesAPartialLastBlock) {
+    std::mt19937 rng(4);
+    ThreadPool pool(2);
+    for (const int64_t c : {1, 15, 17, 40, 1000})
+        for (const int64_t plane : {1, 13, 169, 3000}) {
+            const int64_t n = 2, blocks = (c + 15) / 16;
+            const std::vector<float> xb =
+                test::random_floats(size_t(n * blocks * 16 * plane), rng);
+            std::vector<float> y(size_t(n * c * plane), std::nanf(""));
+            ops::from_nchwc(xb.data(), n, c, plane, sizeof(float), y.data(), &pool);
+            for (int64_t i = 0; i < n; ++i)
+                for (int64_t ch = 0; ch < c; ++ch)
+                    for (int64_t p = 0; p < plane; ++p)
+                        ASSERT_EQ(y[size_t((i * c + ch) * plane + p)],
+                                  xb[size_t(((i * blocks + ch / 16) * plane + p) * 16 + ch % 16)])
+                            << "c " << c << " plane " << plane;
+        }
 }
 
 TEST_F(OpsNchwc, DimsRoundTripAndRejectRaggedChannels) {
@@ -169,6 +190,39 @@ void check_conv(const ConvCase& q, std::mt19937& rng, ThreadPool* pool, bool epi
         << q.pt << q.pl << q.pb << q.pr;
 }
 
+// conv_nchwc_plain_out of case q (any m; blocked or plain in, plain out) against the chain +
+// apply, with a batch normalization and a clamp when `epilogue` (no residual).
+void check_conv_plain_out(const ConvCase& q, std::mt19937& rng, ThreadPool* pool, bool epilogue,
+                          bool plain_input = false) {
+    const ops::ConvShape s = shape_of(q);
+    ASSERT_TRUE(ops::conv_nchwc_plain_out_fits(s, plain_input));
+    const int64_t plane_in = q.h * q.w, plane_out = s.w.out_size();
+    const std::vector<float> x = test::random_floats(size_t(q.n * q.c * plane_in), rng),
+                             w = test::random_floats(size_t(q.m * q.c * q.kh * q.kw), rng),
+                             bias = test::random_floats(size_t(q.m), rng),
+                             mean = test::random_floats(size_t(q.m), rng),
+                             k = test::random_floats(size_t(q.m), rng, 0.5f, 2.0f);
+    std::vector<float> want = fma_chain(q, s, x, w, plain_input);
+    ops::GemmEpilogue ep;
+    if (epilogue) {
+        ep.sub = mean.data(), ep.mul = k.data(), ep.add = bias.data();
+        ep.clamp = true, ep.lo = 0.0f, ep.hi = 0.5f;
+    }
+    ep.bias = bias.data();
+    for (int64_t i = 0; i < q.n; ++i)
+        for (int64_t m = 0; m < q.m; ++m)
+            ep.apply(m, want.data() + (i * q.m + m) * plane_out, plane_out);
+    const std::vector<float> xb = plain_input ? x : blocked(x, q.n, q.c, plane_in);
+    std::vector<float> got(want.size(), std::nanf(""));
+    ops::GemmEpilogue kep = ep;
+    kep.bias = nullptr;
+    ops::conv_nchwc_plain_out(s, xb.data(), w.data(), bias.data(), epilogue ? &kep : nullptr,
+                              got.data(), pool, plain_input);
+    ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)), 0)
+        << "n=" << q.n << " c=" << q.c << " m=" << q.m << " " << q.h << "x" << q.w << " k " << q.kh
+        << " s " << q.sh << " pads " << q.pt << q.pl << q.pb << q.pr;
+}
+
 TEST_F(OpsNchwc, ConvGivesTheFusedMultiplyAddChainsBits) {
     std::mt19937 rng(11);
     ThreadPool pool(2);
@@ -247,6 +301,34 @@ TEST_F(OpsNchwc, ConvGivesTheSameBitsWithoutPrefetches) {
         ops::set_nchwc_input_prefetch(in);
         ops::set_nchwc_output_prefetch(out);
     }
+}
+
+// Output channels not in whole blocks (conv_nchwc_plain_out): a plain y, each channel the chain's
+// value with the epilogue (no residual), from blocked and plain inputs; 1000 classes at 13 x 13.
+TEST_F(OpsNchwc, ConvToAPlainOutputTakesAnyChannelCount) {
+    std::mt19937 rng(16);
+    ThreadPool pool(2);
+    std::uniform_int_distribution<int64_t> blocks(1, 5), outs(1, 150), hw(1, 15), kern(1, 3),
+        pad(0, 1);
+    for (int t = 0; t < 30; ++t) {
+        const int64_t k = kern(rng);
+        const bool plain_input = t % 4 == 3;
+        ConvCase q{1 + t % 2, plain_input ? outs(rng) % 40 + 1 : 16 * blocks(rng),
+                   outs(rng), hw(rng), hw(rng), k, k, 1 + t % 2, 1 + t % 2, 1, 1, pad(rng),
+                   pad(rng), pad(rng), pad(rng)};
+        q.h = std::max(q.h, q.kh), q.w = std::max(q.w, q.kw);
+        check_conv_plain_out(q, rng, t % 2 ? &pool : nullptr, t % 3 == 0, plain_input);
+    }
+    check_conv_plain_out({1, 512, 1000, 13, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0}, rng, &pool, true);
+    const ops::ConvShape s = shape_of({1, 32, 40, 5, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0});
+    EXPECT_FALSE(ops::conv_nchwc_fits(s));
+    EXPECT_TRUE(ops::conv_nchwc_plain_out_fits(s));
+    std::vector<float> buf(8192), res(8192);
+    ops::GemmEpilogue ep;
+    ep.res = res.data(), ep.res_origin = buf.data();
+    EXPECT_THROW(ops::conv_nchwc_plain_out(s, buf.data(), buf.data(), nullptr, &ep, buf.data(),
+                                           nullptr),
+                 Error);  // a residual
 }
 
 TEST_F(OpsNchwc, ConvFitsOnlyWhatItRuns) {

@@ -359,13 +359,45 @@ TEST_F(SessionNchwc, RegionsFormAroundAWideWindow) {
     EXPECT_EQ(s.blocked_steps(), 7);
 }
 
-// 40 channels: only conv3 (40 -> 80, a stem reading its input plain), pool2 and conv4 (80 -> 16)
-// have channels in blocks; conv1, conv2, conv5 and conv6 stay plain.
+// 40 channels: only conv3 (40 -> 80, a stem reading its input plain), pool2, conv4 (80 -> 16) and
+// conv5 (16 -> 40, reading blocked and writing plain) run blocked; conv1, conv2 and conv6 stay
+// plain.
 TEST_F(SessionNchwc, ChannelsOutsideBlocksStayPlain) {
     auto m = chain_model(40);
     EXPECT_LT(check_blocked(*m), 1e-5);
     runtime::Session s(*m, runtime::SessionOptions{});
+    EXPECT_EQ(s.blocked_steps(), 4);
+}
+
+// SqueezeNet's tail: a 1x1 Conv to 1000 classes (not whole blocks) with a bias and a Relu reads
+// the region's last value blocked and writes plain, so the only reorder is the input's.
+TEST_F(SessionNchwc, AClassifierConvReadsBlockedAndWritesPlain) {
+    auto m = ir::new_model(13);
+    ir::GraphBuilder b(*m->graph);
+    std::mt19937 rng(21);
+    ir::Value* x = b.input("x", DataType::kFloat32, {1, 32, 7, 6});
+    ir::Value* y = b.op("Relu", {square_conv(b, rng, x, 64, 32, 1, "c1")}, {}, "r1");
+    y = b.op("Relu", {square_conv(b, rng, y, 48, 64, 3, "c2")}, {}, "r2");
+    ir::Value* classes = b.op(
+        "Conv",
+        {y, b.constant("cw", random_tensor(DataType::kFloat32, {1000, 48, 1, 1}, false, rng)),
+         b.constant("cb", random_tensor(DataType::kFloat32, {1000}, false, rng))},
+        {}, "classes");
+    y = b.op("Relu", {classes}, {}, "r3");
+    b.output(b.op("GlobalAveragePool", {y}, {}, "gap"), DataType::kFloat32, {});
+    EXPECT_LT(check_blocked(*m), 1e-5);
+    runtime::Session s(*m, runtime::SessionOptions{});
     EXPECT_EQ(s.blocked_steps(), 3);
+    std::vector<runtime::Session::StepTime> times;
+    s.run_timed(random_fuse_feeds(*m), times);
+    int reorders = 0;
+    for (const auto& t : times) reorders += t.reorder ? 1 : 0;
+    EXPECT_EQ(reorders, 1);
+    const bool was = runtime::set_nchwc_plain_outputs(false);  // the classifier beside the region
+    runtime::Session beside(*m, runtime::SessionOptions{});
+    runtime::set_nchwc_plain_outputs(was);
+    EXPECT_EQ(beside.blocked_steps(), 0);  // two Convs, two reorders: not worth blocking
+    EXPECT_LT(relative_gap(s.run(random_fuse_feeds(*m)), beside.run(random_fuse_feeds(*m))), 1e-5);
 }
 
 TEST_F(SessionNchwc, ASingleConvStaysPlain) {
