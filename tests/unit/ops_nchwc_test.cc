@@ -14,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "base/error.h"
@@ -148,46 +149,65 @@ std::vector<float> fma_chain(const ConvCase& q, const ops::ConvShape& s,
     return y;
 }
 
-// conv_nchwc of case q (blocked in and out, through the reorders) with `ep` (rows = output
-// channels; a residual given NCHW, blocked for the kernel) against the chain + apply.
+// Case q's random inputs and its expected output (NCHW): the chains, then GemmEpilogue::apply
+// with the bias and, when `epilogue`, a batch normalization, a clamp and (when `residual`) a
+// residual given NCHW.
+struct ConvExpect {
+    std::vector<float> x, w, bias, res, mean, k, want;
+    ops::GemmEpilogue ep;
+};
+
+ConvExpect expect_conv(const ConvCase& q, const ops::ConvShape& s, std::mt19937& rng,
+                       bool epilogue, bool residual, bool plain_input) {
+    const int64_t plane_out = s.w.out_size();
+    ConvExpect e;
+    e.x = test::random_floats(size_t(q.n * q.c * q.h * q.w), rng);
+    e.w = test::random_floats(size_t(q.m * q.c * q.kh * q.kw), rng);
+    e.bias = test::random_floats(size_t(q.m), rng);
+    e.res = test::random_floats(size_t(q.n * q.m * plane_out), rng);
+    e.mean = test::random_floats(size_t(q.m), rng);
+    e.k = test::random_floats(size_t(q.m), rng, 0.5f, 2.0f);
+    e.want = fma_chain(q, s, e.x, e.w, plain_input);
+    if (epilogue) {
+        e.ep.sub = e.mean.data(), e.ep.mul = e.k.data(), e.ep.add = e.bias.data();
+        if (residual) e.ep.res = e.res.data(), e.ep.res_origin = e.want.data();
+        e.ep.clamp = true, e.ep.lo = 0.0f, e.ep.hi = 0.5f;
+    }
+    e.ep.bias = e.bias.data();
+    for (int64_t i = 0; i < q.n; ++i)
+        for (int64_t m = 0; m < q.m; ++m)
+            e.ep.apply(m, e.want.data() + (i * q.m + m) * plane_out, plane_out);
+    e.ep.bias = nullptr;  // the kernels take it apart
+    return e;
+}
+
+std::string describe(const ConvCase& q) {
+    return "n=" + std::to_string(q.n) + " c=" + std::to_string(q.c) + " m=" + std::to_string(q.m) +
+           " " + std::to_string(q.h) + "x" + std::to_string(q.w) + " k " + std::to_string(q.kh) +
+           "x" + std::to_string(q.kw) + " s " + std::to_string(q.sh) + "," + std::to_string(q.sw) +
+           " d " + std::to_string(q.dh) + "," + std::to_string(q.dw) + " pads " +
+           std::to_string(q.pt) + std::to_string(q.pl) + std::to_string(q.pb) +
+           std::to_string(q.pr);
+}
+
+// conv_nchwc of case q (blocked in and out, through the reorders) with an epilogue (rows =
+// output channels; the residual blocked for the kernel) against the chain + apply.
 void check_conv(const ConvCase& q, std::mt19937& rng, ThreadPool* pool, bool epilogue,
                 bool plain_input = false) {
     const ops::ConvShape s = shape_of(q);
     ASSERT_TRUE(ops::conv_nchwc_fits(s, plain_input));
     const int64_t plane_in = q.h * q.w, plane_out = s.w.out_size();
-    const std::vector<float> x = test::random_floats(size_t(q.n * q.c * plane_in), rng),
-                             w = test::random_floats(size_t(q.m * q.c * q.kh * q.kw), rng),
-                             bias = test::random_floats(size_t(q.m), rng),
-                             res = test::random_floats(size_t(q.n * q.m * plane_out), rng),
-                             mean = test::random_floats(size_t(q.m), rng),
-                             k = test::random_floats(size_t(q.m), rng, 0.5f, 2.0f);
-    std::vector<float> want = fma_chain(q, s, x, w, plain_input);
-    ops::GemmEpilogue ep;
-    if (epilogue) {
-        ep.sub = mean.data(), ep.mul = k.data(), ep.add = bias.data();
-        ep.res = res.data(), ep.res_origin = want.data();
-        ep.clamp = true, ep.lo = 0.0f, ep.hi = 0.5f;
-    }
-    ep.bias = bias.data();
-    for (int64_t i = 0; i < q.n; ++i)
-        for (int64_t m = 0; m < q.m; ++m)
-            ep.apply(m, want.data() + (i * q.m + m) * plane_out, plane_out);
-    const std::vector<float> xb = plain_input ? x : blocked(x, q.n, q.c, plane_in);
-    const std::vector<float> rb = blocked(res, q.n, q.m, plane_out);
-    std::vector<float> yb(want.size(), std::nanf(""));
-    ops::GemmEpilogue kep;
-    if (epilogue) {
-        kep = ep;
-        kep.bias = nullptr;
-        kep.res = rb.data(), kep.res_origin = yb.data();
-    }
-    ops::conv_nchwc(s, xb.data(), w.data(), bias.data(), epilogue ? &kep : nullptr, yb.data(), pool,
-                    plain_input);
+    const ConvExpect e = expect_conv(q, s, rng, epilogue, true, plain_input);
+    const std::vector<float> xb = plain_input ? e.x : blocked(e.x, q.n, q.c, plane_in);
+    const std::vector<float> rb = blocked(e.res, q.n, q.m, plane_out);
+    std::vector<float> yb(e.want.size(), std::nanf(""));
+    ops::GemmEpilogue kep = e.ep;
+    if (epilogue) kep.res = rb.data(), kep.res_origin = yb.data();
+    ops::conv_nchwc(s, xb.data(), e.w.data(), e.bias.data(), epilogue ? &kep : nullptr, yb.data(),
+                    pool, plain_input);
     const std::vector<float> got = unblocked(yb, q.n, q.m, plane_out);
-    ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)), 0)
-        << "n=" << q.n << " c=" << q.c << " m=" << q.m << " " << q.h << "x" << q.w << " k " << q.kh
-        << "x" << q.kw << " s " << q.sh << "," << q.sw << " d " << q.dh << "," << q.dw << " pads "
-        << q.pt << q.pl << q.pb << q.pr;
+    ASSERT_EQ(std::memcmp(got.data(), e.want.data(), e.want.size() * sizeof(float)), 0)
+        << describe(q);
 }
 
 // conv_nchwc_plain_out of case q (any m; blocked or plain in, plain out) against the chain +
@@ -196,31 +216,13 @@ void check_conv_plain_out(const ConvCase& q, std::mt19937& rng, ThreadPool* pool
                           bool plain_input = false) {
     const ops::ConvShape s = shape_of(q);
     ASSERT_TRUE(ops::conv_nchwc_plain_out_fits(s, plain_input));
-    const int64_t plane_in = q.h * q.w, plane_out = s.w.out_size();
-    const std::vector<float> x = test::random_floats(size_t(q.n * q.c * plane_in), rng),
-                             w = test::random_floats(size_t(q.m * q.c * q.kh * q.kw), rng),
-                             bias = test::random_floats(size_t(q.m), rng),
-                             mean = test::random_floats(size_t(q.m), rng),
-                             k = test::random_floats(size_t(q.m), rng, 0.5f, 2.0f);
-    std::vector<float> want = fma_chain(q, s, x, w, plain_input);
-    ops::GemmEpilogue ep;
-    if (epilogue) {
-        ep.sub = mean.data(), ep.mul = k.data(), ep.add = bias.data();
-        ep.clamp = true, ep.lo = 0.0f, ep.hi = 0.5f;
-    }
-    ep.bias = bias.data();
-    for (int64_t i = 0; i < q.n; ++i)
-        for (int64_t m = 0; m < q.m; ++m)
-            ep.apply(m, want.data() + (i * q.m + m) * plane_out, plane_out);
-    const std::vector<float> xb = plain_input ? x : blocked(x, q.n, q.c, plane_in);
-    std::vector<float> got(want.size(), std::nanf(""));
-    ops::GemmEpilogue kep = ep;
-    kep.bias = nullptr;
-    ops::conv_nchwc_plain_out(s, xb.data(), w.data(), bias.data(), epilogue ? &kep : nullptr,
-                              got.data(), pool, plain_input);
-    ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)), 0)
-        << "n=" << q.n << " c=" << q.c << " m=" << q.m << " " << q.h << "x" << q.w << " k " << q.kh
-        << " s " << q.sh << " pads " << q.pt << q.pl << q.pb << q.pr;
+    const ConvExpect e = expect_conv(q, s, rng, epilogue, false, plain_input);
+    const std::vector<float> xb = plain_input ? e.x : blocked(e.x, q.n, q.c, q.h * q.w);
+    std::vector<float> got(e.want.size(), std::nanf(""));
+    ops::conv_nchwc_plain_out(s, xb.data(), e.w.data(), e.bias.data(),
+                              epilogue ? &e.ep : nullptr, got.data(), pool, plain_input);
+    ASSERT_EQ(std::memcmp(got.data(), e.want.data(), e.want.size() * sizeof(float)), 0)
+        << describe(q);
 }
 
 TEST_F(OpsNchwc, ConvGivesTheFusedMultiplyAddChainsBits) {
