@@ -88,6 +88,11 @@ constexpr int64_t kSliceP = 128;          // values of p per slice (32 KiB of we
 // their tiles' multiply-adds; larger ones leave it to the pack (one burst).
 constexpr int64_t kSpreadTiles = 48;
 
+// Output channels rounded up to whole blocks (conv_nchwc_plain_out's scratch).
+int64_t padded_channels(int64_t m) {
+    return (m + kB - 1) / kB * kB;
+}
+
 // Pixels per tile for a group of nb output blocks: 24 accumulators (four blocks x 6 pixels,
 // three x 8, two x 12; one block x 12, its loads being the bound there).
 int64_t tile_width(int64_t nb) {
@@ -119,7 +124,7 @@ struct Geometry {
 Geometry geometry(const ConvShape& s, int threads, bool plain) {
     Geometry g{
         0, 0, 0, 0, plain ? s.w.in[1] * s.w.in[2] : 1, false, 1, NchwcConvTiles(s, plain ? 1 : kB)};
-    g.mb = (s.m + kB - 1) / kB;  // conv_nchwc_plain_out: the last block may be partial
+    g.mb = padded_channels(s.m) / kB;  // conv_nchwc_plain_out: the last block may be partial
     g.groups = group_count(g.mb, threads);
     g.in_block = s.w.in[1] * s.w.in[2] * kB;
     g.out_block = s.w.out[1] * s.w.out[2] * kB;
@@ -484,7 +489,7 @@ void conv_nchwc(const ConvShape& s, const float* x, const float* w, const float*
 
 bool conv_nchwc_plain_out_fits(const ConvShape& s, bool plain_input) {
     ConvShape padded = s;
-    padded.m = (s.m + kB - 1) / kB * kB;
+    padded.m = padded_channels(s.m);
     return s.m > 0 && conv_nchwc_fits(padded, plain_input);
 }
 
@@ -494,7 +499,7 @@ void conv_nchwc_plain_out(const ConvShape& s, const float* x, const float* w, co
     if (!nchwc_available() || !conv_nchwc_plain_out_fits(s, plain_input) ||
         (epilogue && epilogue->res))
         throw Error(ErrorKind::kInternal, "conv_nchwc_plain_out: unsupported Conv");
-    const int64_t padded = (s.m + kB - 1) / kB * kB, out = s.w.out_size();
+    const int64_t padded = padded_channels(s.m), out = s.w.out_size();
     GemmEpilogue ep;
     const GemmEpilogue* e = with_bias(epilogue, bias, ep);
     PaddedChannels held;

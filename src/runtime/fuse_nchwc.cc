@@ -418,9 +418,9 @@ std::vector<NodeStep> fuse_nchwc_regions(const ir::Graph& g, GraphPlan& p,
             continue;
         }
         out.push_back(blocked_step(steps[q], cands.at(q), slots));
-        const int plain_out = steps[q].outputs[0];
-        if (leaving.count(plain_out) && !cands.at(q).plain_out)
-            out.push_back(reorder_step(steps[q], slots.of.at(plain_out), plain_out, false));
+        const int out_slot = steps[q].outputs[0];
+        if (leaving.count(out_slot) && !cands.at(q).plain_out)
+            out.push_back(reorder_step(steps[q], slots.of.at(out_slot), out_slot, false));
         ++*blocked;
     }
     std::unordered_set<int> touched;
