@@ -60,8 +60,8 @@ std::vector<Case> make_cases(const Options& o, const pg::ir::Model& model,
                              const pg::ir::Model* other,
                              const std::shared_ptr<pg::ThreadPool>& pool,
                              std::vector<std::unique_ptr<Session>>& keep,
-                             const pg::runtime::Feeds& feeds,
-                             const pg::runtime::Feeds& other_feeds, const double& run_ms) {
+                             const pg::runtime::Feeds& feeds, const pg::runtime::Feeds& other_feeds,
+                             const double& run_ms) {
     auto session = [&](const pg::ir::Model& m, int threads, std::shared_ptr<pg::ThreadPool> p) {
         pg::runtime::SessionOptions so;
         so.threads = threads, so.pool = std::move(p);
@@ -129,8 +129,7 @@ void report(const Options& o) {
                 3 * o.reps);
     const double base = median(cases[0].ms);
     for (const Case& c : cases)
-        std::printf("  %-9s %8.3f ms  %5.3f\n", c.name.c_str(), median(c.ms),
-                    median(c.ms) / base);
+        std::printf("  %-9s %8.3f ms  %5.3f\n", c.name.c_str(), median(c.ms), median(c.ms) / base);
 }
 
 }  // namespace
@@ -155,7 +154,8 @@ int main(int argc, char** argv) {
         }
     }
     if (o.model.empty()) {
-        std::fprintf(stderr, "usage: %s [--threads N] [--reps N] [--other MODEL2.onnx] MODEL.onnx\n",
+        std::fprintf(stderr,
+                     "usage: %s [--threads N] [--reps N] [--other MODEL2.onnx] MODEL.onnx\n",
                      argv[0]);
         return 2;
     }
