@@ -46,7 +46,7 @@ struct LoopState {
 
 LoopState loop_start(KernelContext& ctx, size_t num_scans) {
     LoopState s;
-    if (ctx.has_input(0)) s.max_trip = static_cast<int64_t>(scalar_value(ctx.input(0), "Loop M"));
+    if (ctx.has_input(0)) s.max_trip = scalar_int64(ctx.input(0), "Loop M");
     if (ctx.has_input(1)) s.cond = scalar_value(ctx.input(1), "Loop cond") != 0;
     for (size_t i = 2; i < ctx.num_inputs(); ++i)
         s.carried.push_back(ctx.value(i) ? *ctx.value(i) : RtValue());
@@ -156,10 +156,13 @@ KernelFn make_scan8(const Attrs& a, int64_t) {
             for (size_t i = 0; i < num_state; ++i)
                 st.push_back(RtValue::of(select_along(ctx.input(1 + i), 0, b)));
             const int64_t len = ctx.input(1 + num_state).dims()[1];
-            int64_t n =
+            const int64_t n =
                 ctx.has_input(0)
-                    ? static_cast<int64_t>(ctx.input(0).element_as_double(static_cast<uint64_t>(b)))
+                    ? element_int64(ctx.input(0), static_cast<uint64_t>(b), "Scan sequence_lens")
                     : len;
+            if (n < 0 || n > len)
+                fail("Scan sequence_lens: " + std::to_string(n) + " is outside [0, " +
+                     std::to_string(len) + "]");
             std::vector<std::vector<Tensor>> per_batch(scans.size());
             for (int64_t it = 0; it < n; ++it) {
                 std::vector<RtValue> in = st;

@@ -11,6 +11,7 @@
 #include "ops/dispatch.h"
 #include "ops/half.h"
 #include "ops/op_table.h"
+#include "ops/tensor_util.h"
 
 namespace pg::ops {
 
@@ -62,7 +63,7 @@ void pick_losses(const LossInput& in, const Tensor& target, const Tensor* weight
     for (int64_t n = 0; n < in.n; ++n)
         for (int64_t d = 0; d < in.d; ++d) {
             const size_t k = static_cast<size_t>(n * in.d + d);
-            const int64_t t = static_cast<int64_t>(target.element_as_double(k));
+            const int64_t t = element_int64(target, k, cfg.op);
             if (cfg.ignore_index && t == *cfg.ignore_index) continue;
             if (t < 0 || t >= in.c)
                 fail(std::string(cfg.op) + ": target class " + std::to_string(t) +

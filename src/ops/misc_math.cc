@@ -144,8 +144,8 @@ KernelFn make_cumprod(const Attrs& a, int64_t) {
     return half_via_float([=](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         if (ctx.input(1).rank() != 0) fail("CumProd: axis must be a scalar");
-        const auto axis = static_cast<size_t>(normalize_axis(
-            static_cast<int64_t>(scalar_value(ctx.input(1), "CumProd")), x.rank(), "CumProd"));
+        const auto axis = static_cast<size_t>(
+            normalize_axis(scalar_int64(ctx.input(1), "CumProd"), x.rank(), "CumProd"));
         const int64_t n = x.dims()[axis];
         const int64_t inner = product(x.dims(), axis + 1, x.dims().size());
         const int64_t lines = n ? static_cast<int64_t>(x.numel()) / n : 0;

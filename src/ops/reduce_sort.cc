@@ -32,8 +32,7 @@ KernelFn make_topk(const Attrs& a, int64_t opset) {
         const Tensor& x = ctx.input(0);
         const size_t axis = static_cast<size_t>(normalize_axis(axis_attr, x.rank(), "TopK"));
         const int64_t n = x.dims()[axis];
-        const int64_t k =
-            opset < 10 ? k_attr : static_cast<int64_t>(scalar_value(ctx.input(1), "TopK"));
+        const int64_t k = opset < 10 ? k_attr : scalar_int64(ctx.input(1), "TopK");
         if (k < 0 || k > n)
             fail("TopK: k = " + std::to_string(k) + " is out of range for an axis of " +
                  std::to_string(n));

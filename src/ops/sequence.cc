@@ -19,7 +19,7 @@ const std::vector<Tensor>& input_sequence(KernelContext& ctx, size_t i, const ch
 // A position in [-n, n] (insert) or [-n, n) (access) mapped to [0, n].
 int64_t sequence_position(KernelContext& ctx, size_t input, int64_t n, bool insert,
                           const char* op) {
-    int64_t pos = static_cast<int64_t>(scalar_value(ctx.input(input), op));
+    int64_t pos = scalar_int64(ctx.input(input), op);
     const int64_t hi = insert ? n : n - 1;
     if (pos < -n || pos > hi)
         fail(std::string(op) + ": position " + std::to_string(pos) + " is out of range");

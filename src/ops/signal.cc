@@ -90,15 +90,13 @@ KernelFn make_dft(const Attrs& a, int64_t opset) {
     return [=](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         int64_t axis = attr_axis;
-        if (opset >= 20)
-            axis = ctx.has_input(2) ? static_cast<int64_t>(scalar_value(ctx.input(2), "DFT axis"))
-                                    : -2;
+        if (opset >= 20) axis = ctx.has_input(2) ? scalar_int64(ctx.input(2), "DFT axis") : -2;
         axis = normalize_axis(axis, x.rank(), "DFT");
         if (axis == x.rank() - 1) fail("DFT: axis cannot be the last (complex) dimension");
         int64_t length = x.dims()[static_cast<size_t>(axis)];
         if (inverse && onesided) length = 2 * (length - 1);
         if (ctx.has_input(1) && ctx.input(1).numel() > 0)
-            length = static_cast<int64_t>(scalar_value(ctx.input(1), "DFT dft_length"));
+            length = scalar_int64(ctx.input(1), "DFT dft_length");
         if (length <= 0) fail("DFT: dft_length must be positive");
         ctx.set_output(0, run_dft(x, {axis, length, inverse, onesided}));
     };
@@ -108,11 +106,10 @@ KernelFn make_stft(const Attrs& a, int64_t) {
     const bool onesided = a.get_int("onesided", 1) != 0;
     return [onesided](KernelContext& ctx) {
         const Tensor& sig = ctx.input(0);  // [batch, length, 1|2]
-        const int64_t step = static_cast<int64_t>(scalar_value(ctx.input(1), "STFT frame_step"));
+        const int64_t step = scalar_int64(ctx.input(1), "STFT frame_step");
         const Tensor* window = ctx.has_input(2) ? &ctx.input(2) : nullptr;
         int64_t flen = window ? window->dims()[0] : 0;
-        if (ctx.has_input(3))
-            flen = static_cast<int64_t>(scalar_value(ctx.input(3), "STFT frame_length"));
+        if (ctx.has_input(3)) flen = scalar_int64(ctx.input(3), "STFT frame_length");
         const int64_t B = sig.dims()[0], L = sig.dims()[1], comp = sig.dims()[2];
         if (flen <= 0 || step <= 0 || flen > L) fail("STFT: invalid frame_length or frame_step");
         const int64_t frames = (L - flen) / step + 1, bins = onesided ? flen / 2 + 1 : flen;
@@ -143,7 +140,7 @@ MakeKernel window(std::function<double(double, double)> w) {
         const bool periodic = a.get_int("periodic", 1) != 0;
         const DataType out = static_cast<DataType>(a.get_int("output_datatype", 1));
         return KernelFn([=](KernelContext& ctx) {
-            const int64_t size = static_cast<int64_t>(scalar_value(ctx.input(0), "window size"));
+            const int64_t size = scalar_int64(ctx.input(0), "window size");
             if (size < 0) fail("window size must not be negative");
             const double N = periodic ? static_cast<double>(size) : static_cast<double>(size - 1);
             std::vector<double> v(static_cast<size_t>(size));
@@ -165,8 +162,8 @@ MakeKernel window(std::function<double(double, double)> w) {
 KernelFn make_mel(const Attrs& a, int64_t) {
     const DataType out = static_cast<DataType>(a.get_int("output_datatype", 1));
     return [out](KernelContext& ctx) {
-        const int64_t bins = static_cast<int64_t>(scalar_value(ctx.input(0), "num_mel_bins"));
-        const int64_t dft = static_cast<int64_t>(scalar_value(ctx.input(1), "dft_length"));
+        const int64_t bins = scalar_int64(ctx.input(0), "num_mel_bins");
+        const int64_t dft = scalar_int64(ctx.input(1), "dft_length");
         const double rate = scalar_value(ctx.input(2), "sample_rate");
         const double lo = scalar_value(ctx.input(3), "lower_edge_hertz"),
                      hi = scalar_value(ctx.input(4), "upper_edge_hertz");

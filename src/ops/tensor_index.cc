@@ -176,7 +176,7 @@ KernelFn make_one_hot(const Attrs& a, int64_t) {
         const Tensor& ind = ctx.input(0);
         const Tensor& values = ctx.input(2);
         check_numeric_view(ind, "OneHot");
-        const int64_t depth = static_cast<int64_t>(scalar_value(ctx.input(1), "OneHot"));
+        const int64_t depth = scalar_int64(ctx.input(1), "OneHot");
         if (depth < 1) fail("OneHot: depth must be positive");
         if (values.numel() != 2) fail("OneHot: values must hold [off_value, on_value]");
         const int64_t axis = normalize_axis(axis_attr, ind.rank() + 1, "OneHot");

@@ -133,8 +133,8 @@ KernelFn make_cumsum(const Attrs& a, int64_t) {
     const bool exclusive = a.get_int("exclusive", 0) != 0, reverse = a.get_int("reverse", 0) != 0;
     return half_via_float([=](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
-        const size_t axis = static_cast<size_t>(normalize_axis(
-            static_cast<int64_t>(scalar_value(ctx.input(1), "CumSum")), x.rank(), "CumSum"));
+        const size_t axis = static_cast<size_t>(
+            normalize_axis(scalar_int64(ctx.input(1), "CumSum"), x.rank(), "CumSum"));
         const int64_t n = x.dims()[axis];
         const int64_t inner =
             count_of(Dims(x.dims().begin() + static_cast<int64_t>(axis) + 1, x.dims().end()));

@@ -195,8 +195,7 @@ KernelFn make_trilu(const Attrs& a, int64_t) {
     return [=](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         if (x.rank() < 2) fail("Trilu: input must have rank >= 2");
-        const int64_t k =
-            ctx.has_input(1) ? static_cast<int64_t>(scalar_value(ctx.input(1), "Trilu")) : 0;
+        const int64_t k = ctx.has_input(1) ? scalar_int64(ctx.input(1), "Trilu") : 0;
         const int64_t h = x.dims()[x.dims().size() - 2], w = x.dims().back();
         const Tensor zero = scalar_of(x.dtype(), 0);
         std::vector<int64_t> refs(x.numel());

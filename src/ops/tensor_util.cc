@@ -1,5 +1,6 @@
 #include "ops/tensor_util.h"
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -69,6 +70,32 @@ double scalar_value(const Tensor& t, const char* what) {
     if (t.numel() != 1)
         fail(std::string(what) + ": expected a single value, got " + std::to_string(t.numel()));
     return t.element_as_double(0);
+}
+
+int64_t element_int64(const Tensor& t, uint64_t i, const char* what) {
+    switch (t.dtype()) {  // the wide integer types exactly (through double, 2^63 - 1 became -2^63)
+        case DataType::kInt64:
+            return t.data<int64_t>()[i];
+        case DataType::kUInt64: {
+            const uint64_t v = t.data<uint64_t>()[i];
+            if (v > static_cast<uint64_t>(INT64_MAX))
+                fail(std::string(what) + ": " + std::to_string(v) + " is beyond int64");
+            return static_cast<int64_t>(v);
+        }
+        default:
+            break;
+    }
+    const double v = t.element_as_double(i);  // exact for the narrower integers and bool
+    // -2^63 is int64's lowest value, 2^63 the first past its highest (casting it is undefined).
+    if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0))
+        fail(std::string(what) + ": " + std::to_string(v) + " is not a value of int64");
+    return static_cast<int64_t>(v);
+}
+
+int64_t scalar_int64(const Tensor& t, const char* what) {
+    if (t.numel() != 1)
+        fail(std::string(what) + ": expected a single value, got " + std::to_string(t.numel()));
+    return element_int64(t, 0, what);
 }
 
 Tensor make_scalar_bool(bool v) {

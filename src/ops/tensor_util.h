@@ -24,6 +24,12 @@ std::vector<int64_t> reshape_dims(const std::vector<int64_t>& in, std::vector<in
 std::vector<int64_t> to_int64_vector(const Tensor& t, const char* what);
 // A scalar (or one-element) tensor's value as double; kInvalidInput if it holds != 1 element.
 double scalar_value(const Tensor& t, const char* what);
+// Element i of t as int64: integer tensors exactly, floats truncated toward zero; kInvalidInput
+// for NaN or a value outside int64 (a uint64 above 2^63 - 1, a float of magnitude 2^63 or more).
+int64_t element_int64(const Tensor& t, uint64_t i, const char* what);
+// A scalar (or one-element) tensor's value as element_int64 reads it; kInvalidInput for != 1
+// element.
+int64_t scalar_int64(const Tensor& t, const char* what);
 // Scalar bool / int tensors.
 Tensor make_scalar_bool(bool v);
 Tensor make_scalar_int64(int64_t v);

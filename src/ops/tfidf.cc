@@ -70,7 +70,7 @@ TfIdfConfig parse_tfidf(const Attrs& a) {
 
 Token token_at(const Tensor& x, uint64_t i) {
     if (x.is_string()) return x.strings()[i];
-    return static_cast<int64_t>(x.element_as_double(i));
+    return element_int64(x, i, "TfIdfVectorizer");
 }
 
 void count_row(const TfIdfConfig& c, const Tensor& x, uint64_t row_begin, int64_t row_size,

@@ -1,0 +1,108 @@
+// Integer scalars read exactly (ops/tensor_util.h: element_int64, scalar_int64) and the control
+// flow that depends on them: a Loop whose trip count is int64's maximum, as tf2onnx writes every
+// while loop (read through a double it became -2^63 and the body never ran), and Scan-8's
+// sequence lengths.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "base/error.h"
+#include "ir/builder.h"
+#include "ops/tensor_util.h"
+#include "runtime/session.h"
+#include "support/subgraph_attr.h"
+
+namespace pg {
+namespace {
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+
+template <typename T>
+Tensor scalar(DataType dt, T v) {
+    return Tensor::from_values<T>(dt, {}, {v});
+}
+
+ErrorKind kind_of_read(const Tensor& t) {
+    try {
+        ops::scalar_int64(t, "test");
+    } catch (const Error& e) {
+        return e.kind();
+    }
+    return ErrorKind::kInternal;  // no error
+}
+
+TEST(OpsIntegerScalars, WideIntegersAreExact) {
+    EXPECT_EQ(ops::scalar_int64(scalar<int64_t>(DataType::kInt64, kMax), "m"), kMax);
+    EXPECT_EQ(ops::scalar_int64(scalar<int64_t>(DataType::kInt64, kMin), "m"), kMin);
+    EXPECT_EQ(ops::scalar_int64(scalar<int64_t>(DataType::kInt64, kMax - 1), "m"), kMax - 1);
+    EXPECT_EQ(ops::scalar_int64(scalar<uint64_t>(DataType::kUInt64, uint64_t(kMax)), "m"), kMax);
+    EXPECT_EQ(ops::scalar_int64(scalar<int32_t>(DataType::kInt32, -7), "m"), -7);
+    EXPECT_EQ(ops::scalar_int64(scalar<uint8_t>(DataType::kBool, 1), "m"), 1);
+    const Tensor list = Tensor::from_values<int64_t>(DataType::kInt64, {3}, {1, kMax, 3});
+    EXPECT_EQ(ops::element_int64(list, 1, "m"), kMax);
+}
+
+TEST(OpsIntegerScalars, FloatsAreTruncatedInsideInt64) {
+    EXPECT_EQ(ops::scalar_int64(scalar<float>(DataType::kFloat32, -2.7f), "m"), -2);
+    EXPECT_EQ(ops::scalar_int64(scalar<double>(DataType::kFloat64, 3.9), "m"), 3);
+    EXPECT_EQ(ops::scalar_int64(scalar<double>(DataType::kFloat64, -9223372036854775808.0), "m"),
+              kMin);
+}
+
+TEST(OpsIntegerScalars, ValuesOutsideInt64AreInvalidInput) {
+    EXPECT_EQ(kind_of_read(scalar<uint64_t>(DataType::kUInt64, uint64_t(kMax) + 1)),
+              ErrorKind::kInvalidInput);
+    EXPECT_EQ(kind_of_read(scalar<double>(DataType::kFloat64, 9223372036854775808.0)),
+              ErrorKind::kInvalidInput);
+    EXPECT_EQ(kind_of_read(scalar<float>(DataType::kFloat32, -1e30f)), ErrorKind::kInvalidInput);
+    EXPECT_EQ(kind_of_read(scalar<float>(DataType::kFloat32, std::nanf(""))),
+              ErrorKind::kInvalidInput);
+    EXPECT_EQ(kind_of_read(Tensor::from_values<int64_t>(DataType::kInt64, {2}, {1, 2})),
+              ErrorKind::kInvalidInput);
+}
+
+// x (int32 [1]) -> Loop(M = trip, cond = x < 10) whose body adds 1 and goes on while
+// x_new < 4 * iteration: starting from 1, one pass (2 < 0 is false) gives 2; `trip` 0 gives 1.
+std::unique_ptr<ir::Model> counting_loop(int64_t trip) {
+    auto m = ir::new_model(11);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kInt32, std::vector<int64_t>{1});
+    ir::Value* max_trip = b.constant("M", scalar<int64_t>(DataType::kInt64, trip));
+    ir::Value* one = b.constant("one", Tensor::from_values<int32_t>(DataType::kInt32, {1}, {1}));
+    ir::Value* ten = b.constant("ten", Tensor::from_values<int32_t>(DataType::kInt32, {1}, {10}));
+    ir::Value* cond = b.op("Squeeze", {b.op("Less", {x, ten}, {}, "less")}, {}, "cond");
+    ir::Node* loop = b.op_multi("Loop", {max_trip, cond, x}, 1, {}, "loop");
+    ir::GraphBuilder sb(*test::add_branch(loop, "body"));
+    ir::Value* it = sb.input("it", DataType::kInt64, std::vector<int64_t>{});
+    sb.input("cond_in", DataType::kBool, std::vector<int64_t>{});
+    ir::Value* carried = sb.input("carried", DataType::kInt32, std::vector<int64_t>{1});
+    ir::Value* next = sb.op("Add", {carried, one}, {}, "next");
+    ir::Value* four = sb.constant("four", scalar<int64_t>(DataType::kInt64, 4));
+    ir::Value* bound = sb.op("Mul", {it, four}, {}, "bound");
+    ir::Value* wide = sb.op("Cast", {next}, ir::attrs(ir::Attribute::make_int("to", 7)), "wide");
+    ir::Value* go = sb.op("Squeeze", {sb.op("Less", {wide, bound}, {}, "go_less")}, {}, "go");
+    sb.output(go, DataType::kBool, {});
+    sb.output(next, DataType::kInt32, {1});
+    b.output(loop->output(0), DataType::kInt32, {1});
+    return m;
+}
+
+int32_t run_loop(const ir::Model& m, int32_t start) {
+    runtime::Session s(m, runtime::SessionOptions{});
+    runtime::Feeds feeds;
+    feeds["x"] = ops::RtValue::of(Tensor::from_values<int32_t>(DataType::kInt32, {1}, {start}));
+    const runtime::Results out = s.run(feeds);
+    return out.at(0).second.tensor().data<int32_t>()[0];
+}
+
+TEST(OpsControlFlow, ALoopUpToInt64MaxRunsItsBody) {
+    EXPECT_EQ(run_loop(*counting_loop(kMax), 1), 2);
+    EXPECT_EQ(run_loop(*counting_loop(kMax), 20), 20);  // cond false: no pass
+    EXPECT_EQ(run_loop(*counting_loop(0), 1), 1);
+}
+
+}  // namespace
+}  // namespace pg
