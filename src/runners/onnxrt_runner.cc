@@ -67,6 +67,22 @@ void check(const ort::Api* api, ort::Status* status) {
     throw Error(kind, std::move(message));
 }
 
+// check() for creating a session: ONNX Runtime refusing the model with a generic failure (an
+// invalid graph it reports as FAIL, an exception while initializing) is about the model, not
+// an internal error of ours (exit 3, not 5).
+void check_load(const ort::Api* api, ort::Status* status) {
+    if (status == nullptr) return;
+    const ort::ErrorCode code = api->GetErrorCode(status);
+    const bool generic = code == ort::ErrorCode::kFail ||
+                         code == ort::ErrorCode::kRuntimeException ||
+                         code == ort::ErrorCode::kEngineError;
+    const ErrorKind kind = generic ? ErrorKind::kInvalidInput : error_kind_for(code);
+    std::string message =
+        std::string("ONNX Runtime cannot load the model: ") + api->GetErrorMessage(status);
+    api->ReleaseStatus(status);
+    throw Error(kind, std::move(message));
+}
+
 // ---- finding and loading the library ---------------------------------------------------------
 
 std::vector<std::string> candidate_paths(const std::string& explicit_path) {
@@ -327,11 +343,12 @@ OnnxRtRunner::Impl::Impl(const std::string& model_path, const OnnxRtOptions& opt
     OrtPtr<ort::SessionOptions> session_options = make_session_options(api, options);
     ort::Session* raw = nullptr;
     if (options.model_bytes.empty())
-        check(api, api->CreateSession(env.get(), model_path.c_str(), session_options.get(), &raw));
+        check_load(api,
+                   api->CreateSession(env.get(), model_path.c_str(), session_options.get(), &raw));
     else
-        check(api,
-              api->CreateSessionFromArray(env.get(), options.model_bytes.data(),
-                                          options.model_bytes.size(), session_options.get(), &raw));
+        check_load(api, api->CreateSessionFromArray(env.get(), options.model_bytes.data(),
+                                                    options.model_bytes.size(),
+                                                    session_options.get(), &raw));
     session = OrtPtr<ort::Session>(raw, api->ReleaseSession);
     ort::MemoryInfo* mem = nullptr;
     check(api, api->CreateCpuMemoryInfo(ort::AllocatorType::kDevice, ort::MemType::kDefault, &mem));

@@ -49,6 +49,7 @@ struct Session::Impl {
     std::unordered_map<const ir::Graph*, std::unique_ptr<GraphPlan>> plans;
     std::vector<std::unique_ptr<ir::Graph>> function_bodies;
     std::set<std::string> missing;
+    std::set<std::string> stripped;  // initializers read by the graph that hold no values
     std::function<ops::KernelFn(const ir::Node&, ops::KernelFn)> wrapper;
     bool fuse;
     std::vector<Session::StepTime>* timing = nullptr;  // run_timed's list while it runs
@@ -197,7 +198,12 @@ void Session::Impl::plan_graph(const ir::Graph& g, const OpsetFn& opset) {
         return p->slot[v];
     };
     for (const ir::Value* v : g.inputs()) p->input_slots.push_back(add_slot(v));
-    for (const ir::Value* v : g.initializers()) p->initializer_slots.emplace_back(add_slot(v), v);
+    for (const ir::Value* v : g.initializers()) {
+        p->initializer_slots.emplace_back(add_slot(v), v);
+        const bool read = !v->uses().empty() ||
+                          std::find(g.outputs().begin(), g.outputs().end(), v) != g.outputs().end();
+        if (read && !v->initializer()->tensor.has_data()) stripped.insert(v->name());
+    }
     for (const auto& n : g.nodes())
         for (const ir::Value* out : n->outputs())
             if (out) add_slot(out);
@@ -310,6 +316,28 @@ std::vector<ops::RtValue> Session::Impl::execute(const ir::Graph& g,
     return out;
 }
 
+namespace {
+
+// The error for initializers without values (at most ten named).
+Error stripped_weights_error(const std::set<std::string>& names) {
+    std::string list;
+    size_t shown = 0;
+    for (const std::string& n : names) {
+        if (shown++ == 10) {
+            list += "\n    ... and " + std::to_string(names.size() - 10) + " more";
+            break;
+        }
+        list += "\n    " + n;
+    }
+    return Error(ErrorKind::kInvalidInput,
+                 std::to_string(names.size()) +
+                     " initializer(s) hold no values (weights stripped from the model, or "
+                     "external data not loaded), so the model cannot run:" +
+                     list);
+}
+
+}  // namespace
+
 Session::Session(const ir::Model& model, SessionOptions options)
     : model_(model), impl_(std::make_unique<Impl>(model, options)) {
     if (!model.graph) throw Error(ErrorKind::kInvalidInput, "the model has no graph");
@@ -321,6 +349,7 @@ Session::Session(const ir::Model& model, SessionOptions options)
         throw Error(ErrorKind::kUnsupported, std::to_string(impl_->missing.size()) +
                                                  " operator(s) have no reference kernel:" + list);
     }
+    if (!impl_->stripped.empty()) throw stripped_weights_error(impl_->stripped);
     release_free_heap();  // planning's temporaries (shape inference, fusion) are gone
 }
 

@@ -238,6 +238,21 @@ TEST(HostileModel, DeeplyNestedSubgraphs) {
     expect_rejected(write_proto(mp, model_path()), 3, {"m.onnx"});
 }
 
+// A weight-stripped model (TensorRT's TRT_WEIGHTLESS marker, no bytes) that inspect shows and
+// the reference refuses to run: it read the missing bytes through a null pointer and crashed.
+TEST(HostileModel, WeightStrippedModelIsRefusedByTheReference) {
+    onnxpb::ModelProto mp = hostile_base_proto();
+    weight(mp).clear_float_data();
+    weight(mp).set_raw_data("");
+    weight(mp).set_doc_string("TRT_WEIGHTLESS");
+    const std::string path = write_proto(mp, model_path("stripped.onnx"));
+    EXPECT_EQ(test::run_polygraph({"inspect", "model", path}).status, 0);
+    auto r = test::run_polygraph({"run", path, "--ref"}, 60);
+    EXPECT_EQ(r.status, 3) << r.all();
+    EXPECT_NE(r.err.find("hold no values"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("    w"), std::string::npos) << r.err;
+}
+
 TEST(HostileModel, MutatedBytesNeverCrash) {
     const std::string bytes = hostile_base_proto().SerializeAsString();
     std::mt19937 rng(42);

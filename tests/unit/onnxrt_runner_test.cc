@@ -265,6 +265,26 @@ TEST_F(OnnxRtRunnerTest, InvalidModelIsInvalidInput) {
     }
 }
 
+// A graph ONNX Runtime refuses with a generic failure (two nodes of one name: its FAIL status,
+// which used to surface as an internal error of ours, exit 5).
+TEST_F(OnnxRtRunnerTest, AGraphItRefusesIsInvalidInput) {
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{2});
+    ir::Value* y = b.op("Relu", {x}, {}, "same");
+    b.output(b.op("Neg", {y}, {}, "same"), DataType::kFloat32, {2});
+    const std::string path = test::make_temp_dir() + "/twins.onnx";
+    onnx::save_model(*m, path);
+    try {
+        OnnxRtRunner ort(path, test_options());
+        FAIL() << "expected an error";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput) << e.what();
+        EXPECT_NE(std::string(e.what()).find("cannot load the model"), std::string::npos)
+            << e.what();
+    }
+}
+
 TEST_F(OnnxRtRunnerTest, WrongOrMissingFeedIsInvalidInput) {
     auto m = ir::new_model(17);
     ir::GraphBuilder b(*m->graph);
