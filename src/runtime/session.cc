@@ -222,8 +222,7 @@ void Session::Impl::plan_graph(const ir::Graph& g, const OpsetFn& opset) {
         auto with_bias = fuse_matmul_bias(g, p->fused.empty() ? p->steps : p->fused, &matmul_bias);
         if (matmul_bias > 0) p->fused = std::move(with_bias), p->fused_nodes += matmul_bias;
         int transposes = 0;
-        auto views =
-            fuse_matmul_transposes(g, p->fused.empty() ? p->steps : p->fused, &transposes);
+        auto views = fuse_matmul_transposes(g, p->fused.empty() ? p->steps : p->fused, &transposes);
         if (transposes > 0) p->fused = std::move(views), p->fused_nodes += transposes;
         int bn_relu = 0;
         auto paired = fuse_bn_relu(g, *p, p->fused.empty() ? p->steps : p->fused, opset, &bn_relu);

@@ -51,8 +51,8 @@ TEST(SessionStripped, ASubgraphsPlaceholderIsRefused) {
     ir::Node* iff = b.op_multi("If", {cond}, 1, {}, "if");
     for (const char* branch : {"then_branch", "else_branch"}) {
         ir::GraphBuilder sb(*test::add_branch(iff, branch));
-        ir::Value* k = sb.constant(std::string(branch) + "_k",
-                                   Tensor::placeholder(DataType::kFloat32, {3}));
+        ir::Value* k =
+            sb.constant(std::string(branch) + "_k", Tensor::placeholder(DataType::kFloat32, {3}));
         sb.output(sb.op("Neg", {k}, {}, std::string(branch) + "_neg"), DataType::kFloat32, {3});
     }
     b.output(iff->output(0), DataType::kFloat32, {3});
