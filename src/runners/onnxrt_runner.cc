@@ -43,8 +43,14 @@ struct Library {
 
 // ---- errors ----------------------------------------------------------------------------------
 
+// ONNX Runtime's generic failures (FAIL, an exception in a kernel or while initializing) come
+// from the model and its inputs (an invalid graph it reports as FAIL, a MatMul whose dimensions
+// differ at run time): invalid input (exit 3), not an internal error of ours (exit 5).
 ErrorKind error_kind_for(ort::ErrorCode code) {
     switch (code) {
+        case ort::ErrorCode::kFail:
+        case ort::ErrorCode::kRuntimeException:
+        case ort::ErrorCode::kEngineError:
         case ort::ErrorCode::kInvalidArgument:
         case ort::ErrorCode::kInvalidGraph:
         case ort::ErrorCode::kNoSuchFile:
@@ -67,16 +73,10 @@ void check(const ort::Api* api, ort::Status* status) {
     throw Error(kind, std::move(message));
 }
 
-// check() for creating a session: ONNX Runtime refusing the model with a generic failure (an
-// invalid graph it reports as FAIL, an exception while initializing) is about the model, not
-// an internal error of ours (exit 3, not 5).
+// check() for creating a session, the message saying so.
 void check_load(const ort::Api* api, ort::Status* status) {
     if (status == nullptr) return;
-    const ort::ErrorCode code = api->GetErrorCode(status);
-    const bool generic = code == ort::ErrorCode::kFail ||
-                         code == ort::ErrorCode::kRuntimeException ||
-                         code == ort::ErrorCode::kEngineError;
-    const ErrorKind kind = generic ? ErrorKind::kInvalidInput : error_kind_for(code);
+    const ErrorKind kind = error_kind_for(api->GetErrorCode(status));
     std::string message =
         std::string("ONNX Runtime cannot load the model: ") + api->GetErrorMessage(status);
     api->ReleaseStatus(status);

@@ -285,6 +285,28 @@ TEST_F(OnnxRtRunnerTest, AGraphItRefusesIsInvalidInput) {
     }
 }
 
+// A kernel that fails at run time (MatMul of 1x3 by 4x2 through symbolic dims: ONNX Runtime's
+// FAIL status) is invalid input too.
+TEST_F(OnnxRtRunnerTest, AKernelFailureIsInvalidInput) {
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x =
+        b.input("x", DataType::kFloat32, ir::Shape{ir::Dim::symbolic("n"), ir::Dim::symbolic("k")});
+    ir::Value* y =
+        b.input("y", DataType::kFloat32, ir::Shape{ir::Dim::symbolic("j"), ir::Dim::known(2)});
+    b.output(b.op("MatMul", {x, y}, {}, "mm"));
+    const std::string path = test::make_temp_dir() + "/mm.onnx";
+    onnx::save_model(*m, path);
+    OnnxRtRunner ort(path, test_options());
+    try {
+        ort.infer(
+            {{"x", f32({1, 3}, ramp(3, 0.0f, 1.0f))}, {"y", f32({4, 2}, ramp(8, 0.0f, 1.0f))}});
+        FAIL() << "expected an error";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput) << e.what();
+    }
+}
+
 TEST_F(OnnxRtRunnerTest, WrongOrMissingFeedIsInvalidInput) {
     auto m = ir::new_model(17);
     ir::GraphBuilder b(*m->graph);
