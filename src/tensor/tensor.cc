@@ -9,6 +9,7 @@
 #include "base/aligned.h"
 #include "base/error.h"
 #include "base/float16.h"
+#include "base/float8.h"
 
 namespace pg {
 
@@ -201,6 +202,27 @@ bool Tensor::same_contents(const Tensor& other) const {
            (nbytes_ == 0 || std::memcmp(data_, other.data_, nbytes_) == 0);
 }
 
+namespace {
+
+// Element i of a float8, float4 or packed integer tensor of 4 or 2 bits (ONNX's packing: low
+// bits first), decoded exactly; NaN for any other type.
+double small_element_as_double(DataType dt, const uint8_t* bytes, uint64_t i) {
+    if (dt == DataType::kFloat8E8M0) return float8e8m0_bits_to_float(bytes[i]);
+    const bool small_int = dt == DataType::kUInt4 || dt == DataType::kInt4 ||
+                           dt == DataType::kUInt2 || dt == DataType::kInt2;
+    const MiniFloatFormat* f = minifloat_format(dt);  // float8 and float4 here
+    if (!small_int && !f) return std::nan("");
+    const int bits = dtype_bits(dt);
+    const uint32_t per_byte = 8 / static_cast<uint32_t>(bits);
+    const uint32_t shift = static_cast<uint32_t>(i % per_byte) * static_cast<uint32_t>(bits);
+    const uint32_t field = (bytes[i / per_byte] >> shift) & ((1u << bits) - 1);
+    if (f) return minifloat_to_double(field, *f);
+    if (dt == DataType::kUInt4 || dt == DataType::kUInt2) return field;
+    return static_cast<double>(static_cast<int32_t>(field << (32 - bits)) >> (32 - bits));
+}
+
+}  // namespace
+
 double Tensor::element_as_double(uint64_t i) const {
     if (placeholder_ || i >= numel_) return std::nan("");
     switch (dtype_) {
@@ -231,7 +253,7 @@ double Tensor::element_as_double(uint64_t i) const {
         case DataType::kBool:
             return data<uint8_t>()[i] ? 1.0 : 0.0;
         default:
-            return std::nan("");
+            return small_element_as_double(dtype_, data_, i);
     }
 }
 

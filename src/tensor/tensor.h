@@ -69,7 +69,8 @@ class Tensor {
     bool has_data() const { return !placeholder_; }
     // True when both have the same dtype, dims and bytes (or strings).
     bool same_contents(const Tensor& other) const;
-    // Element i as double (floats, ints, bool; NaN for types without a numeric view).
+    // Element i as double, exactly: floats (float8 and float4 formats too), integers (the packed
+    // 4- and 2-bit ones too), bool; NaN for types without a numeric view (strings, complex).
     double element_as_double(uint64_t i) const;
 
   private:
