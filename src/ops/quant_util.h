@@ -18,7 +18,8 @@ double float_value(const Tensor& t, uint64_t i);
 Tensor float_tensor(DataType dt, const std::vector<int64_t>& dims, const std::vector<double>& v);
 
 // Builds a quantized tensor element by element: value = saturate(round_half_even(x) + zp)
-// for integer types; float8 types store x (+ zp) converted with `saturate`.
+// for integer types; float8 types store x + zp converted with `saturate` (QuantizeLinear passes
+// zp 0 for them).
 class QuantWriter {
   public:
     QuantWriter(DataType dt, std::vector<int64_t> dims, bool saturate);

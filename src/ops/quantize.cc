@@ -67,12 +67,18 @@ KernelFn make_quantize(const Attrs& a, int64_t opset) {
         const DataType qt = quantized_type(ctx, output_dtype);
         const ScaleIndexer ix = make_indexer(x, scale, axis, block, "QuantizeLinear");
         QuantWriter w(qt, x.dims(), saturate);
+        // A float8 zero point is not added (ONNX's reference and ONNX Runtime; FLOAT4E2M1's is).
+        const bool add_zp = ctx.has_input(2) && !(dtype_bits(qt) == 8 && minifloat_format(qt));
         for (uint64_t i = 0; i < x.numel(); ++i) {
             const int64_t s = ix(static_cast<int64_t>(i));
-            const double zp = ctx.has_input(2) ? quant_value(ctx.input(2), s) : 0.0;
+            const double zp = add_zp ? quant_value(ctx.input(2), s) : 0.0;
             const double xs = float_value(x, i), sc = float_value(scale, static_cast<uint64_t>(s));
             // The division happens in the input's precision (float32 unless float64), as ONNX does.
-            w.set(i, x.dtype() == DataType::kFloat64 ? xs / sc : static_cast<double>(static_cast<float>(xs) / static_cast<float>(sc)), zp);
+            w.set(i,
+                  x.dtype() == DataType::kFloat64
+                      ? xs / sc
+                      : static_cast<double>(static_cast<float>(xs) / static_cast<float>(sc)),
+                  zp);
         }
         ctx.set_output(0, w.take());
     };
