@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 namespace pg::cli {
 
@@ -15,6 +16,9 @@ constexpr int64_t kEdgeItems = 3;
 std::string element_text(const Tensor& t, uint64_t i) {
     if (t.is_string()) return "'" + t.strings()[i] + "'";
     if (t.dtype() == DataType::kBool) return t.bytes()[i] ? "True" : "False";
+    // 64-bit integers exactly (through a double, 2^63 - 1 printed as 9223372036854775808).
+    if (t.dtype() == DataType::kInt64) return std::to_string(t.data<int64_t>()[i]);
+    if (t.dtype() == DataType::kUInt64) return std::to_string(t.data<uint64_t>()[i]);
     const double v = t.element_as_double(i);
     if (!dtype_is_float(t.dtype())) {
         if (std::isnan(v)) return "?";
@@ -39,8 +43,10 @@ void render(const Tensor& t, size_t axis, uint64_t offset, const std::vector<uin
         if (summarize && n > 2 * kEdgeItems && k == kEdgeItems) {
             out += axis + 1 == dims.size() ? "..." : "...";
             k = n - kEdgeItems - 1;
-            if (axis + 1 == dims.size()) out += ' ';
-            else out += "\n" + std::string(axis + 1, ' ');
+            if (axis + 1 == dims.size())
+                out += ' ';
+            else
+                out += "\n" + std::string(axis + 1, ' ');
             continue;
         }
         const uint64_t at = offset + static_cast<uint64_t>(k) * strides[axis];
@@ -50,7 +56,8 @@ void render(const Tensor& t, size_t axis, uint64_t offset, const std::vector<uin
             if (k + 1 < n) out += ' ';
         } else {
             render(t, axis + 1, at, strides, summarize, width, out);
-            if (k + 1 < n) out += std::string(dims.size() - axis - 1, '\n') + std::string(axis + 1, ' ');
+            if (k + 1 < n)
+                out += std::string(dims.size() - axis - 1, '\n') + std::string(axis + 1, ' ');
         }
     }
     out += ']';
@@ -63,7 +70,8 @@ std::string numpy_str(const Tensor& t) {
     if (t.rank() == 0) return t.numel() ? element_text(t, 0) : "[]";
     if (t.numel() == 0) return "[]";
     std::vector<uint64_t> strides(t.dims().size(), 1);
-    for (size_t k = t.dims().size() - 1; k-- > 0;) strides[k] = strides[k + 1] * static_cast<uint64_t>(t.dims()[k + 1]);
+    for (size_t k = t.dims().size() - 1; k-- > 0;)
+        strides[k] = strides[k + 1] * static_cast<uint64_t>(t.dims()[k + 1]);
     const bool summarize = t.numel() > kSummaryThreshold;
     size_t width = 0;
     const uint64_t scan = summarize ? std::min<uint64_t>(t.numel(), 4096) : t.numel();

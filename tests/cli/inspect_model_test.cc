@@ -1,6 +1,8 @@
 // `polygraph inspect model`: text layout, --json counts, errors and exit statuses.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #include <nlohmann/json.hpp>
 
 #include "ir/builder.h"
@@ -16,10 +18,12 @@ std::string write_known_model(const std::string& dir) {
     auto m = ir::new_model(17, "known");
     m->opset_imports.push_back({"com.example", 1});
     ir::GraphBuilder b(*m->graph);
-    ir::Value* x = b.input("x", DataType::kFloat32, ir::Shape{ir::Dim::symbolic("N"), ir::Dim::known(3),
-                                                              ir::Dim::known(8), ir::Dim::known(8)});
+    ir::Value* x = b.input(
+        "x", DataType::kFloat32,
+        ir::Shape{ir::Dim::symbolic("N"), ir::Dim::known(3), ir::Dim::known(8), ir::Dim::known(8)});
     ir::Value* w = b.constant("w", Tensor::zeros(DataType::kFloat32, {4, 3, 3, 3}));
-    ir::Value* c = b.op("Conv", {x, w}, ir::attrs(ir::Attribute::make_ints("kernel_shape", {3, 3})), "conv");
+    ir::Value* c =
+        b.op("Conv", {x, w}, ir::attrs(ir::Attribute::make_ints("kernel_shape", {3, 3})), "conv");
     ir::Value* r = b.op("Relu", {c}, {}, "relu");
     ir::Value* cond = b.constant("cond", Tensor::from_values<uint8_t>(DataType::kBool, {}, {1}));
     ir::Node* iff = b.op_multi("If", {cond}, 1, {}, "if");
@@ -66,12 +70,19 @@ TEST(InspectModel, TextShowsPolygraphyLayout) {
     const std::string path = write_known_model(test::make_temp_dir());
     auto r = test::run_polygraph({"inspect", "model", path, "--show", "layers", "attrs"});
     ASSERT_EQ(r.status, 0) << r.all();
-    EXPECT_NE(r.out.find("[I] ==== ONNX Model ====\n    Name: known | ONNX Opset: 17 | Other Opsets: {'com.example': 1}"),
-              std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("---- 1 Graph Input(s) ----\n    {x [dtype=float32, shape=('N', 3, 8, 8)]}"), std::string::npos);
-    EXPECT_NE(r.out.find("Node 0    | conv [Op: Conv]\n        {x [dtype=float32, shape=('N', 3, 8, 8)],\n"
-                         "         Initializer | w [dtype=float32, shape=(4, 3, 3, 3)]}\n         -> {conv_out}"),
-              std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("[I] ==== ONNX Model ====\n    Name: known | ONNX Opset: 17 | Other "
+                         "Opsets: {'com.example': 1}"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(
+        r.out.find("---- 1 Graph Input(s) ----\n    {x [dtype=float32, shape=('N', 3, 8, 8)]}"),
+        std::string::npos);
+    EXPECT_NE(r.out.find(
+                  "Node 0    | conv [Op: Conv]\n        {x [dtype=float32, shape=('N', 3, 8, 8)],\n"
+                  "         Initializer | w [dtype=float32, shape=(4, 3, 3, 3)]}\n         -> "
+                  "{conv_out}"),
+              std::string::npos)
+        << r.out;
     EXPECT_NE(r.out.find("conv.kernel_shape = [3, 3]"), std::string::npos);
     EXPECT_NE(r.out.find("---- 1 Subgraph Output(s) ----"), std::string::npos);
 }
@@ -80,8 +91,28 @@ TEST(InspectModel, DefaultHidesNodes) {
     const std::string path = write_known_model(test::make_temp_dir());
     auto r = test::run_polygraph({"inspect", "model", path});
     ASSERT_EQ(r.status, 0) << r.all();
-    EXPECT_NE(r.out.find("---- 2 Initializer(s) ----\n    \n    ---- 3 Node(s) ----"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("---- 2 Initializer(s) ----\n    \n    ---- 3 Node(s) ----"),
+              std::string::npos)
+        << r.out;
     EXPECT_EQ(r.out.find("Node 0"), std::string::npos);
+}
+
+// 64-bit integer initializers print exactly (a Loop's trip count of 2^63 - 1, as tf2onnx writes
+// it, printed as 9223372036854775808 through a double).
+TEST(InspectModel, Int64ValuesPrintExactly) {
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kInt64, std::vector<int64_t>{2});
+    ir::Value* k = b.constant(
+        "k", Tensor::from_values<int64_t>(DataType::kInt64, {2}, {INT64_MAX, INT64_MIN + 1}));
+    b.output(b.op("Add", {x, k}, {}, "add"), DataType::kInt64, {2});
+    const std::string path = test::make_temp_dir() + "/int64.onnx";
+    onnx::save_model(*m, path);
+    auto r = test::run_polygraph({"inspect", "model", path, "--show", "weights"});
+    ASSERT_EQ(r.status, 0) << r.all();
+    EXPECT_NE(r.out.find("9223372036854775807"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("-9223372036854775807"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("9223372036854775808"), std::string::npos) << r.out;
 }
 
 TEST(InspectModel, MissingFileIsExitThree) {
@@ -106,9 +137,11 @@ TEST(InspectModel, HelpExplainsFlags) {
 TEST(InspectModel, PolygraphyIdentityExampleMatchesCapturedOutput) {
     const std::string shared = test::shared_dir();
     if (shared.empty()) GTEST_SKIP() << "../shared not present";
-    auto r = test::run_polygraph({"inspect", "model",
-                                  shared + "/data/polygraphy-models/examples/inspect/03_inspecting_an_onnx_model/identity.onnx",
-                                  "--show", "layers"});
+    auto r = test::run_polygraph(
+        {"inspect", "model",
+         shared +
+             "/data/polygraphy-models/examples/inspect/03_inspecting_an_onnx_model/identity.onnx",
+         "--show", "layers"});
     ASSERT_EQ(r.status, 0) << r.all();
     const std::string expected =
         "[I] ==== ONNX Model ====\n"
