@@ -3,6 +3,7 @@
 // keep_aspect_ratio_policy. Each output coordinate of each axis gets a list of (input index,
 // weight) taps; the axes are then processed one after another in float64.
 #include <cmath>
+#include <cstdio>
 
 #include "ir/graph.h"
 #include "ops/dispatch.h"
@@ -189,6 +190,17 @@ struct Plan {
     std::vector<double> roi;  // 2 * rank
 };
 
+// An output dim from scale * input dim, truncated; kInvalidInput past 2^62 (and for an infinite
+// scale), where the cast to int64 is undefined.
+int64_t output_size(double v) {
+    if (!(v < 4611686018427387904.0)) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.4g", v);
+        fail(std::string("Resize: an output dim of ") + text + " (scale x input dim) is too large");
+    }
+    return static_cast<int64_t>(v);
+}
+
 // Output sizes and scales per axis from the scales or sizes input, axes and aspect policy.
 Plan plan_resize(KernelContext& ctx, const ResizeConfig& c, const std::vector<int64_t>& dims) {
     const size_t r = dims.size();
@@ -225,8 +237,8 @@ Plan plan_resize(KernelContext& ctx, const ResizeConfig& c, const std::vector<in
                                              : std::max(s, p.scales[static_cast<size_t>(a)]);
             for (int64_t a : axes) {
                 p.scales[static_cast<size_t>(a)] = s;
-                p.out[static_cast<size_t>(a)] = static_cast<int64_t>(
-                    s * static_cast<double>(dims[static_cast<size_t>(a)]) + 0.5);
+                p.out[static_cast<size_t>(a)] =
+                    output_size(s * static_cast<double>(dims[static_cast<size_t>(a)]) + 0.5);
             }
         }
         return p;
@@ -239,7 +251,7 @@ Plan plan_resize(KernelContext& ctx, const ResizeConfig& c, const std::vector<in
         const size_t a = static_cast<size_t>(axes[k]);
         p.scales[a] = st.element_as_double(k);
         if (!(p.scales[a] > 0)) fail("Resize: scales must be positive");
-        p.out[a] = static_cast<int64_t>(p.scales[a] * static_cast<double>(dims[a]));
+        p.out[a] = output_size(p.scales[a] * static_cast<double>(dims[a]));
     }
     return p;
 }

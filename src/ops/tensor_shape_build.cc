@@ -144,6 +144,7 @@ KernelFn make_range(const Attrs&, int64_t) {
             if (delta == T(0)) fail("Range: delta is zero");
             const double n = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) /
                                        static_cast<double>(delta));
+            if (std::isnan(n)) fail("Range: start, limit or delta is NaN");
             if (n > 4294967296.0) fail("Range would produce " + std::to_string(n) + " elements");
             std::vector<T> v(static_cast<size_t>(std::max(n, 0.0)));
             for (size_t i = 0; i < v.size(); ++i)

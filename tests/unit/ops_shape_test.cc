@@ -2,6 +2,8 @@
 // 16-bit types, empty tensors, opset differences, invalid input).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "base/error.h"
 #include "support/op_runner.h"
 
@@ -242,6 +244,17 @@ TEST(OpsShape, RangeNegativeDeltaAndEmpty) {
             run_op("Range", {i64({}, {0}), i64({}, {4}), i64({}, {0})});
         },
         "delta is zero");
+    // A NaN bound was a count of NaN cast to size_t (a vector "larger than max_size()").
+    expect_invalid(
+        [] {
+            run_op("Range", {f32({}, {0}), f32({}, {std::nanf("")}), f32({}, {1})});
+        },
+        "NaN");
+    expect_invalid(
+        [] {
+            run_op("Range", {f32({}, {0}), f32({}, {INFINITY}), f32({}, {1})});
+        },
+        "elements");
 }
 
 TEST(OpsShape, DepthToSpaceModesRoundTripThroughSpaceToDepth) {

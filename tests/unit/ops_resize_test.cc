@@ -1,0 +1,44 @@
+// Resize with hostile scales: an output dim past int64 (1e30, inf) or a NaN / non-positive
+// scale is invalid input with a message naming it; the cast of such a dim to int64 was undefined.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "base/error.h"
+#include "support/op_runner.h"
+
+namespace pg {
+namespace {
+
+// The message of the kInvalidInput error Resize gives for `scales` on a 1x1x2x2 input.
+std::string refusal(std::vector<float> scales) {
+    try {
+        test::run_op("Resize",
+                     {test::f32({1, 1, 2, 2}, {1, 2, 3, 4}), Tensor(), test::f32({4}, scales)}, {},
+                     13);
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput) << e.what();
+        return e.what();
+    }
+    return "no error";
+}
+
+TEST(OpsResize, HostileScalesAreInvalidInput) {
+    EXPECT_NE(refusal({1, 1, 1e30f, 1e30f}).find("output dim of 2e+30"), std::string::npos);
+    EXPECT_NE(refusal({1, 1, INFINITY, 1}).find("output dim of inf"), std::string::npos);
+    EXPECT_NE(refusal({1, 1, std::nanf(""), 1}).find("positive"), std::string::npos);
+    EXPECT_NE(refusal({1, 1, -2, 1}).find("positive"), std::string::npos);
+}
+
+TEST(OpsResize, OrdinaryScalesStillWork) {
+    const Tensor y =
+        test::run_op(
+            "Resize",
+            {test::f32({1, 1, 2, 2}, {1, 2, 3, 4}), Tensor(), test::f32({4}, {1, 1, 2, 2})}, {}, 13)
+            .at(0);
+    EXPECT_EQ(y.dims(), (std::vector<int64_t>{1, 1, 4, 4}));
+}
+
+}  // namespace
+}  // namespace pg
