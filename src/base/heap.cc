@@ -6,6 +6,12 @@
 
 #include <cstdlib>  // defines __GLIBC__ under glibc
 
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "base/error.h"
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -26,6 +32,20 @@ void release_free_heap() {
 #if defined(__GLIBC__)
     malloc_trim(0);
 #endif
+}
+
+uint64_t physical_memory_bytes() {
+    const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(size) : 0;
+}
+
+void require_memory_for(double bytes, const std::string& what) {
+    const double have = static_cast<double>(physical_memory_bytes());
+    if (have <= 0 || bytes <= have) return;
+    char text[96];
+    std::snprintf(text, sizeof text, " would need %.3g GiB, more than this machine's %.3g GiB",
+                  bytes / 1073741824.0, have / 1073741824.0);
+    throw Error(ErrorKind::kInvalidInput, what + text);
 }
 
 }  // namespace pg

@@ -8,6 +8,9 @@
 // Memory freed after a larger model stays with the process.
 #pragma once
 
+#include <cstdint>
+#include <string>
+
 namespace pg {
 
 // Keeps freed heap memory mapped from now on (idempotent, thread-safe). Returns true when the
@@ -18,5 +21,13 @@ bool retain_heap_between_runs();
 // libraries: nothing). For the end of a phase that freed many small blocks it will not reuse
 // (a parsed message after import, planning's temporaries).
 void release_free_heap();
+
+// Bytes of physical memory of this machine (sysconf; 0 when unknown).
+uint64_t physical_memory_bytes();
+
+// Throws kInvalidInput naming `what` when `bytes` (a working set an input asks for) exceeds this
+// machine's physical memory: such a request could only swap or be killed, so it is refused before
+// anything is allocated. Requests that fit are left to the allocator (std::bad_alloc).
+void require_memory_for(double bytes, const std::string& what);
 
 }  // namespace pg

@@ -2,9 +2,11 @@
 // coordinate transformations, nearest / linear / cubic modes, antialiasing, axes, roi and
 // keep_aspect_ratio_policy. Each output coordinate of each axis gets a list of (input index,
 // weight) taps; the axes are then processed one after another in float64.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
+#include "base/heap.h"
 #include "ir/graph.h"
 #include "ops/dispatch.h"
 #include "ops/half.h"
@@ -227,6 +229,8 @@ Plan plan_resize(KernelContext& ctx, const ResizeConfig& c, const std::vector<in
         if (sizes.size() != axes.size()) fail("Resize: sizes must have one entry per resized axis");
         for (size_t k = 0; k < axes.size(); ++k) {
             const size_t a = static_cast<size_t>(axes[k]);
+            if (sizes[k] < 0)
+                fail("Resize: sizes must not be negative, got " + std::to_string(sizes[k]));
             p.out[a] = sizes[k];
             p.scales[a] = static_cast<double>(sizes[k]) / static_cast<double>(dims[a]);
         }
@@ -256,10 +260,30 @@ Plan plan_resize(KernelContext& ctx, const ResizeConfig& c, const std::vector<in
     return p;
 }
 
+// Refuses (before any table is built) a resize whose values, held as doubles axis after axis,
+// could not fit in this machine's memory: sizes of 7e8 on a 1x1x2x4 input filled tables for
+// minutes before the output's allocation failed.
+void require_working_set(std::vector<int64_t> dims, const std::vector<int64_t>& out) {
+    double most = 0;
+    for (size_t a = 0; a < dims.size(); ++a) {
+        double before = 1, after = 1;
+        for (size_t k = 0; k < dims.size(); ++k) {
+            before *= static_cast<double>(dims[k]);
+            after *= static_cast<double>(k == a ? out[a] : dims[k]);
+        }
+        most = std::max(most, before + after);  // the axis's input and output values
+        dims[a] = out[a];
+    }
+    std::string shape;
+    for (const int64_t d : out) shape += (shape.empty() ? "[" : ", ") + std::to_string(d);
+    require_memory_for(most * sizeof(double), "Resize to " + shape + "]");
+}
+
 KernelFn resize_kernel(ResizeConfig c) {
     return half_via_float([c](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         Plan p = plan_resize(ctx, c, x.dims());
+        require_working_set(x.dims(), p.out);
         std::vector<double> data(x.numel());
         for (uint64_t i = 0; i < x.numel(); ++i) data[i] = x.element_as_double(i);
         std::vector<int64_t> dims = x.dims();

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <vector>
 
+#include "base/error.h"
 #include "base/heap.h"
 
 namespace pg {
@@ -115,8 +116,25 @@ TEST(BaseHeap, ReleaseFreeHeapReturnsFreePagesBelowUsedBlocks) {
     delete[] fence;
     ASSERT_GT(before, 0);
     const long page = sysconf(_SC_PAGESIZE);
-    EXPECT_LT(after, before - long((12 << 20) / page)) << "before " << before << ", after " << after;
+    EXPECT_LT(after, before - long((12 << 20) / page))
+        << "before " << before << ", after " << after;
 #endif
+}
+
+// A working set larger than the machine is refused with the request and the machine's size in
+// the message; one that fits passes.
+TEST(BaseHeap, RequestsBeyondPhysicalMemoryAreInvalidInput) {
+    const double have = static_cast<double>(physical_memory_bytes());
+    ASSERT_GT(have, 0);
+    EXPECT_NO_THROW(require_memory_for(1024.0, "small"));
+    try {
+        require_memory_for(have * 2, "Huge op");
+        FAIL() << "expected an error";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput);
+        EXPECT_NE(std::string(e.what()).find("Huge op would need"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("GiB"), std::string::npos) << e.what();
+    }
 }
 
 }  // namespace

@@ -31,6 +31,26 @@ TEST(OpsResize, HostileScalesAreInvalidInput) {
     EXPECT_NE(refusal({1, 1, -2, 1}).find("positive"), std::string::npos);
 }
 
+// Sizes: a negative one is refused; sizes whose values could not fit in memory are refused at
+// once (they filled per-axis tables for minutes before).
+TEST(OpsResize, HostileSizesAreInvalidInput) {
+    auto sized = [](std::vector<int64_t> sizes) -> std::string {
+        try {
+            test::run_op(
+                "Resize",
+                {test::f32({1, 1, 2, 2}, {1, 2, 3, 4}), Tensor(), Tensor(), test::i64({4}, sizes)},
+                {}, 13);
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput) << e.what();
+            return e.what();
+        }
+        return "no error";
+    };
+    EXPECT_NE(sized({1, 1, -5, 2}).find("must not be negative"), std::string::npos);
+    EXPECT_NE(sized({1, 1, 700000000, 800000000}).find("would need"), std::string::npos);
+    EXPECT_EQ(sized({1, 1, 3, 3}), "no error");
+}
+
 TEST(OpsResize, OrdinaryScalesStillWork) {
     const Tensor y =
         test::run_op(
