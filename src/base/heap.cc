@@ -40,7 +40,7 @@ uint64_t physical_memory_bytes() {
 }
 
 void require_memory_for(double bytes, const std::string& what) {
-    const double have = static_cast<double>(physical_memory_bytes());
+    static const double have = static_cast<double>(physical_memory_bytes());
     if (have <= 0 || bytes <= have) return;
     char text[96];
     std::snprintf(text, sizeof text, " would need %.3g GiB, more than this machine's %.3g GiB",

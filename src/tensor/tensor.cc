@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "base/float16.h"
 #include "base/float8.h"
+#include "base/heap.h"
 
 namespace pg {
 
@@ -41,6 +42,17 @@ uint64_t checked_bytes(DataType dtype, const std::vector<int64_t>& dims, uint64_
     return *b;
 }
 
+// Refuses a new tensor larger than this machine's memory before allocating it (a hostile shape
+// could only make the run swap or be killed). Strings count their std::string objects.
+void require_room(DataType dtype, const std::vector<int64_t>& dims, uint64_t numel,
+                  uint64_t nbytes) {
+    const double bytes = dtype == DataType::kString
+                             ? static_cast<double>(numel) * sizeof(std::string)
+                             : static_cast<double>(nbytes);
+    if (bytes > 1073741824.0)  // the check reads the machine's size once; small tensors skip it
+        require_memory_for(bytes, "a " + dtype_name(dtype) + " tensor of shape " + dims_text(dims));
+}
+
 }  // namespace
 
 std::optional<uint64_t> checked_numel(const std::vector<int64_t>& dims) {
@@ -62,6 +74,7 @@ Tensor Tensor::zeros(DataType dtype, std::vector<int64_t> dims) {
     Tensor t;
     t.dtype_ = dtype;
     t.nbytes_ = checked_bytes(dtype, dims, &t.numel_);
+    require_room(dtype, dims, t.numel_, t.nbytes_);
     t.dims_ = std::move(dims);
     if (dtype == DataType::kString) {
         t.strings_.resize(t.numel_);
@@ -96,6 +109,7 @@ Tensor Tensor::uninitialized(DataType dtype, std::vector<int64_t> dims) {
     Tensor t;
     t.dtype_ = dtype;
     t.nbytes_ = checked_bytes(dtype, dims, &t.numel_);
+    require_room(dtype, dims, t.numel_, t.nbytes_);
     t.dims_ = std::move(dims);
     std::shared_ptr<uint8_t[]> buf = cache_aligned_buffer(t.nbytes_);
     if (poison_flag()) std::memset(buf.get(), 0xA5, t.nbytes_);
