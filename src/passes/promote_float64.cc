@@ -15,10 +15,13 @@ Tensor widen(const Tensor& t) {
     return out;
 }
 
-bool is_f32_tensor(const Tensor& t) { return t.dtype() == DataType::kFloat32 && t.has_data(); }
+bool is_f32_tensor(const Tensor& t) {
+    return t.dtype() == DataType::kFloat32 && t.has_data();
+}
 
 void promote_type(ir::TypeInfo& t, PromoteFloat64Report& r) {
-    if ((t.kind == ir::TypeKind::kTensor || t.kind == ir::TypeKind::kSparseTensor) && t.elem_type == DataType::kFloat32) {
+    if ((t.kind == ir::TypeKind::kTensor || t.kind == ir::TypeKind::kSparseTensor) &&
+        t.elem_type == DataType::kFloat32) {
         t.elem_type = DataType::kFloat64;
         ++r.values;
     }
@@ -42,9 +45,27 @@ void promote_attribute(const ir::Node& n, ir::Attribute& a, PromoteFloat64Report
         }
     if (n.op_type == "Constant" && (a.name == "value_float" || a.name == "value_floats")) {
         const bool scalar = a.name == "value_float";
-        std::vector<double> v = scalar ? std::vector<double>{a.f} : std::vector<double>(a.floats.begin(), a.floats.end());
-        std::vector<int64_t> dims = scalar ? std::vector<int64_t>{} : std::vector<int64_t>{static_cast<int64_t>(v.size())};
+        std::vector<double> v = scalar ? std::vector<double>{a.f}
+                                       : std::vector<double>(a.floats.begin(), a.floats.end());
+        std::vector<int64_t> dims =
+            scalar ? std::vector<int64_t>{} : std::vector<int64_t>{static_cast<int64_t>(v.size())};
         a = ir::Attribute::make_tensor("value", Tensor::from_values(DataType::kFloat64, dims, v));
+        ++r.attributes;
+    }
+}
+
+// Ops whose output is float32 when an attribute is absent get it explicitly, as float64:
+// ConstantOfShape's value (a float32 0), RandomNormal / RandomUniform's dtype (FLOAT).
+void promote_defaults(ir::Node& n, PromoteFloat64Report& r) {
+    if (n.op_type == "ConstantOfShape" && !n.find_attribute("value")) {
+        n.attributes.push_back(ir::Attribute::make_tensor(
+            "value", Tensor::from_values<double>(DataType::kFloat64, {1}, {0.0})));
+        ++r.attributes;
+    }
+    if ((n.op_type == "RandomNormal" || n.op_type == "RandomUniform") &&
+        !n.find_attribute("dtype")) {
+        n.attributes.push_back(
+            ir::Attribute::make_int("dtype", static_cast<int64_t>(DataType::kFloat64)));
         ++r.attributes;
     }
 }
@@ -65,6 +86,7 @@ void promote_graph(ir::Graph& g, PromoteFloat64Report& r) {
     }
     for (const auto& n : g.nodes()) {
         for (auto& a : n->attributes) promote_attribute(*n, a, r);
+        promote_defaults(*n, r);
         for (ir::Graph* sub : n->subgraphs()) promote_graph(*sub, r);
     }
 }

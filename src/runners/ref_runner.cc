@@ -2,7 +2,6 @@
 
 #include "runners/session_io.h"
 
-
 #include "base/error.h"
 #include "ir/clone.h"
 #include "passes/promote_float64.h"
@@ -44,6 +43,7 @@ Tensor widen_feed(const Tensor& t) {
 
 RefRunner::RefRunner(const ir::Model& model, RefRunnerOptions options)
     : options_(options),
+      original_(model),
       promoted_(options.fp64 ? promoted_copy(model) : nullptr),
       model_(promoted_ ? *promoted_ : model),
       session_(model_, options.session),
@@ -51,11 +51,9 @@ RefRunner::RefRunner(const ir::Model& model, RefRunnerOptions options)
       name_(make_runner_name("ref-runner")) {}
 
 std::vector<TensorMeta> RefRunner::input_metadata() const {
-    auto meta = graph_input_metadata(*model_.graph);
-    if (fp64_)  // callers feed what the original model takes
-        for (auto& m : meta)
-            if (m.dtype == DataType::kFloat64) m.dtype = DataType::kFloat32;
-    return meta;
+    // Callers feed what the original model takes (with fp64, its float32 inputs are widened on
+    // the way in; inputs that were float64 already stay so, and were announced as float32).
+    return graph_input_metadata(*original_.graph);
 }
 
 NamedTensors RefRunner::infer(const std::map<std::string, Tensor>& feeds) {

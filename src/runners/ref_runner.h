@@ -33,6 +33,7 @@ class RefRunner : public Runner {
   private:
     NamedTensors run(const std::map<std::string, Tensor>& feeds, runtime::NodeHook* hook);
     RefRunnerOptions options_;
+    const ir::Model& original_;            // the caller's model (its inputs are what callers feed)
     std::unique_ptr<ir::Model> promoted_;  // set with fp64
     const ir::Model& model_;
     runtime::Session session_;

@@ -43,7 +43,54 @@ TEST(PromoteFloat64, RefRunnerComputesInDouble) {
     const Tensor& t = out.at(0).second;
     ASSERT_EQ(t.dtype(), DataType::kFloat64);
     const std::vector<float> ws{0.1f, 1e-8f, 3.0f};
-    for (int i = 0; i < 3; ++i) EXPECT_EQ(t.data<double>()[i], double(xs[i]) * double(ws[i]) + double(ws[i]));
+    for (int i = 0; i < 3; ++i)
+        EXPECT_EQ(t.data<double>()[i], double(xs[i]) * double(ws[i]) + double(ws[i]));
+}
+
+// Outputs that are float32 only by an absent attribute's default: ConstantOfShape's value and
+// RandomUniform's dtype. An Add of either with a promoted value failed ("inputs have different
+// types") in ONNX's expanded causal attention.
+TEST(PromoteFloat64, DefaultFloat32OutputsArePromotedToo) {
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{2});
+    ir::Value* shape =
+        b.constant("shape", Tensor::from_values<int64_t>(DataType::kInt64, {1}, {2}));
+    ir::Value* zeros = b.op("ConstantOfShape", {shape}, {}, "zeros");
+    ir::Value* noise = b.op(
+        "RandomUniform", {},
+        ir::attrs(ir::Attribute::make_ints("shape", {2}), ir::Attribute::make_float("seed", 1.0f)),
+        "noise");
+    ir::Value* sum = b.op("Add", {b.op("Add", {x, zeros}, {}, "a"), noise}, {}, "b");
+    b.output(sum, DataType::kFloat32, {2});
+    auto r = passes::promote_to_float64(*m);
+    EXPECT_EQ(r.attributes, 2u);
+    runners::RefRunnerOptions opts;
+    opts.fp64 = true;
+    opts.session.threads = 1;
+    runners::RefRunner runner(*m, opts);
+    const auto out =
+        runner.infer({{"x", Tensor::from_values<float>(DataType::kFloat32, {2}, {1.0f, 2.0f})}});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].second.dtype(), DataType::kFloat64);
+}
+
+// Inputs that were float64 already are announced as float64 (they were announced as float32,
+// so generated data did not fit ONNX Runtime beside the fp64 reference).
+TEST(PromoteFloat64, RefRunnerAnnouncesTheOriginalInputTypes) {
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{2});
+    ir::Value* d = b.input("d", DataType::kFloat64, std::vector<int64_t>{2});
+    ir::Value* xd = b.op("Cast", {x}, ir::attrs(ir::Attribute::make_int("to", 11)), "cast");
+    b.output(b.op("Add", {xd, d}, {}, "add"), DataType::kFloat64, {2});
+    runners::RefRunnerOptions opts;
+    opts.fp64 = true;
+    runners::RefRunner runner(*m, opts);
+    const auto meta = runner.input_metadata();
+    ASSERT_EQ(meta.size(), 2u);
+    EXPECT_EQ(meta[0].dtype, DataType::kFloat32);
+    EXPECT_EQ(meta[1].dtype, DataType::kFloat64);
 }
 
 }  // namespace
