@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "base/error.h"
 #include "ir/model.h"
 
 namespace pg::passes {
@@ -70,7 +71,26 @@ void promote_defaults(ir::Node& n, PromoteFloat64Report& r) {
     }
 }
 
+// BitCast reinterprets float32 bits: in double they are other bits and half as many elements,
+// so a model that bitcasts float32 is refused rather than given other values.
+void refuse_float32_bitcast(const ir::Graph& g) {
+    for (const auto& n : g.nodes()) {
+        if (n->op_type != "BitCast") continue;
+        const ir::Value* in = n->inputs().empty() ? nullptr : n->inputs()[0];
+        const ir::Attribute* to = n->find_attribute("to");
+        const bool reads = in && in->has_type() && in->type().elem_type == DataType::kFloat32;
+        if (reads || (to && to->i == static_cast<int64_t>(DataType::kFloat32)))
+            throw Error(ErrorKind::kUnsupported,
+                        "--ref-precision fp64 cannot run " +
+                            (n->name.empty() ? std::string("a BitCast node")
+                                             : "BitCast node '" + n->name + "'") +
+                            " on float32 (its result depends on float32's bits); use "
+                            "--ref-precision fp32 for this model");
+    }
+}
+
 void promote_graph(ir::Graph& g, PromoteFloat64Report& r) {
+    refuse_float32_bitcast(g);
     for (const auto& v : g.values()) {
         if (!v->has_type()) continue;
         ir::TypeInfo t = v->type();

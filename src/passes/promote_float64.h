@@ -17,7 +17,8 @@ struct PromoteFloat64Report {
     size_t attributes = 0;    // attributes changed (tensors, Cast 'to', value_float(s))
 };
 
-// Rewrites `m` in place.
+// Rewrites `m` in place. Throws kUnsupported for a BitCast of float32 (its result depends on
+// float32's bits), before changing anything in that graph.
 //   before: x:float32 -> Cast(to=FLOAT) -> Add(w:float32)   after: x:float64 -> Cast(to=DOUBLE) -> Add(w:float64)
 PromoteFloat64Report promote_to_float64(ir::Model& m);
 

@@ -1,6 +1,7 @@
 // promote_to_float64 and the reference runner's fp64 mode (--ref-precision fp64).
 #include <gtest/gtest.h>
 
+#include "base/error.h"
 #include "ir/builder.h"
 #include "passes/promote_float64.h"
 #include "runners/ref_runner.h"
@@ -91,6 +92,22 @@ TEST(PromoteFloat64, RefRunnerAnnouncesTheOriginalInputTypes) {
     ASSERT_EQ(meta.size(), 2u);
     EXPECT_EQ(meta[0].dtype, DataType::kFloat32);
     EXPECT_EQ(meta[1].dtype, DataType::kFloat64);
+}
+
+// A BitCast of float32 is refused (promoted, it gave half as many int32 elements).
+TEST(PromoteFloat64, BitCastOfFloat32IsUnsupported) {
+    auto m = ir::new_model(26);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{2});
+    b.output(b.op("BitCast", {x}, ir::attrs(ir::Attribute::make_int("to", 6)), "bits"),
+             DataType::kInt32, {2});
+    try {
+        passes::promote_to_float64(*m);
+        FAIL() << "expected an error";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);
+        EXPECT_NE(std::string(e.what()).find("BitCast node 'bits'"), std::string::npos) << e.what();
+    }
 }
 
 }  // namespace
