@@ -22,6 +22,9 @@ Dims broadcast_shape(const Dims& a, const Dims& b) {
     for (size_t i = 0; i < rank; ++i) {
         const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
         const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+        if (da < 0 || db < 0)  // an Expand shape from the data (-5 gave a vector "too large")
+            throw Error(ErrorKind::kInvalidInput,
+                        "shapes " + text(a) + " and " + text(b) + " hold a negative dim");
         if (da != db && da != 1 && db != 1)
             throw Error(ErrorKind::kInvalidInput,
                         "shapes " + text(a) + " and " + text(b) + " cannot be broadcast");

@@ -139,6 +139,15 @@ TEST(OpsShape, FlattenAxisZeroAndNegative) {
     EXPECT_EQ(b[0].dims(), (std::vector<int64_t>{6, 1}));
 }
 
+// A negative dim in Expand's shape (from the data) is invalid input; it became a vector size.
+TEST(OpsShape, ExpandToANegativeDimIsInvalid) {
+    expect_invalid(
+        [] {
+            run_op("Expand", {f32({3, 1}, {1, 2, 3}), i64({2}, {1, -5})});
+        },
+        "negative dim");
+}
+
 TEST(OpsShape, ExpandAndTileBool) {
     Tensor b = Tensor::from_values<uint8_t>(DataType::kBool, {2, 1}, {1, 0});
     auto e = run_op("Expand", {b, i64({2}, {1, 3})});
