@@ -57,25 +57,10 @@ double round_saturate(double v, double lo, double hi) {
 }
 
 double quant_value(const Tensor& t, int64_t i) {
-    const size_t k = static_cast<size_t>(i);
-    const int bits = dtype_bits(t.dtype());
-    if (bits == 4 || bits == 2) {  // packed, low bits first
-        const size_t per_byte = static_cast<size_t>(8 / bits);
-        const int v = (t.bytes()[k / per_byte] >> ((k % per_byte) * static_cast<size_t>(bits))) &
-                      ((1 << bits) - 1);
-        if (t.dtype() == DataType::kFloat4E2M1)
-            return minifloat_to_double(static_cast<uint32_t>(v), kE2M1);
-        const bool is_signed = t.dtype() == DataType::kInt4 || t.dtype() == DataType::kInt2;
-        return is_signed && v >= (1 << (bits - 1)) ? v - (1 << bits) : v;
-    }
-    if (const MiniFloatFormat* f = float8_format(t.dtype()))
-        return minifloat_to_double(t.bytes()[k], *f);
-    return t.element_as_double(static_cast<uint64_t>(i));
+    return t.element_as_double(static_cast<uint64_t>(i));  // packed and float8 types decoded
 }
 
 double float_value(const Tensor& t, uint64_t i) {
-    if (const MiniFloatFormat* f = float8_format(t.dtype()))
-        return minifloat_to_double(t.bytes()[i], *f);
     return t.element_as_double(i);
 }
 

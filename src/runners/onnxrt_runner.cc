@@ -64,24 +64,17 @@ ErrorKind error_kind_for(ort::ErrorCode code) {
     }
 }
 
-// Throws pg::Error carrying ONNX Runtime's message when `status` is an error; frees it.
-void check(const ort::Api* api, ort::Status* status) {
+// Throws pg::Error carrying ONNX Runtime's message (after `context`, e.g. that the model could
+// not be loaded) when `status` is an error; frees it.
+void check(const ort::Api* api, ort::Status* status, const char* context = "") {
     if (status == nullptr) return;
     const ErrorKind kind = error_kind_for(api->GetErrorCode(status));
-    std::string message = std::string("ONNX Runtime: ") + api->GetErrorMessage(status);
+    std::string message = std::string("ONNX Runtime: ") + context + api->GetErrorMessage(status);
     api->ReleaseStatus(status);
     throw Error(kind, std::move(message));
 }
 
-// check() for creating a session, the message saying so.
-void check_load(const ort::Api* api, ort::Status* status) {
-    if (status == nullptr) return;
-    const ErrorKind kind = error_kind_for(api->GetErrorCode(status));
-    std::string message =
-        std::string("ONNX Runtime cannot load the model: ") + api->GetErrorMessage(status);
-    api->ReleaseStatus(status);
-    throw Error(kind, std::move(message));
-}
+constexpr const char* kLoadFailed = "cannot load the model: ";
 
 // ---- finding and loading the library ---------------------------------------------------------
 
@@ -343,12 +336,13 @@ OnnxRtRunner::Impl::Impl(const std::string& model_path, const OnnxRtOptions& opt
     OrtPtr<ort::SessionOptions> session_options = make_session_options(api, options);
     ort::Session* raw = nullptr;
     if (options.model_bytes.empty())
-        check_load(api,
-                   api->CreateSession(env.get(), model_path.c_str(), session_options.get(), &raw));
+        check(api, api->CreateSession(env.get(), model_path.c_str(), session_options.get(), &raw),
+              kLoadFailed);
     else
-        check_load(api, api->CreateSessionFromArray(env.get(), options.model_bytes.data(),
-                                                    options.model_bytes.size(),
-                                                    session_options.get(), &raw));
+        check(api,
+              api->CreateSessionFromArray(env.get(), options.model_bytes.data(),
+                                          options.model_bytes.size(), session_options.get(), &raw),
+              kLoadFailed);
     session = OrtPtr<ort::Session>(raw, api->ReleaseSession);
     ort::MemoryInfo* mem = nullptr;
     check(api, api->CreateCpuMemoryInfo(ort::AllocatorType::kDevice, ort::MemType::kDefault, &mem));
