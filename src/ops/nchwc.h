@@ -103,6 +103,10 @@ void max_pool_nchwc(const Window& g, int64_t n, int64_t cb, const float* x, floa
                     ThreadPool* pool);
 void avg_pool_nchwc(const Window& g, int64_t n, int64_t cb, const float* x, float* y,
                     bool include_pad, ThreadPool* pool);
+// Tests and benches: the pools split their work as the blocked Conv before them most likely
+// split its output, one contiguous range per thread (on, the default), or in claimed chunks by
+// block (off); returns the previous setting.
+bool set_nchwc_pool_parts(bool on);
 // GlobalMaxPool (max) / GlobalAveragePool over `plane` pixels, as global_pool_planes; y is
 // (n, cb, 1..., 16).
 void global_pool_nchwc(int64_t n, int64_t cb, int64_t plane, const float* x, float* y, bool max,

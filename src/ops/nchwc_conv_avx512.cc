@@ -132,7 +132,7 @@ Geometry geometry(const ConvShape& s, int threads, bool plain) {
     // then packed once), else ranges of pixels across all groups (each thread reads its part of
     // the input only, from L2 for every group); segments' sums stay in L2 either way.
     const int64_t pixels = s.w.out[1] * s.w.out[2];
-    g.by_groups = g.groups * s.n >= 2 * threads;
+    g.by_groups = nchwc_conv_splits_by_groups(s.n, g.mb, threads);
     g.segments = std::max<int64_t>(g.by_groups ? 1 : threads,
                                    (pixels + kSegmentPixels - 1) / kSegmentPixels);
     // Split by pixels, a multiple of the threads (a 112 x 112 stem: 8 segments, not 7 of which
@@ -435,8 +435,8 @@ void run_segment(const Job& j, float* wp, int64_t n, int64_t grp, int64_t seg) {
 
 // conv_nchwc's work on any output channel count (y: ceil(m / 16) blocks an image; `ep`, when
 // given, holds that many channels in each per-channel vector).
-void run_conv(const ConvShape& s, const float* x, const float* w, const GemmEpilogue* ep,
-              float* y, ThreadPool* pool, bool plain_input) {
+void run_conv(const ConvShape& s, const float* x, const float* w, const GemmEpilogue* ep, float* y,
+              ThreadPool* pool, bool plain_input) {
     const Geometry g = geometry(s, pool ? pool->num_threads() : 1, plain_input);
     const Job job{s, g, x, w, ep, y, plain_input};
     const int64_t taps = g.tiles.taps(), segments = g.segments;

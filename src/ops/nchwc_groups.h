@@ -25,4 +25,12 @@ inline int64_t nchwc_group_count(int64_t mb, int threads, int64_t most) {
     return even * (most - 1) <= mb ? even : fewest;
 }
 
+// Whether the blocked Conv (conv_nchwc) splits an output of n images of mb blocks between the
+// threads by groups of output blocks (two groups per thread or more), else by output pixels.
+// Steps that read such an output and may split either way (pools, depthwise Convs) follow it,
+// so that a thread reads mostly what it wrote (nchwc_follows_pixel_split).
+inline bool nchwc_conv_splits_by_groups(int64_t n, int64_t mb, int threads) {
+    return nchwc_group_count(mb, threads, 4) * n >= 2 * threads;
+}
+
 }  // namespace pg::ops

@@ -5,9 +5,9 @@
 // pads, dilation, batches, 1-9 output blocks in groups, short and long sums), from blocked and
 // from plain inputs (any channel count: a stem), the epilogue against GemmEpilogue::apply;
 // depthwise_nchwc against its chain; the pools against the plain max_pool / avg_pool /
-// global_pool_planes and batch_norm_nchwc against batch_norm_fast, bit for bit; conv_nchwc_plain_out
-// (any output channel count, a plain output) against the same chains. Skipped where the CPU has
-// no AVX-512.
+// global_pool_planes and batch_norm_nchwc against batch_norm_fast, bit for bit;
+// conv_nchwc_plain_out (any output channel count, a plain output) against the same chains. Skipped
+// where the CPU has no AVX-512.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -80,8 +80,7 @@ TEST_F(OpsNchwc, UnblockingTakesAPartialLastBlock) {
     for (const int64_t c : {1, 15, 17, 40, 1000})
         for (const int64_t plane : {1, 13, 169, 3000}) {
             const int64_t n = 2, blocks = (c + 15) / 16;
-            const std::vector<float> xb =
-                test::random_floats(size_t(n * blocks * 16 * plane), rng);
+            const std::vector<float> xb = test::random_floats(size_t(n * blocks * 16 * plane), rng);
             std::vector<float> y(size_t(n * c * plane), std::nanf(""));
             ops::from_nchwc(xb.data(), n, c, plane, sizeof(float), y.data(), &pool);
             for (int64_t i = 0; i < n; ++i)
@@ -157,8 +156,8 @@ struct ConvExpect {
     ops::GemmEpilogue ep;
 };
 
-ConvExpect expect_conv(const ConvCase& q, const ops::ConvShape& s, std::mt19937& rng,
-                       bool epilogue, bool residual, bool plain_input) {
+ConvExpect expect_conv(const ConvCase& q, const ops::ConvShape& s, std::mt19937& rng, bool epilogue,
+                       bool residual, bool plain_input) {
     const int64_t plane_out = s.w.out_size();
     ConvExpect e;
     e.x = test::random_floats(size_t(q.n * q.c * q.h * q.w), rng);
@@ -219,8 +218,8 @@ void check_conv_plain_out(const ConvCase& q, std::mt19937& rng, ThreadPool* pool
     const ConvExpect e = expect_conv(q, s, rng, epilogue, false, plain_input);
     const std::vector<float> xb = plain_input ? e.x : blocked(e.x, q.n, q.c, q.h * q.w);
     std::vector<float> got(e.want.size(), std::nanf(""));
-    ops::conv_nchwc_plain_out(s, xb.data(), e.w.data(), e.bias.data(),
-                              epilogue ? &e.ep : nullptr, got.data(), pool, plain_input);
+    ops::conv_nchwc_plain_out(s, xb.data(), e.w.data(), e.bias.data(), epilogue ? &e.ep : nullptr,
+                              got.data(), pool, plain_input);
     ASSERT_EQ(std::memcmp(got.data(), e.want.data(), e.want.size() * sizeof(float)), 0)
         << describe(q);
 }
@@ -316,8 +315,13 @@ TEST_F(OpsNchwc, ConvToAPlainOutputTakesAnyChannelCount) {
         const int64_t k = kern(rng);
         const bool plain_input = t % 4 == 3;
         ConvCase q{1 + t % 2, plain_input ? outs(rng) % 40 + 1 : 16 * blocks(rng),
-                   outs(rng), hw(rng), hw(rng), k, k, 1 + t % 2, 1 + t % 2, 1, 1, pad(rng),
-                   pad(rng), pad(rng), pad(rng)};
+                   outs(rng), hw(rng),
+                   hw(rng),   k,
+                   k,         1 + t % 2,
+                   1 + t % 2, 1,
+                   1,         pad(rng),
+                   pad(rng),  pad(rng),
+                   pad(rng)};
         q.h = std::max(q.h, q.kh), q.w = std::max(q.w, q.kw);
         check_conv_plain_out(q, rng, t % 2 ? &pool : nullptr, t % 3 == 0, plain_input);
     }
@@ -328,9 +332,9 @@ TEST_F(OpsNchwc, ConvToAPlainOutputTakesAnyChannelCount) {
     std::vector<float> buf(8192), res(8192);
     ops::GemmEpilogue ep;
     ep.res = res.data(), ep.res_origin = buf.data();
-    EXPECT_THROW(ops::conv_nchwc_plain_out(s, buf.data(), buf.data(), nullptr, &ep, buf.data(),
-                                           nullptr),
-                 Error);  // a residual
+    EXPECT_THROW(
+        ops::conv_nchwc_plain_out(s, buf.data(), buf.data(), nullptr, &ep, buf.data(), nullptr),
+        Error);  // a residual
 }
 
 TEST_F(OpsNchwc, ConvFitsOnlyWhatItRuns) {
@@ -489,33 +493,39 @@ ops::Window pool_window(const PoolCase& q) {
     return ops::make_window(wa, {q.h, q.w}, {q.kh, q.kw}, "Pool");
 }
 
+// Two and six blocks of two images: the work split by rows across the blocks and by block
+// (nchwc_conv_splits_by_groups), and in claimed chunks (set_nchwc_pool_parts off).
 TEST_F(OpsNchwc, PoolsGiveThePlainPoolsBits) {
     ThreadPool pool(2);
     std::mt19937 rng(13);
-    const int64_t n = 2, c = 32;
-    for (const PoolCase& q : {PoolCase{9, 11, 3, 3, 2, 2, 1, 1, 1, 1, false},
-                              PoolCase{9, 11, 3, 3, 2, 2, 0, 0, 0, 0, true},
-                              PoolCase{7, 7, 2, 3, 1, 2, 1, 0, 0, 2, true},
-                              PoolCase{56, 56, 3, 3, 2, 2, 1, 1, 1, 1, false},
-                              PoolCase{5, 5, 5, 5, 1, 1, 2, 2, 2, 2, false},
-                              PoolCase{13, 21, 3, 5, 1, 1, 0, 2, 1, 2, true}}) {
-        const ops::Window g = pool_window(q);
-        std::vector<float> x = test::random_floats(size_t(n * c * q.h * q.w), rng);
-        x[5] = std::nanf(""), x[40] = -0.0f, x[41] = std::numeric_limits<float>::infinity();
-        const std::vector<float> xb = blocked(x, n, c, q.h * q.w);
-        std::vector<float> want(size_t(n * c * g.out_size())), yb(want.size());
-        ops::max_pool<float>(g, n * c, x.data(), want.data(), nullptr, false, nullptr);
-        ops::max_pool_nchwc(g, n, c / 16, xb.data(), yb.data(), &pool);
-        std::vector<float> got = unblocked(yb, n, c, g.out_size());
-        EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * 4), 0) << "max " << q.h;
-        for (const bool include_pad : {false, true}) {
-            ops::avg_pool<float>(g, n * c, x.data(), want.data(), include_pad, nullptr);
-            ops::avg_pool_nchwc(g, n, c / 16, xb.data(), yb.data(), include_pad, &pool);
-            got = unblocked(yb, n, c, g.out_size());
+    const int64_t n = 2;
+    for (const auto& [c, parts] : {std::pair<int64_t, bool>{32, true}, {96, true}, {32, false}})
+        for (const PoolCase& q : {PoolCase{9, 11, 3, 3, 2, 2, 1, 1, 1, 1, false},
+                                  PoolCase{9, 11, 3, 3, 2, 2, 0, 0, 0, 0, true},
+                                  PoolCase{7, 7, 2, 3, 1, 2, 1, 0, 0, 2, true},
+                                  PoolCase{56, 56, 3, 3, 2, 2, 1, 1, 1, 1, false},
+                                  PoolCase{5, 5, 5, 5, 1, 1, 2, 2, 2, 2, false},
+                                  PoolCase{13, 21, 3, 5, 1, 1, 0, 2, 1, 2, true}}) {
+            const ops::Window g = pool_window(q);
+            std::vector<float> x = test::random_floats(size_t(n * c * q.h * q.w), rng);
+            x[5] = std::nanf(""), x[40] = -0.0f, x[41] = std::numeric_limits<float>::infinity();
+            const std::vector<float> xb = blocked(x, n, c, q.h * q.w);
+            std::vector<float> want(size_t(n * c * g.out_size())), yb(want.size());
+            ops::max_pool<float>(g, n * c, x.data(), want.data(), nullptr, false, nullptr);
+            const bool before = ops::set_nchwc_pool_parts(parts);
+            ops::max_pool_nchwc(g, n, c / 16, xb.data(), yb.data(), &pool);
+            std::vector<float> got = unblocked(yb, n, c, g.out_size());
             EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * 4), 0)
-                << "avg " << q.h << " include_pad " << include_pad;
+                << "max " << q.h << " c " << c << " parts " << parts;
+            for (const bool include_pad : {false, true}) {
+                ops::avg_pool<float>(g, n * c, x.data(), want.data(), include_pad, nullptr);
+                ops::avg_pool_nchwc(g, n, c / 16, xb.data(), yb.data(), include_pad, &pool);
+                got = unblocked(yb, n, c, g.out_size());
+                EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * 4), 0)
+                    << "avg " << q.h << " include_pad " << include_pad << " c " << c;
+            }
+            ops::set_nchwc_pool_parts(before);
         }
-    }
 }
 
 TEST_F(OpsNchwc, GlobalPoolsGiveThePlainPoolsBits) {
