@@ -10,6 +10,7 @@
 #include "cli/run_options.h"
 #include "data/data_files.h"
 #include "data/data_loader.h"
+#include "data/npy.h"
 
 namespace pg::cli {
 
@@ -73,6 +74,10 @@ data::FeedList make_feeds(const ParsedArgs& a, const ir::Model& model,
         }
         if (feeds.empty())
             throw Error(ErrorKind::kInvalidInput, "--load-inputs: the files hold no feed dicts");
+        for (auto& dict : feeds)  // bfloat16 / float8 inputs saved as float32 (numpy_compatible)
+            for (auto& [name, t] : dict)
+                for (const runners::TensorMeta& m : meta)
+                    if (m.name == name) t = data::from_numpy_compatible(t, m.dtype, name);
         return feeds;
     }
     data::DataLoader loader(meta, data_loader_options(a));

@@ -22,6 +22,12 @@ std::optional<std::string> npy_descr(DataType dtype);
 // (exact), logging a warning that names `name`. Throws kUnsupported for other dtypes.
 Tensor numpy_compatible(const Tensor& t, const std::string& name);
 
+// The inverse of numpy_compatible for a value the model takes as `want`: a float32 `t` for a
+// bfloat16, float8 or float4 input converted to `want` (round to nearest even; NaN and infinities
+// as Cast without saturation), logging that it was and warning when a value was not exact.
+// Anything else is returned as it is.
+Tensor from_numpy_compatible(const Tensor& t, DataType want, const std::string& name);
+
 // The bytes numpy.save would write for `t` (its dtype must have an npy_descr).
 std::string npy_encode(const Tensor& t);
 

@@ -1,5 +1,7 @@
 #include "runners/ref_runner.h"
 
+#include <set>
+
 #include "runners/session_io.h"
 
 #include "base/error.h"
@@ -10,8 +12,9 @@ namespace pg::runners {
 
 std::vector<TensorMeta> graph_input_metadata(const ir::Graph& g) {
     std::vector<TensorMeta> out;
+    std::set<const ir::Value*> listed;  // an input listed twice is one input (as Polygraphy's dict)
     for (const ir::Value* v : g.inputs()) {
-        if (v->is_initializer()) continue;
+        if (v->is_initializer() || !listed.insert(v).second) continue;
         TensorMeta m;
         m.name = v->name();
         if (v->type().is_tensor()) {

@@ -67,6 +67,43 @@ TEST(Run, SaveAndLoadInputsAndOutputs) {
     EXPECT_NE(r2.out.find("Pass Rate: 100.0%"), std::string::npos) << r2.out;
 }
 
+// A graph input listed twice (Polygraphy's bad_graph_with_dup_value_info.onnx) is one input:
+// the saved inputs are the ones the run used (two were generated, and the other one saved).
+TEST(Run, AnInputListedTwiceIsSavedAsRun) {
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{4});
+    m->graph->add_input(x);
+    b.output(b.op("Add", {x, x}), DataType::kFloat32, {4});
+    const std::string dir = test::make_temp_dir();
+    onnx::save_model(*m, dir + "/m.onnx");
+    auto r1 = test::run_polygraph({"run", dir + "/m.onnx", "--ref", "--save-inputs",
+                                   dir + "/in.json", "--save-outputs", dir + "/out.json"});
+    ASSERT_EQ(r1.status, 0) << r1.all();
+    auto r2 =
+        test::run_polygraph({"run", dir + "/m.onnx", "--ref", "--load-inputs", dir + "/in.json",
+                             "--load-outputs", dir + "/out.json", "--atol", "0", "--rtol", "0"});
+    EXPECT_EQ(r2.status, 0) << r2.all();
+}
+
+// A bfloat16 input is saved as float32 (numpy has no bfloat16) and read back as bfloat16.
+TEST(Run, ABfloat16InputSavedAsFloat32LoadsBack) {
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kBFloat16, std::vector<int64_t>{4});
+    b.output(b.op("Add", {x, x}), DataType::kBFloat16, {4});
+    const std::string dir = test::make_temp_dir();
+    onnx::save_model(*m, dir + "/m.onnx");
+    auto r1 = test::run_polygraph({"run", dir + "/m.onnx", "--ref", "--save-inputs",
+                                   dir + "/in.json", "--save-outputs", dir + "/out.json"});
+    ASSERT_EQ(r1.status, 0) << r1.all();
+    auto r2 =
+        test::run_polygraph({"run", dir + "/m.onnx", "--ref", "--load-inputs", dir + "/in.json",
+                             "--load-outputs", dir + "/out.json", "--atol", "0", "--rtol", "0"});
+    EXPECT_EQ(r2.status, 0) << r2.all();
+    EXPECT_NE(r2.all().find("float32 values read as bfloat16"), std::string::npos) << r2.all();
+}
+
 TEST(Run, MismatchAgainstSavedOutputsIsExitOne) {
     const std::string dir = test::make_temp_dir();
     const std::string a = add_model(dir, 1.0f, 0, "a.onnx"), b = add_model(dir, 2.0f, 0, "b.onnx");
@@ -169,8 +206,8 @@ namespace {
 TEST(Run, LayerwiseSaveOutputsStreamsBothRunners) {
     const std::string dir = test::make_temp_dir();
     const std::string m = add_model(dir, 1.0f, 5);
-    auto r = test::run_polygraph({"run", m, "--ref", "--ref", "--onnx-outputs", "mark", "all", "--save-outputs",
-                                  dir + "/lw.json"});
+    auto r = test::run_polygraph({"run", m, "--ref", "--ref", "--onnx-outputs", "mark", "all",
+                                  "--save-outputs", dir + "/lw.json"});
     ASSERT_EQ(r.status, 0) << r.all();
     auto j = nlohmann::json::parse(read_file(dir + "/lw.json"));
     ASSERT_EQ(j["lst"].size(), 2u);
@@ -190,8 +227,9 @@ TEST(Run, AttributeErrorSeparatesLocalFromInherited) {
     const std::string dir = test::make_temp_dir();
     const std::string m = add_model(dir, 1.0f, 3);
     if (!has_ort(m)) GTEST_SKIP() << "ONNX Runtime not available";
-    auto r = test::run_polygraph({"run", m, "--onnxrt", "--ref", "--ref-precision", "fp64", "--onnx-outputs", "mark",
-                                  "all", "--atol", "0", "--rtol", "0", "--attribute-error", "--json"});
+    auto r = test::run_polygraph({"run", m, "--onnxrt", "--ref", "--ref-precision", "fp64",
+                                  "--onnx-outputs", "mark", "all", "--atol", "0", "--rtol", "0",
+                                  "--attribute-error", "--json"});
     EXPECT_EQ(r.status, 1) << r.all();
     auto j = nlohmann::json::parse(r.out);
     const auto& att = j["layerwise"][0]["attribution"];

@@ -66,6 +66,29 @@ TEST(Npy, RoundTripsEveryMappedDtype) {
     EXPECT_TRUE(data::load_npy(path).same_contents(sample_f32()));
 }
 
+// bfloat16 / float8 / float4 values are written as float32 (numpy_compatible) and read back as
+// the model's type, bit for bit; a value the type cannot hold is rounded, and counted.
+TEST(Npy, SmallFloatsComeBackFromFloat32) {
+    const std::vector<float> v{0.5f, -1.5f, 3.0f, 0.0f, -0.0f, 6.0f};
+    for (const DataType dt : {DataType::kBFloat16, DataType::kFloat8E4M3FN, DataType::kFloat8E5M2,
+                              DataType::kFloat8E4M3FNUZ, DataType::kFloat4E2M1}) {
+        const Tensor f = Tensor::from_values<float>(DataType::kFloat32, {2, 3}, v);
+        const Tensor back = data::from_numpy_compatible(f, dt, "t");
+        ASSERT_EQ(back.dtype(), dt) << dtype_name(dt);
+        const Tensor again = data::numpy_compatible(back, "t");
+        ASSERT_EQ(again.dtype(), DataType::kFloat32);
+        for (uint64_t i = 0; i < v.size(); ++i)
+            EXPECT_EQ(again.element_as_double(i), v[i]) << dtype_name(dt) << " " << i;
+    }
+    const Tensor f = Tensor::from_values<float>(DataType::kFloat32, {2}, {1.0f, 1.0625f});
+    const Tensor e = data::from_numpy_compatible(f, DataType::kFloat8E4M3FN, "t");
+    EXPECT_EQ(e.element_as_double(1), 1.0);  // 1 + 1/16 is a tie between 1 and 1.125: even
+    // numpy's own types and other tensors pass through.
+    EXPECT_EQ(data::from_numpy_compatible(f, DataType::kFloat16, "t").dtype(), DataType::kFloat32);
+    const Tensor i = Tensor::from_values<int32_t>(DataType::kInt32, {1}, {3});
+    EXPECT_EQ(data::from_numpy_compatible(i, DataType::kBFloat16, "t").dtype(), DataType::kInt32);
+}
+
 TEST(Npy, BigEndianIsSwapped) {
     std::string b =
         data::npy_encode(Tensor::from_values<int32_t>(DataType::kInt32, {1}, {0x01020304}));
