@@ -209,8 +209,10 @@ MakeKernel reduction(const char* name, int64_t input_since) {
             const Dims axes = opset < input_since ? attr
                               : ctx.has_input(1)  ? to_int64_vector(ctx.input(1), name)
                                                   : Dims{};
-            if (axes.empty() && noop) return ctx.set_output(0, x);
-            std::vector<bool> red(x.dims().size(), axes.empty());
+            // noop_with_empty_axes: a reduction over no axis, each element alone (|x| for
+            // ReduceL1, x * x for ReduceSumSquare, log x for ReduceLogSum; x for the others), as
+            // ONNX's current reference implementation and ONNX Runtime (the identity before).
+            std::vector<bool> red(x.dims().size(), axes.empty() && !noop);
             for (int64_t ax : axes)
                 red[static_cast<size_t>(normalize_axis(ax, x.rank(), name))] = true;
             const ReducePlan p = plan_reduce(x.dims(), red, keep);

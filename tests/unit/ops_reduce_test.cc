@@ -44,6 +44,24 @@ TEST(OpsReduce, EmptyAxesReduceAllOrNoop) {
     EXPECT_EQ(test::values_f32(noop[0]), test::values_f32(x));
 }
 
+// With noop_with_empty_axes each element is reduced alone: |x|, x * x, log x (as ONNX's current
+// reference and ONNX Runtime), not the input as it is.
+TEST(OpsReduce, NoopReducesEachElementAlone) {
+    const Tensor x = f32({2, 2}, {-1, 2, -3, 0.5f});
+    const auto noop = [] { return ir::attrs(Attribute::make_int("noop_with_empty_axes", 1)); };
+    auto l1 = run_op("ReduceL1", {x, i64({0}, {})}, noop(), 18);
+    EXPECT_EQ(test::values_f32(l1[0]), (std::vector<float>{1, 2, 3, 0.5f}));
+    auto l2 = run_op("ReduceL2", {x}, noop(), 18);
+    EXPECT_EQ(test::values_f32(l2[0]), (std::vector<float>{1, 2, 3, 0.5f}));
+    auto sq = run_op("ReduceSumSquare", {x, i64({0}, {})}, noop(), 18);
+    EXPECT_EQ(test::values_f32(sq[0]), (std::vector<float>{1, 4, 9, 0.25f}));
+    auto lse = run_op("ReduceLogSumExp", {x, i64({0}, {})}, noop(), 18);
+    EXPECT_EQ(test::values_f32(lse[0]), test::values_f32(x));
+    auto ls = run_op("ReduceLogSum", {f32({2}, {1, 4})}, noop(), 18);
+    EXPECT_FLOAT_EQ(test::values_f32(ls[0])[1], std::log(4.0f));
+    EXPECT_EQ(ls[0].dims(), (std::vector<int64_t>{2}));
+}
+
 TEST(OpsReduce, EmptySetGivesIdentity) {
     const Tensor x = f32({2, 0}, {});
     auto sum = run_op("ReduceSum", {x, i64({1}, {1})}, {}, 13);
