@@ -90,6 +90,7 @@ const std::map<std::string, Switch>& switches() {
         {"in_prefetch", [](bool on) { return pg::ops::set_nchwc_input_prefetch(on); }},
         {"late_yield", [](bool on) { return pg::set_pool_late_yield(on); }},
         {"steal", [](bool on) { return pg::ops::set_steal_tails(on); }},
+        {"balanced_groups", [](bool on) { return pg::ops::set_nchwc_balanced_groups(on); }},
         {"pool_parts", [](bool on) { return pg::ops::set_nchwc_pool_parts(on); }},
         {"affine", [](bool on) { return pg::ops::set_affine_parts(on); }},
         {"rnn_avx512",

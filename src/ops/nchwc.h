@@ -107,6 +107,11 @@ void avg_pool_nchwc(const Window& g, int64_t n, int64_t cb, const float* x, floa
 // split its output, one contiguous range per thread (on, the default), or in claimed chunks by
 // block (off); returns the previous setting.
 bool set_nchwc_pool_parts(bool on);
+// Tests and benches: conv_nchwc split by groups into a multiple of the threads splits the blocks
+// between the threads first, then each thread's into its groups (on, the default), or the
+// blocks into the groups directly (off: ten blocks in four groups 3, 3 | 2, 2); returns the
+// previous setting.
+bool set_nchwc_balanced_groups(bool on);
 // GlobalMaxPool (max) / GlobalAveragePool over `plane` pixels, as global_pool_planes; y is
 // (n, cb, 1..., 16).
 void global_pool_nchwc(int64_t n, int64_t cb, int64_t plane, const float* x, float* y, bool max,

@@ -48,6 +48,7 @@ namespace {
 std::atomic<bool> g_thread_buffer{true};    // set_nchwc_thread_pack_buffer
 std::atomic<bool> g_input_prefetch{true};   // set_nchwc_input_prefetch
 std::atomic<bool> g_output_prefetch{true};  // set_nchwc_output_prefetch
+std::atomic<bool> g_balanced_groups{true};
 }  // namespace
 
 bool set_nchwc_thread_pack_buffer(bool on) {
@@ -56,6 +57,10 @@ bool set_nchwc_thread_pack_buffer(bool on) {
 
 bool set_nchwc_output_prefetch(bool on) {
     return g_output_prefetch.exchange(on);
+}
+
+bool set_nchwc_balanced_groups(bool on) {
+    return g_balanced_groups.exchange(on);
 }
 
 bool set_nchwc_input_prefetch(bool on) {
@@ -99,15 +104,9 @@ int64_t tile_width(int64_t nb) {
     return nb >= 4 ? 6 : nb == 3 ? 8 : 12;
 }
 
-// Groups of at most four blocks (nchwc_group_count): threads take whole groups, each packing its
-// weights once (split by pixels, every thread packs every group: 20 % of a 3x3 layer's time at
-// 14x14).
-int64_t group_count(int64_t mb, int threads) {
-    return nchwc_group_count(mb, threads, 4);
-}
-
 // One image's geometry: input blocks, the output blocks in groups of at most four of balanced
-// sizes (96 channels: three and three, not four and two), and the tiles.
+// sizes (96 channels: three and three, not four and two; nchwc_conv_split: split by pixels,
+// every thread packs every group's weights, 20 % of a 3x3 layer's time at 14x14), and the tiles.
 struct Geometry {
     int64_t mb = 0, groups = 0;
     int64_t in_block = 0, out_block = 0;  // floats per 16 input / output channels
@@ -115,24 +114,36 @@ struct Geometry {
     bool by_groups = false;  // units (image, group, segment); else (image, segment, group)
     int64_t segments = 1;    // per image and group: balanced ranges of its tiles
     NchwcConvTiles tiles;
-    // Group grp's first output block and block count.
+    int64_t threads = 1;
+    // Group grp's first output block and block count. Split by groups into a multiple of the
+    // threads, the blocks are first split between the threads, then each thread's into its
+    // groups (ten blocks in four groups: 3, 2 | 3, 2, not 3, 3 | 2, 2).
     void group(int64_t grp, int64_t* b0, int64_t* nb) const {
-        nchwc_part_of(mb, groups, grp, b0, nb);
+        if (!g_balanced_groups.load(std::memory_order_relaxed) || !by_groups || groups % threads) {
+            nchwc_part_of(mb, groups, grp, b0, nb);
+            return;
+        }
+        const int64_t per = groups / threads;
+        int64_t t0 = 0, tn = 0;
+        nchwc_part_of(mb, threads, grp / per, &t0, &tn);
+        nchwc_part_of(tn, per, grp % per, b0, nb);
+        *b0 += t0;
     }
 };
 
 Geometry geometry(const ConvShape& s, int threads, bool plain) {
     Geometry g{
         0, 0, 0, 0, plain ? s.w.in[1] * s.w.in[2] : 1, false, 1, NchwcConvTiles(s, plain ? 1 : kB)};
+    g.threads = threads;
     g.mb = padded_channels(s.m) / kB;  // conv_nchwc_plain_out: the last block may be partial
-    g.groups = group_count(g.mb, threads);
     g.in_block = s.w.in[1] * s.w.in[2] * kB;
     g.out_block = s.w.out[1] * s.w.out[2] * kB;
-    // Threads take whole groups when there are two per thread or more (each group's weights are
-    // then packed once), else ranges of pixels across all groups (each thread reads its part of
-    // the input only, from L2 for every group); segments' sums stay in L2 either way.
+    // Threads take whole groups (each group's weights are then packed once), else ranges of
+    // pixels across all groups (each thread reads its part of the input only, from L2 for every
+    // group); segments' sums stay in L2 either way.
     const int64_t pixels = s.w.out[1] * s.w.out[2];
-    g.by_groups = nchwc_conv_splits_by_groups(s.n, g.mb, threads);
+    const NchwcConvSplit split = nchwc_conv_split(s.n, g.mb, pixels, threads);
+    g.groups = split.groups, g.by_groups = split.by_groups;
     g.segments = std::max<int64_t>(g.by_groups ? 1 : threads,
                                    (pixels + kSegmentPixels - 1) / kSegmentPixels);
     // Split by pixels, a multiple of the threads (a 112 x 112 stem: 8 segments, not 7 of which

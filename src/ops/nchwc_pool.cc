@@ -36,7 +36,7 @@ constexpr int64_t kB = kNchwcBlock;
 
 // Runs fn(plane block index, output row) over the pool; rows are Window rows (axes 0 and 1).
 // One contiguous range of units per thread (run_parts), ordered as the blocked Conv before the
-// pool most likely split its output (nchwc_conv_splits_by_groups): by block, else by row across
+// pool most likely split its output (nchwc_conv_split): by block, else by row across
 // the blocks, so that a thread reads mostly what it wrote (SqueezeNet's and Inception-v2's max
 // pools after Convs of 64-128 channels: 0.72-0.93 of claimed chunks, kernel_ab pool_parts).
 template <typename F>
@@ -50,7 +50,7 @@ void for_rows(const Window& g, int64_t n, int64_t cb, ThreadPool* pool, F&& fn) 
         return;
     }
     const int threads = team ? team->num_threads() : 1;
-    if (nchwc_conv_splits_by_groups(n, cb, threads)) {
+    if (nchwc_conv_split(n, cb, g.in_size(), threads).by_groups) {
         run_parts(team, blocks * rows, [&](int64_t b, int64_t e) {
             for (int64_t u = b; u < e; ++u) fn(u / rows, u % rows);
         });

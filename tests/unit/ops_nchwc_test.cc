@@ -21,6 +21,7 @@
 #include "base/thread_pool.h"
 #include "ops/conv_kernels.h"
 #include "ops/nchwc.h"
+#include "ops/nchwc_groups.h"
 #include "ops/normalization_kernels.h"
 #include "ops/pool_kernels.h"
 #include "support/nchwc_values.h"
@@ -284,6 +285,34 @@ TEST_F(OpsNchwc, ConvGivesTheSameBitsWithAPackBufferPerCall) {
                               ConvCase{1, 512, 80, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}})
         check_conv(q, rng, &pool, true);
     ops::set_nchwc_thread_pack_buffer(was);
+}
+
+// The split between threads (nchwc_conv_split): by groups when there are two per thread, and on
+// small maps from groups of two blocks on; else by pixels.
+TEST_F(OpsNchwc, ConvSplitsSmallMapsByGroups) {
+    EXPECT_TRUE(ops::nchwc_conv_split(1, 16, 3136, 2).by_groups);  // four groups of four
+    EXPECT_EQ(ops::nchwc_conv_split(1, 16, 3136, 2).groups, 4);
+    EXPECT_FALSE(ops::nchwc_conv_split(1, 10, 3136, 2).by_groups);  // three groups, large map
+    const ops::NchwcConvSplit small = ops::nchwc_conv_split(1, 10, 49, 2);
+    EXPECT_TRUE(small.by_groups);
+    EXPECT_EQ(small.groups, 4);
+    EXPECT_FALSE(ops::nchwc_conv_split(1, 3, 49, 2).by_groups);  // no two blocks per thread
+}
+
+// Small maps split by groups of two blocks or more, the blocks balanced between the threads
+// first (set_nchwc_balanced_groups) or not: the chains' bits either way.
+TEST_F(OpsNchwc, ConvGivesTheSameBitsInEverySplit) {
+    std::mt19937 rng(17);
+    ThreadPool pool(2);
+    for (const bool balanced : {true, false}) {
+        const bool was = ops::set_nchwc_balanced_groups(balanced);
+        for (const ConvCase& q : {ConvCase{1, 1024, 160, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+                                  ConvCase{1, 64, 80, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+                                  ConvCase{1, 128, 224, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+                                  ConvCase{1, 32, 64, 16, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0}})
+            check_conv(q, rng, &pool, true);
+        ops::set_nchwc_balanced_groups(was);
+    }
 }
 
 // The next tile's input, residual and output lines fetched ahead (the default) or not, in each
