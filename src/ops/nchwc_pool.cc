@@ -1,6 +1,7 @@
 // Pools on blocked tensors (nchwc.h): each output pixel's taps in visit_window's order (the
 // per-axis ranges of pool_window.h), 16 channels per vector, with the plain pools' comparisons
-// and divisions. Work: (image, block, output row) units over the pool.
+// and divisions. Work: (image, block, output row) units, one contiguous range per thread, in the
+// order of the Conv's split before the pool (for_rows).
 #include <atomic>
 #include <cmath>
 #include <limits>
