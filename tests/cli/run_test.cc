@@ -67,6 +67,18 @@ TEST(Run, SaveAndLoadInputsAndOutputs) {
     EXPECT_NE(r2.out.find("Pass Rate: 100.0%"), std::string::npos) << r2.out;
 }
 
+// Saves m, runs it with --save-inputs / --save-outputs, then again on the saved inputs against
+// the saved outputs at zero tolerance; the second run's result.
+test::CliResult rerun_on_saved_inputs(const ir::Model& m) {
+    const std::string dir = test::make_temp_dir(), path = dir + "/m.onnx";
+    onnx::save_model(m, path);
+    auto first = test::run_polygraph({"run", path, "--ref", "--save-inputs", dir + "/in.json",
+                                      "--save-outputs", dir + "/out.json"});
+    EXPECT_EQ(first.status, 0) << first.all();
+    return test::run_polygraph({"run", path, "--ref", "--load-inputs", dir + "/in.json",
+                                "--load-outputs", dir + "/out.json", "--atol", "0", "--rtol", "0"});
+}
+
 // A graph input listed twice (Polygraphy's bad_graph_with_dup_value_info.onnx) is one input:
 // the saved inputs are the ones the run used (two were generated, and the other one saved).
 TEST(Run, AnInputListedTwiceIsSavedAsRun) {
@@ -75,15 +87,8 @@ TEST(Run, AnInputListedTwiceIsSavedAsRun) {
     ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{4});
     m->graph->add_input(x);
     b.output(b.op("Add", {x, x}), DataType::kFloat32, {4});
-    const std::string dir = test::make_temp_dir();
-    onnx::save_model(*m, dir + "/m.onnx");
-    auto r1 = test::run_polygraph({"run", dir + "/m.onnx", "--ref", "--save-inputs",
-                                   dir + "/in.json", "--save-outputs", dir + "/out.json"});
-    ASSERT_EQ(r1.status, 0) << r1.all();
-    auto r2 =
-        test::run_polygraph({"run", dir + "/m.onnx", "--ref", "--load-inputs", dir + "/in.json",
-                             "--load-outputs", dir + "/out.json", "--atol", "0", "--rtol", "0"});
-    EXPECT_EQ(r2.status, 0) << r2.all();
+    const auto r = rerun_on_saved_inputs(*m);
+    EXPECT_EQ(r.status, 0) << r.all();
 }
 
 // A bfloat16 input is saved as float32 (numpy has no bfloat16) and read back as bfloat16.
@@ -92,16 +97,9 @@ TEST(Run, ABfloat16InputSavedAsFloat32LoadsBack) {
     ir::GraphBuilder b(*m->graph);
     ir::Value* x = b.input("x", DataType::kBFloat16, std::vector<int64_t>{4});
     b.output(b.op("Add", {x, x}), DataType::kBFloat16, {4});
-    const std::string dir = test::make_temp_dir();
-    onnx::save_model(*m, dir + "/m.onnx");
-    auto r1 = test::run_polygraph({"run", dir + "/m.onnx", "--ref", "--save-inputs",
-                                   dir + "/in.json", "--save-outputs", dir + "/out.json"});
-    ASSERT_EQ(r1.status, 0) << r1.all();
-    auto r2 =
-        test::run_polygraph({"run", dir + "/m.onnx", "--ref", "--load-inputs", dir + "/in.json",
-                             "--load-outputs", dir + "/out.json", "--atol", "0", "--rtol", "0"});
-    EXPECT_EQ(r2.status, 0) << r2.all();
-    EXPECT_NE(r2.all().find("float32 values read as bfloat16"), std::string::npos) << r2.all();
+    const auto r = rerun_on_saved_inputs(*m);
+    EXPECT_EQ(r.status, 0) << r.all();
+    EXPECT_NE(r.all().find("float32 values read as bfloat16"), std::string::npos) << r.all();
 }
 
 TEST(Run, MismatchAgainstSavedOutputsIsExitOne) {
