@@ -105,8 +105,9 @@ int64_t tile_width(int64_t nb) {
 }
 
 // One image's geometry: input blocks, the output blocks in groups of at most four of balanced
-// sizes (96 channels: three and three, not four and two; nchwc_conv_split: split by pixels,
-// every thread packs every group's weights, 20 % of a 3x3 layer's time at 14x14), and the tiles.
+// sizes (96 channels: three and three, not four and two), how the threads share them
+// (nchwc_conv_split; split by pixels, every thread packs every group's weights: 20 % of a 3x3
+// layer's time at 14x14), and the tiles.
 struct Geometry {
     int64_t mb = 0, groups = 0;
     int64_t in_block = 0, out_block = 0;  // floats per 16 input / output channels

@@ -211,7 +211,7 @@ MakeKernel reduction(const char* name, int64_t input_since) {
                                                   : Dims{};
             // noop_with_empty_axes: a reduction over no axis, each element alone (|x| for
             // ReduceL1, x * x for ReduceSumSquare, log x for ReduceLogSum; x for the others), as
-            // ONNX's current reference implementation and ONNX Runtime (the identity before).
+            // ONNX's current reference implementation and ONNX Runtime.
             std::vector<bool> red(x.dims().size(), axes.empty() && !noop);
             for (int64_t ax : axes)
                 red[static_cast<size_t>(normalize_axis(ax, x.rank(), name))] = true;
