@@ -10,6 +10,7 @@
 #include "base/float8.h"
 #include "base/fs.h"
 #include "base/log.h"
+#include "ops/cast.h"
 
 namespace pg::data {
 
@@ -88,13 +89,6 @@ Tensor numpy_compatible(const Tensor& t, const std::string& name) {
 
 namespace {
 
-// `x` as the bits of a bfloat16, float8 or float4 `dt` (minifloat_format, or FLOAT8E8M0).
-uint32_t small_float_bits(DataType dt, double x) {
-    if (dt == DataType::kFloat8E8M0)
-        return float_to_float8e8m0_bits(static_cast<float>(x), false, E8M0Rounding::kNearest);
-    return double_to_minifloat(x, *minifloat_format(dt), false);
-}
-
 bool same_value(double a, double b) {
     return a == b || (std::isnan(a) && std::isnan(b));
 }
@@ -102,26 +96,9 @@ bool same_value(double a, double b) {
 }  // namespace
 
 Tensor from_numpy_compatible(const Tensor& t, DataType want, const std::string& name) {
-    const bool small = dtype_is_float(want) && dtype_bits(want) <= 16 && !npy_descr(want) &&
-                       (minifloat_format(want) || want == DataType::kFloat8E8M0);
+    const bool small = dtype_is_float(want) && dtype_bits(want) <= 16 && !npy_descr(want);
     if (!small || t.dtype() != DataType::kFloat32 || !t.has_data()) return t;
-    const auto size = dtype_storage_bytes(want, t.numel());
-    if (!size) throw Error(ErrorKind::kInvalidInput, "tensor '" + name + "' is too large");
-    std::string bytes(*size, '\0');
-    const int bits = dtype_bits(want);
-    for (uint64_t i = 0; i < t.numel(); ++i) {
-        const uint32_t v = small_float_bits(want, t.element_as_double(i));
-        if (bits == 16) {
-            const auto h = static_cast<uint16_t>(v);
-            std::memcpy(&bytes[2 * i], &h, 2);
-        } else if (bits == 8) {
-            bytes[i] = static_cast<char>(v);
-        } else {  // 4 bits, low nibble first
-            bytes[i / 2] =
-                static_cast<char>(static_cast<uint8_t>(bytes[i / 2]) | (v << (i % 2 * 4)));
-        }
-    }
-    Tensor out = Tensor::from_bytes(want, t.dims(), std::move(bytes));
+    const Tensor out = ops::cast_to_narrow(t, want, {false, E8M0Rounding::kNearest});
     uint64_t inexact = 0;
     for (uint64_t i = 0; i < t.numel(); ++i)
         inexact += !same_value(out.element_as_double(i), t.element_as_double(i));

@@ -11,6 +11,7 @@
 #include "base/float8.h"
 #include "base/thread_pool.h"
 #include "ir/graph.h"
+#include "ops/cast.h"
 #include "ops/dispatch.h"
 #include "ops/op_table.h"
 
@@ -125,12 +126,8 @@ void for_each_as(const Tensor& src, F&& f) {
     });
 }
 
-struct CastOptions {
-    bool saturate = true;
-    E8M0Rounding round = E8M0Rounding::kUp;
-};
+}  // namespace
 
-// Native -> float16/bfloat16/float8/float4/e8m0/int4/uint4/int2/uint2.
 Tensor cast_to_narrow(const Tensor& src, DataType target, const CastOptions& o) {
     Tensor out = Tensor::zeros(target, src.dims());
     uint8_t* bytes = out.mutable_bytes();
@@ -160,6 +157,8 @@ Tensor cast_to_narrow(const Tensor& src, DataType target, const CastOptions& o) 
     }
     return out;
 }
+
+namespace {
 
 bool is_native(DataType dt) {
     switch (dt) {
