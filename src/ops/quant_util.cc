@@ -56,14 +56,6 @@ double round_saturate(double v, double lo, double hi) {
     return std::clamp(std::nearbyint(v), lo, hi);
 }
 
-double quant_value(const Tensor& t, int64_t i) {
-    return t.element_as_double(static_cast<uint64_t>(i));  // packed and float8 types decoded
-}
-
-double float_value(const Tensor& t, uint64_t i) {
-    return t.element_as_double(i);
-}
-
 Tensor float_tensor(DataType dt, const std::vector<int64_t>& dims, const std::vector<double>& v) {
     Tensor out = Tensor::zeros(dt, dims);
     uint8_t* p = out.mutable_bytes();

@@ -10,11 +10,6 @@ namespace pg::ops {
 
 class OpTable;
 
-// Element i of an integer, packed 4-/2-bit or float8/float4 tensor, as a number
-// (Tensor::element_as_double).
-double quant_value(const Tensor& t, int64_t i);
-// Element i of a float tensor of any width (Tensor::element_as_double).
-double float_value(const Tensor& t, uint64_t i);
 // A float tensor of type dt (float32, float16, bfloat16, float64) from values.
 Tensor float_tensor(DataType dt, const std::vector<int64_t>& dims, const std::vector<double>& v);
 

@@ -71,8 +71,10 @@ KernelFn make_quantize(const Attrs& a, int64_t opset) {
         const bool add_zp = ctx.has_input(2) && !(dtype_bits(qt) == 8 && minifloat_format(qt));
         for (uint64_t i = 0; i < x.numel(); ++i) {
             const int64_t s = ix(static_cast<int64_t>(i));
-            const double zp = add_zp ? quant_value(ctx.input(2), s) : 0.0;
-            const double xs = float_value(x, i), sc = float_value(scale, static_cast<uint64_t>(s));
+            const double zp =
+                add_zp ? ctx.input(2).element_as_double(static_cast<uint64_t>(s)) : 0.0;
+            const double xs = x.element_as_double(i),
+                         sc = scale.element_as_double(static_cast<uint64_t>(s));
             // The division happens in the input's precision (float32 unless float64), as ONNX does.
             w.set(i,
                   x.dtype() == DataType::kFloat64
@@ -94,9 +96,10 @@ KernelFn make_dequantize(const Attrs& a, int64_t) {
         std::vector<double> v(x.numel());
         for (uint64_t i = 0; i < x.numel(); ++i) {
             const int64_t s = ix(static_cast<int64_t>(i));
-            const double zp = ctx.has_input(2) ? quant_value(ctx.input(2), s) : 0.0;
-            v[i] = (quant_value(x, static_cast<int64_t>(i)) - zp) *
-                   float_value(scale, static_cast<uint64_t>(s));
+            const double zp =
+                ctx.has_input(2) ? ctx.input(2).element_as_double(static_cast<uint64_t>(s)) : 0.0;
+            v[i] = (x.element_as_double(static_cast<uint64_t>(i)) - zp) *
+                   scale.element_as_double(static_cast<uint64_t>(s));
         }
         ctx.set_output(0, float_tensor(out_type, x.dims(), v));
     };
@@ -107,8 +110,8 @@ KernelFn make_dynamic_quantize(const Attrs&, int64_t) {
         const Tensor& x = ctx.input(0);
         float lo = 0, hi = 0;
         for (uint64_t i = 0; i < x.numel(); ++i) {
-            lo = std::min(lo, static_cast<float>(float_value(x, i)));
-            hi = std::max(hi, static_cast<float>(float_value(x, i)));
+            lo = std::min(lo, static_cast<float>(x.element_as_double(i)));
+            hi = std::max(hi, static_cast<float>(x.element_as_double(i)));
         }
         const float scale = (hi - lo) / 255.0f;
         const float zp_f =
@@ -116,8 +119,9 @@ KernelFn make_dynamic_quantize(const Attrs&, int64_t) {
         QuantWriter w(DataType::kUInt8, x.dims(), true);
         for (uint64_t i = 0; i < x.numel(); ++i)
             w.set(i,
-                  scale == 0 ? 0.0
-                             : static_cast<double>(static_cast<float>(float_value(x, i)) / scale),
+                  scale == 0
+                      ? 0.0
+                      : static_cast<double>(static_cast<float>(x.element_as_double(i)) / scale),
                   zp_f);
         ctx.set_output(0, w.take());
         ctx.set_output(1, Tensor::from_values<float>(DataType::kFloat32, {}, {scale}));

@@ -24,8 +24,8 @@ std::vector<int64_t> shifted(const Tensor& t, const Tensor* zp, int64_t axis) {
     }
     for (uint64_t i = 0; i < t.numel(); ++i) {
         const int64_t zi = zp && zp->numel() > 1 ? (static_cast<int64_t>(i) / inner) % len : 0;
-        v[i] = static_cast<int64_t>(quant_value(t, static_cast<int64_t>(i))) -
-               (zp ? static_cast<int64_t>(quant_value(*zp, zi)) : 0);
+        v[i] = static_cast<int64_t>(t.element_as_double(static_cast<uint64_t>(i))) -
+               (zp ? static_cast<int64_t>(zp->element_as_double(static_cast<uint64_t>(zi))) : 0);
     }
     return v;
 }
@@ -91,7 +91,7 @@ Tensor requantize(const std::vector<int64_t>& acc, const std::vector<int64_t>& d
     int64_t inner = 1;
     for (size_t k = static_cast<size_t>(channel_axis) + 1; k < dims.size(); ++k) inner *= dims[k];
     const int64_t len = mult.size() > 1 ? dims[static_cast<size_t>(channel_axis)] : 1;
-    const double zp = quant_value(y_zp, 0);
+    const double zp = y_zp.element_as_double(0);
     for (size_t i = 0; i < acc.size(); ++i) {
         const double m =
             mult[mult.size() > 1 ? static_cast<size_t>((static_cast<int64_t>(i) / inner) % len)
@@ -111,7 +111,8 @@ KernelFn make_qlinear_matmul(const Attrs&, int64_t) {
         std::vector<double> mult;
         for (uint64_t k = 0; k < bs.numel(); ++k)
             mult.push_back(static_cast<double>(static_cast<float>(
-                float_value(ctx.input(1), 0) * float_value(bs, k) / float_value(ctx.input(6), 0))));
+                ctx.input(1).element_as_double(0) * bs.element_as_double(static_cast<uint64_t>(k)) /
+                ctx.input(6).element_as_double(0))));
         ctx.set_output(0, requantize(r.values, r.dims, mult,
                                      static_cast<int64_t>(r.dims.size()) - 1, ctx.input(7)));
     };
@@ -232,7 +233,8 @@ KernelFn make_qlinear_conv(const Attrs& a, int64_t) {
         std::vector<double> mult;
         for (uint64_t k = 0; k < ws.numel(); ++k)
             mult.push_back(static_cast<double>(static_cast<float>(
-                float_value(ctx.input(1), 0) * float_value(ws, k) / float_value(ctx.input(6), 0))));
+                ctx.input(1).element_as_double(0) * ws.element_as_double(static_cast<uint64_t>(k)) /
+                ctx.input(6).element_as_double(0))));
         ctx.set_output(0, requantize(acc, dims, mult, 1, ctx.input(7)));
     };
 }

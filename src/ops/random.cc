@@ -65,7 +65,7 @@ KernelFn make_bernoulli(const Attrs& a, int64_t) {
         std::uniform_real_distribution<double> u(0, 1);
         const DataType out = dt == DataType::kUndefined ? p.dtype() : dt;
         std::vector<double> v(p.numel());
-        for (uint64_t i = 0; i < p.numel(); ++i) v[i] = u(rng) < float_value(p, i) ? 1.0 : 0.0;
+        for (uint64_t i = 0; i < p.numel(); ++i) v[i] = u(rng) < p.element_as_double(i) ? 1.0 : 0.0;
         if (dtype_is_float(out)) return ctx.set_output(0, float_tensor(out, p.dims(), v));
         if (out == DataType::kBool) {
             Tensor b = Tensor::zeros(DataType::kBool, p.dims());
@@ -92,7 +92,7 @@ KernelFn make_multinomial(const Attrs& a, int64_t) {
             std::vector<double> weights(static_cast<size_t>(C));
             for (int64_t c = 0; c < C; ++c)
                 weights[static_cast<size_t>(c)] =
-                    std::exp(float_value(logits, static_cast<uint64_t>(b * C + c)));
+                    std::exp(logits.element_as_double(static_cast<uint64_t>(b * C + c)));
             std::discrete_distribution<int64_t> d(weights.begin(), weights.end());
             for (int64_t s = 0; s < samples; ++s)
                 w.set(static_cast<uint64_t>(b * samples + s), static_cast<double>(d(rng)), 0);

@@ -71,7 +71,8 @@ Tensor run_dft(const Tensor& x, const DftSpec& s) {
             std::vector<cd> sig;
             for (int64_t t = 0; t < n_in; ++t) {
                 const uint64_t base = static_cast<uint64_t>(((o * n_in + t) * inner + i) * comp);
-                sig.emplace_back(float_value(x, base), comp == 2 ? float_value(x, base + 1) : 0.0);
+                sig.emplace_back(x.element_as_double(base),
+                                 comp == 2 ? x.element_as_double(base + 1) : 0.0);
             }
             if (irfft) sig = hermitian_full(sig, s.length);
             auto f = dft_1d(sig, s.length, s.inverse);
@@ -119,9 +120,10 @@ KernelFn make_stft(const Attrs& a, int64_t) {
                 std::vector<cd> s;
                 for (int64_t t = 0; t < flen; ++t) {
                     const uint64_t at = static_cast<uint64_t>((b * L + f * step + t) * comp);
-                    const double w = window ? float_value(*window, static_cast<uint64_t>(t)) : 1.0;
-                    s.emplace_back(w * float_value(sig, at),
-                                   comp == 2 ? w * float_value(sig, at + 1) : 0.0);
+                    const double w =
+                        window ? window->element_as_double(static_cast<uint64_t>(t)) : 1.0;
+                    s.emplace_back(w * sig.element_as_double(at),
+                                   comp == 2 ? w * sig.element_as_double(at + 1) : 0.0);
                 }
                 auto y = dft_1d(s, flen, false);
                 for (int64_t k = 0; k < bins; ++k) {
