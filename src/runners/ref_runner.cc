@@ -55,7 +55,7 @@ RefRunner::RefRunner(const ir::Model& model, RefRunnerOptions options)
 
 std::vector<TensorMeta> RefRunner::input_metadata() const {
     // Callers feed what the original model takes (with fp64, its float32 inputs are widened on
-    // the way in; inputs that were float64 already stay so, and were announced as float32).
+    // the way in; inputs that were float64 already stay float64).
     return graph_input_metadata(*original_.graph);
 }
 
