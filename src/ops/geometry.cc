@@ -208,9 +208,11 @@ KernelFn make_grid_sample(const Attrs& a, int64_t opset) {
     return grid_sample_kernel(c);
 }
 
-// Normalized coordinate k of an axis of length len.
+// Normalized coordinate k of an axis of length len. An axis of one pixel sits at 0 in both modes,
+// as in PyTorch's affine_grid, whose grid the op reproduces (ONNX's reference divides by zero
+// there with align_corners; ONNX Runtime gives +1, Eigen's LinSpaced of one value).
 double base_coord(int64_t k, int64_t len, bool align) {
-    if (align) return len == 1 ? -1.0 : -1.0 + 2.0 * double(k) / double(len - 1);
+    if (align) return len == 1 ? 0.0 : -1.0 + 2.0 * double(k) / double(len - 1);
     return -1.0 + (2.0 * double(k) + 1.0) / double(len);
 }
 

@@ -102,6 +102,29 @@ TEST(OpsGeometry, AffineGridIdentity) {
               (std::vector<float>{-0.5f, -0.5f, 0.5f, -0.5f, -0.5f, 0.5f, 0.5f, 0.5f}));
 }
 
+// An axis of one pixel sits at the centre, 0, with or without align_corners (PyTorch's
+// affine_grid); theta's translation column then comes through alone.
+TEST(OpsGeometry, AffineGridPutsAOnePixelAxisAtZero) {
+    for (int64_t align : {0, 1}) {
+        SCOPED_TRACE(align);
+        auto out = run_op("AffineGrid",
+                          {f32({1, 2, 3}, {1, 0, 0.25f, 0, 1, -0.5f}), i64({4}, {1, 1, 1, 1})},
+                          ir::attrs(Attribute::make_int("align_corners", align)), 20);
+        EXPECT_EQ(out[0].dims(), (std::vector<int64_t>{1, 1, 1, 2}));
+        EXPECT_EQ(test::values_f32(out[0]), (std::vector<float>{0.25f, -0.5f}));
+    }
+    // 3-D, one axis of one pixel among others: its coordinate is 0 in every point.
+    auto out = run_op("AffineGrid",
+                      {f32({1, 3, 4}, {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}),
+                       i64({5}, {1, 1, 2, 1, 3})},
+                      ir::attrs(Attribute::make_int("align_corners", 1)), 20);
+    const std::vector<float> v = test::values_f32(out[0]);
+    ASSERT_EQ(v.size(), 18u);
+    for (size_t p = 0; p < 6; ++p) EXPECT_EQ(v[p * 3 + 1], 0.0f) << p;  // y, the H axis
+    EXPECT_EQ(v[0], -1.0f);                                              // x of the first point
+    EXPECT_EQ(v[2], -1.0f);                                              // z of the first point
+}
+
 TEST(OpsGeometry, RoiAlignCoordinateModeFollowsOpset) {
     auto attrs = [] { return ir::attrs(Attribute::make_int("sampling_ratio", 1)); };
     const Tensor x = f32({1, 1, 2, 2}, {1, 2, 3, 4});
