@@ -16,19 +16,22 @@ namespace {
 
 enum class PadMode { kConstant, kReflect, kEdge, kWrap };
 
-// The input coordinate that output coordinate `o` reads along an axis of `n` elements with
-// `before` padding in front; -1 means the fill value.
-int64_t pad_source(int64_t o, int64_t before, int64_t n, PadMode mode) {
-    int64_t i = o - before;
-    if (i >= 0 && i < n) return i;
+// The input coordinate that output coordinate `o` reads along an axis of `n` elements padded by
+// `before` and `after` (either may be negative: that many elements are removed first); -1 means
+// the fill value. Edge, reflect and wrap act on what is kept, as in ONNX Runtime and PyTorch: a
+// crop at one end and a wrap at the other repeat the kept elements, never the removed ones.
+int64_t pad_source(int64_t o, int64_t before, int64_t after, int64_t n, PadMode mode) {
+    const int64_t lo = std::max<int64_t>(-before, 0), m = n - lo - std::max<int64_t>(-after, 0);
+    int64_t i = o - std::max<int64_t>(before, 0);
+    if (i >= 0 && i < m) return lo + i;
     if (mode == PadMode::kConstant) return -1;
-    if (n == 0) fail("Pad: cannot pad an empty axis in reflect/edge/wrap mode");
-    if (mode == PadMode::kEdge) return std::clamp(i, int64_t{0}, n - 1);
-    if (mode == PadMode::kWrap) return ((i % n) + n) % n;
-    if (n == 1) return 0;
-    const int64_t p = 2 * (n - 1);
+    if (m <= 0) fail("Pad: cannot pad an empty axis in reflect/edge/wrap mode");
+    if (mode == PadMode::kEdge) return lo + std::clamp(i, int64_t{0}, m - 1);
+    if (mode == PadMode::kWrap) return lo + ((i % m) + m) % m;
+    if (m == 1) return lo;
+    const int64_t p = 2 * (m - 1);
     i = ((i % p) + p) % p;
-    return i < n ? i : p - i;
+    return lo + (i < m ? i : p - i);
 }
 
 PadMode pad_mode(const std::string& m, int64_t opset) {
@@ -75,7 +78,7 @@ KernelFn make_pad(const Attrs& a, int64_t opset) {
             out[i] += before[i] + after[i];
             if (out[i] < 0) fail("Pad: negative pads remove more than the whole axis");
             for (int64_t o = 0; o < out[i]; ++o)
-                maps[i].push_back(pad_source(o, before[i], x.dims()[i], mode));
+                maps[i].push_back(pad_source(o, before[i], after[i], x.dims()[i], mode));
         }
         const Dims strides = strides_of(x.dims());
         std::vector<int64_t> refs(static_cast<size_t>(count_of(out)));

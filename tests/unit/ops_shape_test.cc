@@ -185,6 +185,21 @@ TEST(OpsShape, PadNegativeCropsAndAttrBefore11) {
     EXPECT_EQ(test::values_f32(old[0]), (std::vector<float>{7, 1, 2}));
 }
 
+// A crop at one end and padding at the other: the padding repeats what is kept (ONNX Runtime,
+// PyTorch), never the removed elements.
+TEST(OpsShape, PadModesActOnWhatTheCropKeeps) {
+    const Tensor x = f32({5}, {0, 1, 2, 3, 4});
+    auto pad = [&](const char* mode, int64_t b, int64_t e) {
+        return test::values_f32(run_op("Pad", {x, i64({2}, {b, e})},
+                                       ir::attrs(Attribute::make_string("mode", mode)), 19)[0]);
+    };
+    EXPECT_EQ(pad("wrap", -1, 2), (std::vector<float>{1, 2, 3, 4, 1, 2}));
+    EXPECT_EQ(pad("wrap", 2, -2), (std::vector<float>{1, 2, 0, 1, 2}));
+    EXPECT_EQ(pad("reflect", -2, 4), (std::vector<float>{2, 3, 4, 3, 2, 3, 4}));
+    EXPECT_EQ(pad("edge", 2, -3), (std::vector<float>{0, 0, 0, 1}));
+    EXPECT_EQ(pad("reflect", -1, 1), (std::vector<float>{1, 2, 3, 4, 3}));
+}
+
 TEST(OpsShape, PadAxesInputAndStrings) {
     auto a = run_op("Pad", {f32({2, 2}, {1, 2, 3, 4}), i64({2}, {1, 0}), Tensor(), i64({1}, {-1})},
                     {}, 18);
