@@ -72,7 +72,7 @@ struct BlockEpilogueZmm {
     __m512 b, sub, mul, add, sc, sh, lo, hi;
     int64_t res_delta = 0;  // residual value of output address q: q[res_delta]
 
-    // No epilogue: apply returns v.
+    // No epilogue: apply_store only stores.
     __attribute__((target("avx512f"))) BlockEpilogueZmm() {
         b = sub = mul = add = sc = sh = lo = hi = _mm512_setzero_ps();
     }
@@ -92,17 +92,23 @@ struct BlockEpilogueZmm {
         if (res) res_delta = ep.res - ep.res_origin;
     }
 
-    // The epilogue of v, the 16 channels of the output pixel at dst.
-    __attribute__((target("avx512f"), always_inline)) __m512 apply(__m512 v,
-                                                                   const float* dst) const {
-        if (bias) v = _mm512_add_ps(v, b);
-        if (bn) v = _mm512_add_ps(_mm512_mul_ps(_mm512_sub_ps(v, sub), mul), add);
-        if (scale) v = _mm512_mul_ps(v, sc);
-        if (shift) v = _mm512_add_ps(v, sh);
-        if (res) v = _mm512_add_ps(v, _mm512_loadu_ps(dst + res_delta));
-        if (clamp) v = _mm512_max_ps(lo, v);
-        if (hi_on) v = _mm512_min_ps(hi, v);
-        return v;
+    // The epilogue of W vectors, the 16 channels of the output pixels at dst + j * step, then
+    // their stores: one test per operation for all of them (tested per vector, a depthwise
+    // Conv's eight outputs spent 56 tests and branches beside their 72 multiply-adds; its steps
+    // in MobileNet took 1.03-1.04 of the time).
+    template <int W>
+    __attribute__((target("avx512f"), always_inline)) void apply_store(__m512 (&v)[W], float* dst,
+                                                                       int64_t step) const {
+#define PG_EACH(...) _Pragma("GCC unroll 12") for (int j = 0; j < W; ++j) { __VA_ARGS__; }
+        if (bias) PG_EACH(v[j] = _mm512_add_ps(v[j], b))
+        if (bn) PG_EACH(v[j] = _mm512_add_ps(_mm512_mul_ps(_mm512_sub_ps(v[j], sub), mul), add))
+        if (scale) PG_EACH(v[j] = _mm512_mul_ps(v[j], sc))
+        if (shift) PG_EACH(v[j] = _mm512_add_ps(v[j], sh))
+        if (res) PG_EACH(v[j] = _mm512_add_ps(v[j], _mm512_loadu_ps(dst + j * step + res_delta)))
+        if (clamp) PG_EACH(v[j] = _mm512_max_ps(lo, v[j]))
+        if (hi_on) PG_EACH(v[j] = _mm512_min_ps(hi, v[j]))
+        PG_EACH(_mm512_storeu_ps(dst + j * step, v[j]))
+#undef PG_EACH
     }
 };
 

@@ -94,10 +94,7 @@ __attribute__((target("avx512f"))) inline void dw_pixels(const Rows& r, const fl
                 _mm512_fmadd_ps(wv, _mm512_loadu_ps(xp + j * step), acc[j]);
         }
     }
-    _Pragma("GCC unroll 8") for (int j = 0; j < NP; ++j) {
-        float* dst = y + (oh * g.out[2] + ow + j) * kB;
-        _mm512_storeu_ps(dst, e.apply(acc[j], dst));
-    }
+    e.apply_store<NP>(acc, y + (oh * g.out[2] + ow) * kB, kB);
 }
 
 // W outputs of a 3x3 window (no dilation, horizontal stride S) that see all its taps, side by
@@ -114,8 +111,7 @@ __attribute__((target("avx512f"), always_inline)) inline void dw_group3(const __
         _Pragma("GCC unroll 3") for (int kw = 0; kw < 3; ++kw)
             _Pragma("GCC unroll 8") for (int j = 0; j < W; ++j) acc[j] = _mm512_fmadd_ps(
                 wv[kh * 3 + kw], _mm512_loadu_ps(xp + kh * row + (j * S + kw) * kB), acc[j]);
-    _Pragma("GCC unroll 8") for (int j = 0; j < W; ++j)
-        _mm512_storeu_ps(yp + j * kB, e.apply(acc[j], yp + j * kB));
+    e.apply_store<W>(acc, yp, kB);
 }
 
 // With a vertical stride of 2, the next output row reads two input rows this one does not: the

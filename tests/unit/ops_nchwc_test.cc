@@ -277,6 +277,50 @@ TEST_F(OpsNchwc, ConvCoversNetworkLayers) {
         check_conv(q, rng, &pool, true);
 }
 
+// The epilogues of a folded BatchNormalization (a bias, then a residual or not, then Relu, a Clip
+// or nothing: conv_tile's unrolled stores) and a bias-less Relu (its general path): apply's
+// bits, on 1x1 and 3x3 tiles of every width.
+TEST_F(OpsNchwc, ConvBiasEpiloguesGiveApplysBits) {
+    std::mt19937 rng(19);
+    ThreadPool pool(2);
+    struct Kind {
+        bool bias, res, clamp;
+        float hi;
+    };
+    const float inf = std::numeric_limits<float>::infinity();
+    for (const Kind k : {Kind{true, false, true, inf}, Kind{true, false, true, 0.5f},
+                         Kind{true, true, false, inf}, Kind{true, true, true, inf},
+                         Kind{true, true, true, 0.5f}, Kind{false, false, true, inf}}) {
+        for (const ConvCase& q : {ConvCase{1, 32, 64, 9, 11, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+                                  ConvCase{1, 48, 48, 7, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+                                  ConvCase{1, 16, 32, 12, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+                                  ConvCase{2, 16, 16, 6, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}}) {
+            SCOPED_TRACE(describe(q) + " bias " + std::to_string(k.bias) + " res " +
+                         std::to_string(k.res) + " hi " + std::to_string(k.hi));
+            const ops::ConvShape s = shape_of(q);
+            const int64_t plane_out = s.w.out_size();
+            const ConvExpect e = expect_conv(q, s, rng, false, false, false);
+            std::vector<float> want = fma_chain(q, s, e.x, e.w, false);
+            ops::GemmEpilogue ep;
+            ep.bias = k.bias ? e.bias.data() : nullptr;
+            if (k.res) ep.res = e.res.data(), ep.res_origin = want.data();
+            ep.clamp = k.clamp, ep.lo = 0.0f, ep.hi = k.hi;
+            for (int64_t i = 0; i < q.n; ++i)
+                for (int64_t m = 0; m < q.m; ++m)
+                    ep.apply(m, want.data() + (i * q.m + m) * plane_out, plane_out);
+            const std::vector<float> xb = blocked(e.x, q.n, q.c, q.h * q.w);
+            const std::vector<float> rb = blocked(e.res, q.n, q.m, plane_out);
+            std::vector<float> yb(want.size(), std::nanf(""));
+            ops::GemmEpilogue kep = ep;
+            kep.bias = nullptr;
+            if (k.res) kep.res = rb.data(), kep.res_origin = yb.data();
+            ops::conv_nchwc(s, xb.data(), e.w.data(), ep.bias, &kep, yb.data(), &pool);
+            const std::vector<float> got = unblocked(yb, q.n, q.m, plane_out);
+            ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)), 0);
+        }
+    }
+}
+
 TEST_F(OpsNchwc, ConvGivesTheSameBitsWithAPackBufferPerCall) {
     std::mt19937 rng(13);
     ThreadPool pool(2);
