@@ -71,6 +71,9 @@ struct BlockEpilogueZmm {
          hi_on = false;
     __m512 b, sub, mul, add, sc, sh, lo, hi;
     int64_t res_delta = 0;  // residual value of output address q: q[res_delta]
+    // apply_store's stores bypass the caches (MOVNTPS; the outputs 64-byte aligned, and the
+    // caller fences before others read them).
+    bool stream = false;
 
     // No epilogue: apply_store only stores.
     __attribute__((target("avx512f"))) BlockEpilogueZmm() {
@@ -107,7 +110,11 @@ struct BlockEpilogueZmm {
         if (res) PG_EACH(v[j] = _mm512_add_ps(v[j], _mm512_loadu_ps(dst + j * step + res_delta)))
         if (clamp) PG_EACH(v[j] = _mm512_max_ps(lo, v[j]))
         if (hi_on) PG_EACH(v[j] = _mm512_min_ps(hi, v[j]))
-        PG_EACH(_mm512_storeu_ps(dst + j * step, v[j]))
+        if (stream) {
+            PG_EACH(_mm512_stream_ps(dst + j * step, v[j]))
+        } else {
+            PG_EACH(_mm512_storeu_ps(dst + j * step, v[j]))
+        }
 #undef PG_EACH
     }
 };

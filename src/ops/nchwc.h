@@ -96,6 +96,10 @@ void depthwise_nchwc(const ConvShape& s, const float* x, const float* w, const f
 // writing (PREFETCHW: on, the default) or leave them to the stores (off); the same values.
 // Returns the previous setting.
 bool set_depthwise_nchwc_output_prefetch(bool on);
+// Tests and benches: depthwise_nchwc writes its outputs around the caches (MOVNTPS: on, the
+// default, when y is 64-byte aligned) or through them (off); the same values. Returns the previous
+// setting.
+bool set_depthwise_nchwc_stream_stores(bool on);
 
 // Pools on blocked float32 tensors of n images x cb channel blocks (Window: conv_kernels.h),
 // with max_pool's / avg_pool's values (pool_kernels.h; max_pool without indices).

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "base/aligned.h"
 #include "base/error.h"
 #include "base/thread_pool.h"
 #include "ops/conv_kernels.h"
@@ -510,6 +511,36 @@ TEST_F(OpsNchwc, DepthwiseGivesTheFusedMultiplyAddChainsBits) {
     ops::ConvShape s;
     s.c = 24, s.m = 24, s.group = 24;
     EXPECT_FALSE(ops::depthwise_nchwc_fits(s));
+}
+
+// Outputs streamed around the caches (64-byte aligned y, the default), written through them
+// (switched off), and on a y one float off alignment (streaming skipped): the chains' bits
+// every time, on 3x3 rows of runs of eight, other windows and two threads.
+TEST_F(OpsNchwc, DepthwiseStreamedStoresGiveTheChainsBits) {
+    std::mt19937 rng(23);
+    ThreadPool pool(2);
+    for (int t = 0; t < 12; ++t) {
+        const int64_t c = 16 * (1 + t % 3), k = t < 8 ? 3 : 1 + t % 4, st = 1 + t % 2;
+        const int64_t n = 1 + t % 2, h = 5 + t, wd = 19 + 2 * t, p = std::min<int64_t>(1, k - 1);
+        const ops::ConvShape s = depthwise_shape(n, c, h, wd, k, st, p, p);
+        const int64_t ho = s.w.out[1], wo = s.w.out[2];
+        const std::vector<float> x = test::random_floats(size_t(n * c * h * wd), rng),
+                                 w = test::random_floats(size_t(c * k * k), rng);
+        const std::vector<float> want = depthwise_chains(s, x, w);
+        const std::vector<float> xb = blocked(x, n, c, h * wd);
+        for (const int mode : {0, 1, 2}) {  // streamed, through the caches, misaligned
+            const AlignedArray<float> buf = aligned_array<float>(want.size() + 16);
+            float* y = buf.get() + (mode == 2 ? 1 : 0);
+            const bool was = ops::set_depthwise_nchwc_stream_stores(mode != 1);
+            ops::depthwise_nchwc(s, xb.data(), w.data(), nullptr, nullptr, y,
+                                 t % 2 ? &pool : nullptr);
+            ops::set_depthwise_nchwc_stream_stores(was);
+            const std::vector<float> got =
+                unblocked(std::vector<float>(y, y + want.size()), n, c, ho * wo);
+            ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size() * 4), 0)
+                << "t " << t << " mode " << mode;
+        }
+    }
 }
 
 // Every part of the epilogue (bias, normalization, scale, shift, residual, a clamp on both
