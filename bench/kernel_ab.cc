@@ -93,6 +93,7 @@ const std::map<std::string, Switch>& switches() {
         {"steal", [](bool on) { return pg::ops::set_steal_tails(on); }},
         {"balanced_groups", [](bool on) { return pg::ops::set_nchwc_balanced_groups(on); }},
         {"dw_stream", [](bool on) { return pg::ops::set_depthwise_nchwc_stream_stores(on); }},
+        {"pool_stream", [](bool on) { return pg::ops::set_nchwc_pool_stream_stores(on); }},
         {"pool_parts", [](bool on) { return pg::ops::set_nchwc_pool_parts(on); }},
         {"affine", [](bool on) { return pg::ops::set_affine_parts(on); }},
         {"rnn_avx512",

@@ -102,7 +102,10 @@ struct BlockEpilogueZmm {
     template <int W>
     __attribute__((target("avx512f"), always_inline)) void apply_store(__m512 (&v)[W], float* dst,
                                                                        int64_t step) const {
-#define PG_EACH(...) _Pragma("GCC unroll 12") for (int j = 0; j < W; ++j) { __VA_ARGS__; }
+#define PG_EACH(...)                                       \
+    _Pragma("GCC unroll 12") for (int j = 0; j < W; ++j) { \
+        __VA_ARGS__;                                       \
+    }
         if (bias) PG_EACH(v[j] = _mm512_add_ps(v[j], b))
         if (bn) PG_EACH(v[j] = _mm512_add_ps(_mm512_mul_ps(_mm512_sub_ps(v[j], sub), mul), add))
         if (scale) PG_EACH(v[j] = _mm512_mul_ps(v[j], sc))

@@ -111,6 +111,10 @@ void avg_pool_nchwc(const Window& g, int64_t n, int64_t cb, const float* x, floa
 // split its output, one contiguous range per thread (on, the default), or in claimed chunks by
 // block (off); returns the previous setting.
 bool set_nchwc_pool_parts(bool on);
+// Tests and benches: the blocked max / average pools stream their outputs around the caches
+// (MOVNTPS: on, the default, when y is 64-byte aligned) or store them through them (off); the
+// same values. Returns the previous setting.
+bool set_nchwc_pool_stream_stores(bool on);
 // Tests and benches: conv_nchwc split by groups into a multiple of the threads splits the blocks
 // between the threads first, then each thread's into its groups (on, the default), or the
 // blocks into the groups directly (off: ten blocks in four groups 3, 3 | 2, 2); returns the

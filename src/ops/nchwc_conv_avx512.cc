@@ -271,10 +271,12 @@ PG_AVX512 __attribute__((always_inline)) inline void accumulate_lanes(const Tile
 template <int NB, int NP>
 PG_AVX512_INLINE void store_with_epilogue(__m512 (&acc)[NB][NP], float* const* dst, int64_t ob,
                                           const GemmEpilogue& ep, int64_t ch) {
-#define PG_EACH_SUM(...)                                                          \
-    _Pragma("GCC unroll 4") for (int i = 0; i < NB; ++i) {                       \
-        [[maybe_unused]] const int64_t c = ch + 16 * i;                          \
-        _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j) { __VA_ARGS__; }   \
+#define PG_EACH_SUM(...)                                        \
+    _Pragma("GCC unroll 4") for (int i = 0; i < NB; ++i) {      \
+        [[maybe_unused]] const int64_t c = ch + 16 * i;         \
+        _Pragma("GCC unroll 12") for (int j = 0; j < NP; ++j) { \
+            __VA_ARGS__;                                        \
+        }                                                       \
     }
     if (ep.bias) PG_EACH_SUM(acc[i][j] = _mm512_add_ps(acc[i][j], _mm512_loadu_ps(ep.bias + c)))
     if (ep.sub)

@@ -114,15 +114,15 @@ TEST(OpsGeometry, AffineGridPutsAOnePixelAxisAtZero) {
         EXPECT_EQ(test::values_f32(out[0]), (std::vector<float>{0.25f, -0.5f}));
     }
     // 3-D, one axis of one pixel among others: its coordinate is 0 in every point.
-    auto out = run_op("AffineGrid",
-                      {f32({1, 3, 4}, {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}),
-                       i64({5}, {1, 1, 2, 1, 3})},
-                      ir::attrs(Attribute::make_int("align_corners", 1)), 20);
+    auto out =
+        run_op("AffineGrid",
+               {f32({1, 3, 4}, {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}), i64({5}, {1, 1, 2, 1, 3})},
+               ir::attrs(Attribute::make_int("align_corners", 1)), 20);
     const std::vector<float> v = test::values_f32(out[0]);
     ASSERT_EQ(v.size(), 18u);
     for (size_t p = 0; p < 6; ++p) EXPECT_EQ(v[p * 3 + 1], 0.0f) << p;  // y, the H axis
-    EXPECT_EQ(v[0], -1.0f);                                              // x of the first point
-    EXPECT_EQ(v[2], -1.0f);                                              // z of the first point
+    EXPECT_EQ(v[0], -1.0f);                                             // x of the first point
+    EXPECT_EQ(v[2], -1.0f);                                             // z of the first point
 }
 
 TEST(OpsGeometry, RoiAlignCoordinateModeFollowsOpset) {

@@ -598,7 +598,8 @@ ops::Window pool_window(const PoolCase& q) {
 }
 
 // Two and six blocks of two images: the work split by rows across the blocks and by block
-// (nchwc_conv_splits_by_groups), and in claimed chunks (set_nchwc_pool_parts off).
+// (nchwc_conv_splits_by_groups), and in claimed chunks (set_nchwc_pool_parts off); the outputs
+// streamed, stored through the caches, and on a misaligned y (not streamed).
 TEST_F(OpsNchwc, PoolsGiveThePlainPoolsBits) {
     ThreadPool pool(2);
     std::mt19937 rng(13);
@@ -614,19 +615,31 @@ TEST_F(OpsNchwc, PoolsGiveThePlainPoolsBits) {
             std::vector<float> x = test::random_floats(size_t(n * c * q.h * q.w), rng);
             x[5] = std::nanf(""), x[40] = -0.0f, x[41] = std::numeric_limits<float>::infinity();
             const std::vector<float> xb = blocked(x, n, c, q.h * q.w);
-            std::vector<float> want(size_t(n * c * g.out_size())), yb(want.size());
-            ops::max_pool<float>(g, n * c, x.data(), want.data(), nullptr, false, nullptr);
+            std::vector<float> want(size_t(n * c * g.out_size()));
+            // Outputs streamed (aligned y), stored through the caches, and on a misaligned y.
+            const AlignedArray<float> buf = aligned_array<float>(want.size() + 16);
+            const auto out = [&](int mode) {
+                return std::vector<float>(buf.get() + (mode == 2),
+                                          buf.get() + (mode == 2) + want.size());
+            };
             const bool before = ops::set_nchwc_pool_parts(parts);
-            ops::max_pool_nchwc(g, n, c / 16, xb.data(), yb.data(), &pool);
-            std::vector<float> got = unblocked(yb, n, c, g.out_size());
-            EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * 4), 0)
-                << "max " << q.h << " c " << c << " parts " << parts;
-            for (const bool include_pad : {false, true}) {
-                ops::avg_pool<float>(g, n * c, x.data(), want.data(), include_pad, nullptr);
-                ops::avg_pool_nchwc(g, n, c / 16, xb.data(), yb.data(), include_pad, &pool);
-                got = unblocked(yb, n, c, g.out_size());
+            for (const int mode : {0, 1, 2}) {
+                float* yb = buf.get() + (mode == 2 ? 1 : 0);
+                const bool streamed = ops::set_nchwc_pool_stream_stores(mode != 1);
+                ops::max_pool<float>(g, n * c, x.data(), want.data(), nullptr, false, nullptr);
+                ops::max_pool_nchwc(g, n, c / 16, xb.data(), yb, &pool);
+                std::vector<float> got = unblocked(out(mode), n, c, g.out_size());
                 EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * 4), 0)
-                    << "avg " << q.h << " include_pad " << include_pad << " c " << c;
+                    << "max " << q.h << " c " << c << " parts " << parts << " mode " << mode;
+                for (const bool include_pad : {false, true}) {
+                    ops::avg_pool<float>(g, n * c, x.data(), want.data(), include_pad, nullptr);
+                    ops::avg_pool_nchwc(g, n, c / 16, xb.data(), yb, include_pad, &pool);
+                    got = unblocked(out(mode), n, c, g.out_size());
+                    EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * 4), 0)
+                        << "avg " << q.h << " include_pad " << include_pad << " c " << c << " mode "
+                        << mode;
+                }
+                ops::set_nchwc_pool_stream_stores(streamed);
             }
             ops::set_nchwc_pool_parts(before);
         }
