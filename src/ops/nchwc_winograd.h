@@ -49,5 +49,9 @@ bool set_nchwc_winograd_input_prefetch(bool on);
 // (PREFETCHW) and for their residual's lines (on, the default), or leaves them to the stores
 // and loads (off); the same values. Returns the previous setting.
 bool set_nchwc_winograd_output_prefetch(bool on);
+// Tests and benches: the output transform streams its stores around the caches (MOVNTPS: on, the
+// default, when y is 64-byte aligned; then without the output prefetch) or stores through them
+// (off); the same values. Returns the previous setting.
+bool set_nchwc_winograd_stream_stores(bool on);
 
 }  // namespace pg::ops
