@@ -100,6 +100,10 @@ bool set_depthwise_nchwc_output_prefetch(bool on);
 // default, when y is 64-byte aligned) or through them (off); the same values. Returns the previous
 // setting.
 bool set_depthwise_nchwc_stream_stores(bool on);
+// Tests and benches: after a Conv that split its output by pixels (nchwc_conv_split), each of
+// depthwise_nchwc's threads takes a band of output rows (on, the default) or a range of blocks
+// (off); the same values. Returns the previous setting.
+bool set_depthwise_nchwc_row_bands(bool on);
 
 // Pools on blocked float32 tensors of n images x cb channel blocks (Window: conv_kernels.h),
 // with max_pool's / avg_pool's values (pool_kernels.h; max_pool without indices).

@@ -4,7 +4,9 @@
 // tap (gathered once per block), then the epilogue with GemmEpilogue::apply's operations (its
 // vectors loaded once per block: BlockEpilogueZmm). Work:
 // (image, block, output row) units, one contiguous range per thread (run_parts: a thread reads
-// the blocks it wrote in a Conv split by groups; MobileNet 0.961-0.968 against claimed chunks).
+// the blocks it wrote in a Conv split by groups; MobileNet 0.961-0.968 against claimed chunks);
+// after a Conv split by pixels, each thread a band of rows, block after block (UnitOrder;
+// MobileNet 0.986-0.990, ShuffleNet 1.003-1.004, kernel_ab dw_bands, with the stores streamed).
 // The outputs are streamed around the caches (MOVNTPS) when y is 64-byte aligned: their lines
 // were mostly last written by the other core (the buffer's previous value), and a store through
 // the caches first fetched each one from there; the depthwise steps of MobileNet ran 0.57-0.70
@@ -21,6 +23,7 @@
 #include "base/thread_pool.h"
 #include "ops/gemm_epilogue_avx512.h"
 #include "ops/nchwc.h"
+#include "ops/nchwc_groups.h"
 #include "ops/pool_window.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -42,7 +45,12 @@ bool depthwise_nchwc_fits(const ConvShape& s) {
 namespace {
 std::atomic<bool> g_output_prefetch{true};  // set_depthwise_nchwc_output_prefetch
 std::atomic<bool> g_stream{true};           // set_depthwise_nchwc_stream_stores
+std::atomic<bool> g_row_bands{true};        // set_depthwise_nchwc_row_bands
 }  // namespace
+
+bool set_depthwise_nchwc_row_bands(bool on) {
+    return g_row_bands.exchange(on);
+}
 
 bool set_depthwise_nchwc_output_prefetch(bool on) {
     return g_output_prefetch.exchange(on);
@@ -207,6 +215,20 @@ void dw_row(const Rows& r, const float* x, const float* wt, float* y, int64_t oh
     }
 }
 
+// Where unit v of an image runs: its block and output row. In `bands` bands of rows, one a
+// thread, each band block after block (bands = 1: by block). A thread then reads the rows its
+// own thread wrote when the Conv before split its output by pixels (nchwc_conv_split), as the
+// pools do; after a split by groups, by block.
+struct UnitOrder {
+    int64_t cb = 1, rows = 1, bands = 1;
+    void place(int64_t v, int64_t* blk, int64_t* oh) const {
+        int64_t t = 0;  // the band: empty ones (fewer rows than bands) are skipped
+        while (t + 1 < bands && v >= cb * (rows * (t + 1) / bands)) ++t;
+        const int64_t r0 = rows * t / bands, r1 = rows * (t + 1) / bands;
+        *blk = (v - cb * r0) / (r1 - r0), *oh = r0 + (v - cb * r0) % (r1 - r0);
+    }
+};
+
 }  // namespace
 
 void depthwise_nchwc(const ConvShape& s, const float* x, const float* w, const float* bias,
@@ -222,28 +244,33 @@ void depthwise_nchwc(const ConvShape& s, const float* x, const float* w, const f
     const int64_t in_block = s.w.in[1] * s.w.in[2] * kB, out_block = s.w.out_size() * kB;
     const bool stream =
         g_stream.load(std::memory_order_relaxed) && reinterpret_cast<uintptr_t>(y) % 64 == 0;
-    run_parts(s.n * cb * out_block > (1 << 14) ? pool : nullptr, s.n * cb * rows,
-              [&](int64_t b, int64_t e) {
-                  // The block's taps, lane-major; kept per thread (run_parts calls this several
-                  // times per thread and Conv).
-                  thread_local KeptArray<float> kept;
-                  float* wt = kept.at_least(static_cast<size_t>(taps * kB));
-                  int64_t gathered = -1;
-                  BlockEpilogueZmm be;
-                  for (int64_t u = b; u < e; ++u) {
-                      const int64_t oh = u % rows, nb = u / rows, blk = nb % cb;
-                      if (blk != gathered) {
-                          for (int64_t t = 0; t < taps; ++t)
-                              for (int64_t l = 0; l < kB; ++l)
-                                  wt[t * kB + l] = w[(blk * kB + l) * taps + t];
-                          gathered = blk;
-                          if (r.ep) be = BlockEpilogueZmm(*r.ep, blk * kB);
-                          be.stream = stream;
-                      }
-                      dw_row(r, x + nb * in_block, wt, y + nb * out_block, oh, be);
-                  }
-                  if (stream) _mm_sfence();  // the streamed outputs before the part ends
-              });
+    ThreadPool* const team = s.n * cb * out_block > (1 << 14) ? pool : nullptr;
+    const int threads = team ? team->num_threads() : 1;
+    const bool bands = g_row_bands.load(std::memory_order_relaxed) && threads > 1 &&
+                       !nchwc_conv_split(s.n, cb, s.w.in[1] * s.w.in[2], threads).by_groups;
+    const UnitOrder order{cb, rows, bands ? threads : 1};
+    run_parts(team, s.n * cb * rows, [&](int64_t b, int64_t e) {
+        // The block's taps, lane-major; kept per thread (run_parts calls this several
+        // times per thread and Conv).
+        thread_local KeptArray<float> kept;
+        float* wt = kept.at_least(static_cast<size_t>(taps * kB));
+        int64_t gathered = -1;
+        BlockEpilogueZmm be;
+        for (int64_t u = b; u < e; ++u) {
+            int64_t blk = 0, oh = 0;
+            order.place(u % (cb * rows), &blk, &oh);
+            const int64_t nb = u / (cb * rows) * cb + blk;
+            if (blk != gathered) {
+                for (int64_t t = 0; t < taps; ++t)
+                    for (int64_t l = 0; l < kB; ++l) wt[t * kB + l] = w[(blk * kB + l) * taps + t];
+                gathered = blk;
+                if (r.ep) be = BlockEpilogueZmm(*r.ep, blk * kB);
+                be.stream = stream;
+            }
+            dw_row(r, x + nb * in_block, wt, y + nb * out_block, oh, be);
+        }
+        if (stream) _mm_sfence();  // the streamed outputs before the part ends
+    });
 }
 
 #else

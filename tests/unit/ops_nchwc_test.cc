@@ -514,27 +514,34 @@ TEST_F(OpsNchwc, DepthwiseGivesTheFusedMultiplyAddChainsBits) {
 }
 
 // Outputs streamed around the caches (64-byte aligned y, the default), written through them
-// (switched off), and on a y one float off alignment (streaming skipped): the chains' bits
-// every time, on 3x3 rows of runs of eight, other windows and two threads.
+// (switched off), and on a y one float off alignment (streaming skipped); the threads' work in
+// bands of rows (set_depthwise_nchwc_row_bands, also with fewer rows than threads) or by block:
+// the chains' bits every time, on 3x3 rows of runs of eight, other windows and two threads.
 TEST_F(OpsNchwc, DepthwiseStreamedStoresGiveTheChainsBits) {
     std::mt19937 rng(23);
-    ThreadPool pool(2);
-    for (int t = 0; t < 12; ++t) {
-        const int64_t c = 16 * (1 + t % 3), k = t < 8 ? 3 : 1 + t % 4, st = 1 + t % 2;
-        const int64_t n = 1 + t % 2, h = 5 + t, wd = 19 + 2 * t, p = std::min<int64_t>(1, k - 1);
+    ThreadPool pool(2), three(3);
+    for (int t = 0; t < 14; ++t) {
+        // The last two: 128 channels, one or two output rows over 201 columns (enough work for
+        // the threads, fewer rows than threads).
+        const int64_t c = t < 12 ? 16 * (1 + t % 3) : 128, k = t < 8 ? 3 : 1 + t % 4;
+        const int64_t st = 1 + t % 2, n = t < 12 ? 1 + t % 2 : 1, p = std::min<int64_t>(1, k - 1);
+        const int64_t wd = t < 12 ? 19 + 2 * t : 201, h = t < 12 ? 5 + t : k;
         const ops::ConvShape s = depthwise_shape(n, c, h, wd, k, st, p, p);
         const int64_t ho = s.w.out[1], wo = s.w.out[2];
         const std::vector<float> x = test::random_floats(size_t(n * c * h * wd), rng),
                                  w = test::random_floats(size_t(c * k * k), rng);
         const std::vector<float> want = depthwise_chains(s, x, w);
         const std::vector<float> xb = blocked(x, n, c, h * wd);
-        for (const int mode : {0, 1, 2}) {  // streamed, through the caches, misaligned
+        for (const int mode : {0, 1, 2, 3}) {  // streamed, through the caches, misaligned;
+                                               // 3: by block
             const AlignedArray<float> buf = aligned_array<float>(want.size() + 16);
             float* y = buf.get() + (mode == 2 ? 1 : 0);
             const bool was = ops::set_depthwise_nchwc_stream_stores(mode != 1);
+            const bool bands = ops::set_depthwise_nchwc_row_bands(mode != 3);
             ops::depthwise_nchwc(s, xb.data(), w.data(), nullptr, nullptr, y,
-                                 t % 2 ? &pool : nullptr);
+                                 t % 2 ? &pool : &three);
             ops::set_depthwise_nchwc_stream_stores(was);
+            ops::set_depthwise_nchwc_row_bands(bands);
             const std::vector<float> got =
                 unblocked(std::vector<float>(y, y + want.size()), n, c, ho * wo);
             ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size() * 4), 0)
