@@ -1,5 +1,6 @@
 // Internal to the AVX-512 GEMM and blocked-layout files (gemm_direct_avx512.cc,
-// gemm_rowvec_avx512.cc, nchwc_conv_avx512.cc, nchwc_depthwise_avx512.cc): the parts of
+// gemm_rowvec_avx512.cc, nchwc_conv_avx512.cc, nchwc_depthwise_avx512.cc,
+// nchwc_winograd_avx512.cc; nchwc_pool.cc for the streamed stores): the parts of
 // GemmEpilogue::apply that take one value per row, on 16 values of row i in a register (or on
 // 16 rows' values, epilogue_channels_zmm), with apply's operations in apply's order (the including
 // file is built with -ffp-contract=off, so the values are the same). The column bias (added before
@@ -20,6 +21,24 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 namespace pg::ops {
+
+// Whether a kernel writing the blocked output y (vectors 64 bytes apart from y) may stream its
+// stores around the caches (MOVNTPS needs 64-byte aligned addresses). The blocked depthwise
+// Conv, pools and Winograd output stream when it may: their output lines were mostly last
+// written by the other core, and a store through the caches fetches each one from there first
+// (docs/performance.md, session 25). A kernel that streams ends each part with _mm_sfence().
+inline bool streamable(const float* y) {
+    return reinterpret_cast<uintptr_t>(y) % 64 == 0;
+}
+
+// One output vector, streamed or stored through the caches.
+__attribute__((target("avx512f"), always_inline)) inline void store_zmm(float* p, __m512 v,
+                                                                        bool stream) {
+    if (stream)
+        _mm512_stream_ps(p, v);
+    else
+        _mm512_storeu_ps(p, v);
+}
 
 // Bias, then BatchNormalization's (v - sub) * mul + add, then scale, then shift, of row i.
 __attribute__((target("avx512f"), always_inline)) inline __m512 epilogue_rows_zmm(

@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "base/thread_pool.h"
+#include "ops/gemm_epilogue_avx512.h"
 #include "ops/gemm_kernels.h"
 #include "ops/nchwc.h"
 #include "ops/nchwc_groups.h"
@@ -81,14 +82,6 @@ void for_rows(const Window& g, int64_t n, int64_t cb, ThreadPool* pool, bool str
     });
 }
 
-// An output vector, streamed around the caches or stored through them.
-__attribute__((target("avx512f"), always_inline)) inline void put(float* p, __m512 v, bool stream) {
-    if (stream)
-        _mm512_stream_ps(p, v);
-    else
-        _mm512_storeu_ps(p, v);
-}
-
 // The taps of a window per axis (AxisTaps), visited as visit_window does: kd, kh, kw ascending,
 // those inside the input only.
 struct Taps {
@@ -136,7 +129,7 @@ __attribute__((target("avx512f"))) void pool_four(const Window& g, const Taps& t
                 include_pad ? d.padded[od] * h.padded[oh] * w.padded[ow + q] : count;
             acc[q] = average(acc[q], div);
         }
-        put(y + ((od * g.out[1] + oh) * g.out[2] + ow + q) * kB, acc[q], stream);
+        store_zmm(y + ((od * g.out[1] + oh) * g.out[2] + ow + q) * kB, acc[q], stream);
     }
 }
 
@@ -172,7 +165,7 @@ __attribute__((target("avx512f"))) void pool_row(const Window& g, const Taps& t,
             const int64_t div = include_pad ? d.padded[od] * h.padded[oh] * w.padded[ow] : count;
             acc = average(acc, div);
         }
-        put(y + (row * g.out[2] + ow) * kB, acc, stream);
+        store_zmm(y + (row * g.out[2] + ow) * kB, acc, stream);
     }
 }
 
@@ -192,10 +185,9 @@ void require() {
         throw Error(ErrorKind::kInternal, "blocked pools: not available on this CPU");
 }
 
-// Whether the pool streams its outputs (64-byte aligned y; every output vector is then too).
+// Whether the pool streams its outputs (streamable y).
 bool streams(const float* y) {
-    return g_pool_stream.load(std::memory_order_relaxed) &&
-           reinterpret_cast<uintptr_t>(y) % 64 == 0;
+    return g_pool_stream.load(std::memory_order_relaxed) && streamable(y);
 }
 
 }  // namespace

@@ -363,10 +363,7 @@ __attribute__((target("avx512f,prfchw"))) void output(const Geometry& g, const f
                             v = epilogue_channels_zmm(
                                 v, *ep, (b0 + i) * kB,
                                 ep->res ? ep->res + (dst - ep->res_origin) : nullptr);
-                        if (stream)
-                            _mm512_stream_ps(dst, v);
-                        else
-                            _mm512_storeu_ps(dst, v);
+                        store_zmm(dst, v, stream);
                     }
             }
     }
@@ -440,8 +437,7 @@ void conv_nchwc_winograd(const ConvShape& s, const float* x, const float* w, con
     GemmEpilogue ep = epilogue ? *epilogue : GemmEpilogue{};
     ep.bias = bias;
     const bool any = ep.bias || ep.sub || ep.scale || ep.shift || ep.res || ep.clamp;
-    const bool stream =
-        g_stream.load(std::memory_order_relaxed) && reinterpret_cast<uintptr_t>(y) % 64 == 0;
+    const bool stream = g_stream.load(std::memory_order_relaxed) && streamable(y);
     const Job job{s, g, x, w, any ? &ep : nullptr, y, stream};
     const int64_t per_image = g.groups * g.bands, most_tiles = g.band_rows * g.tw;
     const uint64_t call = g_calls.fetch_add(1) + 1;
