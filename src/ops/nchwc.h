@@ -84,6 +84,15 @@ bool set_nchwc_input_prefetch(bool on);
 // so that taking them from the other core's cache overlaps this tile's work; off: the stores
 // take them. The same values. Returns the previous setting.
 bool set_nchwc_output_prefetch(bool on);
+// Tests and benches: on maps of at most 48 tiles a segment (about 14 x 14 and less), conv_nchwc
+// packs all of a group's weights before its first slice where they take at most 256 KiB (on, the
+// default), or each slice's before that slice (off); the same values. Returns the previous
+// setting.
+bool set_nchwc_group_pack(bool on);
+// Tests and benches: on maps of at most 48 tiles a segment (about 14 x 14 and less), conv_nchwc
+// packs all of a group's weights (up to 256 KiB of them) before its first slice (on, the
+// default), or each slice's before it (off); the same values. Returns the previous setting.
+bool set_nchwc_group_pack(bool on);
 
 // A depthwise float32 Conv depthwise_nchwc runs: 1-D or 2-D, group == c == m, c a multiple of
 // 16, pads >= 0.

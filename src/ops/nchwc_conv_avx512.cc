@@ -4,8 +4,9 @@
 // ordered by group when there are two groups per thread or more, else by segment (each thread a
 // part of the pixels, for every group). A unit runs slice after slice of about 128 values of
 // p = (input channel, kh, kw): the slice's weights are copied transposed (pack_rows_transposed,
-// 32 KiB, the next slice's lines prefetched: Prefetch) and stay in L1 for every tile of the
-// segment; the sums wait in the output between slices. Each tile (nchwc_conv_tiles.h: pixels of one
+// 32 KiB, the next slice's lines prefetched: Prefetch; on small maps all of the group's slices at
+// once where they take at most 256 KiB) and stay in L1 for every tile of the segment; the sums
+// wait in the output between slices. Each tile (nchwc_conv_tiles.h: pixels of one
 // class, those that see the same taps inside the input) keeps 24 accumulator vectors (four blocks x
 // 6 pixels, three x 8, two or one x 12), each step loading the group's weight vectors and
 // broadcasting one input value per pixel; the taps in the padding are not visited, so no padded
@@ -49,7 +50,12 @@ std::atomic<bool> g_thread_buffer{true};    // set_nchwc_thread_pack_buffer
 std::atomic<bool> g_input_prefetch{true};   // set_nchwc_input_prefetch
 std::atomic<bool> g_output_prefetch{true};  // set_nchwc_output_prefetch
 std::atomic<bool> g_balanced_groups{true};
+std::atomic<bool> g_group_pack{true};       // set_nchwc_group_pack
 }  // namespace
+
+bool set_nchwc_group_pack(bool on) {
+    return g_group_pack.exchange(on);
+}
 
 bool set_nchwc_thread_pack_buffer(bool on) {
     return g_thread_buffer.exchange(on);
@@ -92,6 +98,13 @@ constexpr int64_t kSliceP = 128;          // values of p per slice (32 KiB of we
 // weights from memory is a large part of the time) prefetch the next slice's weights between
 // their tiles' multiply-adds; larger ones leave it to the pack (one burst).
 constexpr int64_t kSpreadTiles = 48;
+// Such segments pack all of their group's weights at once when they take at most this many bytes
+// (a 1x1 Conv's 64 output channels of 1024 inputs): the pack then reads each weight row from
+// start to end, 16 rows at a time, where a slice alone reads 64 rows' 512 bytes each (rows a
+// multiple of 4 KiB apart all fall in the same L1 sets). interpreter_bench, 7 runs each way in
+// alternation: MobileNet 1.00-1.04 against 1.08-1.11, the other models within their noise
+// (docs/performance.md, session 26).
+constexpr int64_t kGroupPackBytes = 256 << 10;
 
 // Output channels rounded up to whole blocks (conv_nchwc_plain_out's scratch).
 int64_t padded_channels(int64_t m) {
@@ -395,7 +408,8 @@ struct Job {
     const float* w;
     const GemmEpilogue* ep;
     float* y;
-    bool plain;  // x is plain (n, c, h, w)
+    bool plain;   // x is plain (n, c, h, w)
+    bool whole;   // spread segments pack their group's weights at once (packs_whole_groups)
 };
 
 // Input channels per slice: about kSliceP values of p (whole blocks of a blocked input), so that
@@ -403,6 +417,13 @@ struct Job {
 int64_t slice_channels(const ConvShape& s, int64_t taps, bool plain) {
     if (plain) return std::clamp<int64_t>(kSliceP / taps, 1, s.c);
     return std::clamp<int64_t>(kSliceP / (kB * taps), 1, s.c / kB) * kB;
+}
+
+// Whether segments of few tiles (spread) pack their group's weights all at once, not slice by
+// slice: a blocked input and at most kGroupPackBytes of them (set_nchwc_group_pack).
+bool packs_whole_groups(const ConvShape& s, int64_t taps, bool plain) {
+    return !plain && s.c * taps * kPackRows * 4 <= kGroupPackBytes &&
+           g_group_pack.load(std::memory_order_relaxed);
 }
 
 // Segment seg of image n, group grp, slice after slice, each slice's weights packed into wp
@@ -421,15 +442,18 @@ void run_segment(const Job& j, float* wp, int64_t n, int64_t grp, int64_t seg) {
     const float* wg = j.w + b0 * kB * k;
     const int64_t rows = std::min(nb * kB, j.s.m - b0 * kB);  // past m: zero weights
     const bool spread = !j.plain && static_cast<int64_t>(tiles.size()) <= kSpreadTiles;
+    const bool whole = spread && j.whole;
+    if (whole) pack_rows_transposed(wg, k, rows, 0, k, k, wp);
     const int64_t ntiles = static_cast<int64_t>(tiles.size());
     const bool fetch = g_input_prefetch.load(std::memory_order_relaxed);
     Prefetch pf;
     for (int64_t c0 = 0; c0 < j.s.c; c0 += step) {
         const int64_t c1 = std::min(j.s.c, c0 + step), p0 = c0 * ntaps, kc = (c1 - c0) * ntaps;
-        pack_rows_transposed(wg, k, rows, p0, kc, spread ? p0 + kc : k, wp);
+        if (!whole) pack_rows_transposed(wg, k, rows, p0, kc, spread ? p0 + kc : k, wp);
+        const float* ws = whole ? wp + p0 * kPackRows : wp;  // the slice's packed weights
         const int64_t nk = (std::min(j.s.c, c1 + step) - c1) * ntaps;  // the next slice's
         int64_t lines = 0;
-        if (spread && nk > 0) {
+        if (spread && !whole && nk > 0) {
             pf.base = reinterpret_cast<const char*>(wg + p0 + kc);
             pf.stride = k * 4, pf.bytes = nk * 4, pf.row = 0, pf.at = 0;
             lines = nb * kB * ((pf.bytes + 62) / 64 + 1);
@@ -447,7 +471,7 @@ void run_segment(const Job& j, float* wp, int64_t n, int64_t grp, int64_t seg) {
                                         ? &tiles[static_cast<size_t>(ti)]
                                         : nullptr;
             const NchwcTile* wrap = c1 < j.s.c && tiles[0].cls == tile.cls ? &tiles[0] : nullptr;
-            const TileArgs a{wp,
+            const TileArgs a{ws,
                              j.x + n * j.s.c * (g.in_block / kB),
                              &tile,
                              c0,
@@ -480,9 +504,10 @@ void run_segment(const Job& j, float* wp, int64_t n, int64_t grp, int64_t seg) {
 void run_conv(const ConvShape& s, const float* x, const float* w, const GemmEpilogue* ep, float* y,
               ThreadPool* pool, bool plain_input) {
     const Geometry g = geometry(s, pool ? pool->num_threads() : 1, plain_input);
-    const Job job{s, g, x, w, ep, y, plain_input};
     const int64_t taps = g.tiles.taps(), segments = g.segments;
-    const int64_t room = slice_channels(s, taps, plain_input) * taps * kPackRows;
+    const Job job{s, g, x, w, ep, y, plain_input, packs_whole_groups(s, taps, plain_input)};
+    const int64_t room = job.whole ? s.c * taps * kPackRows
+                                   : slice_channels(s, taps, plain_input) * taps * kPackRows;
     run_parts(pool, s.n * g.groups * segments, [&](int64_t b, int64_t e) {
         AlignedArray<float> local;  // set_nchwc_thread_pack_buffer off: one per call
         if (!g_thread_buffer.load(std::memory_order_relaxed))

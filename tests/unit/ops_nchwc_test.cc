@@ -378,6 +378,25 @@ TEST_F(OpsNchwc, ConvGivesTheSameBitsWithoutPrefetches) {
     }
 }
 
+// Small maps' groups packed whole where their weights take at most 256 KiB (the default), or
+// slice by slice: the chains' bits either way, packed whole (1x1 from 1024 inputs with a
+// partial group; 3x3 from 48) or not (3x3 from 512, 1x1 from 2048), in batches, on one thread
+// and two.
+TEST_F(OpsNchwc, ConvGivesTheChainsBitsWithGroupsPackedWholeOrBySlice) {
+    std::mt19937 rng(19);
+    ThreadPool pool(2);
+    for (const bool whole : {true, false}) {
+        const bool was = ops::set_nchwc_group_pack(whole);
+        for (ThreadPool* p : {&pool, static_cast<ThreadPool*>(nullptr)})
+            for (const ConvCase& q : {ConvCase{1, 1024, 160, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+                                      ConvCase{2, 512, 48, 7, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+                                      ConvCase{1, 2048, 64, 4, 4, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+                                      ConvCase{1, 48, 48, 5, 6, 3, 3, 1, 1, 1, 1, 1, 0, 1, 0}})
+                check_conv(q, rng, p, true);
+        ops::set_nchwc_group_pack(was);
+    }
+}
+
 // Output channels not in whole blocks (conv_nchwc_plain_out): a plain y, each channel the chain's
 // value with the epilogue (no residual), from blocked and plain inputs; 1000 classes at 13 x 13.
 TEST_F(OpsNchwc, ConvToAPlainOutputTakesAnyChannelCount) {
