@@ -14,7 +14,7 @@
 //   (ops::set_nchwc_winograd_transposed_filters), wino_prefetch
 //   (ops::set_nchwc_winograd_input_prefetch), wino_out (ops::set_nchwc_winograd_output_prefetch),
 //   in_prefetch (ops::set_nchwc_input_prefetch), group_pack (ops::set_nchwc_group_pack),
-//   conv_out (ops::set_nchwc_output_prefetch),
+//   unblock_groups (ops::set_nchwc_unblock_groups), conv_out (ops::set_nchwc_output_prefetch),
 //   dw_out (ops::set_depthwise_nchwc_output_prefetch), dw_stream
 //   (ops::set_depthwise_nchwc_stream_stores), dw_bands (ops::set_depthwise_nchwc_row_bands),
 //   pool_stream (ops::set_nchwc_pool_stream_stores),
@@ -93,7 +93,9 @@ const std::map<std::string, Switch>& switches() {
         {"dw_out", [](bool on) { return pg::ops::set_depthwise_nchwc_output_prefetch(on); }},
         {"in_prefetch", [](bool on) { return pg::ops::set_nchwc_input_prefetch(on); }},
         {"group_pack", [](bool on) { return pg::ops::set_nchwc_group_pack(on); }},
+        {"unblock_groups", [](bool on) { return pg::ops::set_nchwc_unblock_groups(on); }},
         {"group_pack", [](bool on) { return pg::ops::set_nchwc_group_pack(on); }},
+        {"unblock_groups", [](bool on) { return pg::ops::set_nchwc_unblock_groups(on); }},
         {"late_yield", [](bool on) { return pg::set_pool_late_yield(on); }},
         {"steal", [](bool on) { return pg::ops::set_steal_tails(on); }},
         {"balanced_groups", [](bool on) { return pg::ops::set_nchwc_balanced_groups(on); }},

@@ -397,6 +397,23 @@ TEST_F(OpsNchwc, ConvGivesTheChainsBitsWithGroupsPackedWholeOrBySlice) {
     }
 }
 
+// conv_nchwc_plain_out's output copied group by group as threads finish them
+// (set_nchwc_unblock_groups, the default: whole groups per thread, small maps and batches) or
+// after the Conv (off; also where threads split the pixels: a large map, few blocks).
+TEST_F(OpsNchwc, ConvToAPlainOutputUnblocksGroupsAsTheyFinish) {
+    std::mt19937 rng(23);
+    ThreadPool pool(2);
+    for (const bool each : {true, false}) {
+        const bool was = ops::set_nchwc_unblock_groups(each);
+        for (const ConvCase& q : {ConvCase{1, 512, 1000, 13, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+                                  ConvCase{2, 64, 150, 7, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+                                  ConvCase{1, 32, 40, 60, 60, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0}})
+            for (ThreadPool* p : {&pool, static_cast<ThreadPool*>(nullptr)})
+                check_conv_plain_out(q, rng, p, true);
+        ops::set_nchwc_unblock_groups(was);
+    }
+}
+
 // Output channels not in whole blocks (conv_nchwc_plain_out): a plain y, each channel the chain's
 // value with the epilogue (no residual), from blocked and plain inputs; 1000 classes at 13 x 13.
 TEST_F(OpsNchwc, ConvToAPlainOutputTakesAnyChannelCount) {
