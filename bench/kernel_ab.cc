@@ -25,7 +25,8 @@
 //   switches,
 //   for which each side has a session of its own: shuffle (runtime::set_fuse_channel_shuffle),
 //   concat (runtime::set_fuse_concat_in_place), nchwc (runtime::set_nchwc_layout),
-//   transposes (runtime::set_fuse_matmul_transposes). --threads N
+//   transposes (runtime::set_fuse_matmul_transposes), scaled_softmax
+//   (runtime::set_fuse_scaled_softmax). --threads N
 //   (default 2), --reps N runs per side (default 30). --steps N: the runs time each step
 //   (Session::run_timed) and the N steps whose median time moved most (in ms, either way) are
 //   listed under the model, by the name of the step's first node: a change to one kernel shows
@@ -73,6 +74,7 @@ const std::map<std::string, Switch>& switches() {
         {"nchwc", [](bool on) { return pg::runtime::set_nchwc_layout(on); }},
         {"plain_out", [](bool on) { return pg::runtime::set_nchwc_plain_outputs(on); }},
         {"transposes", [](bool on) { return pg::runtime::set_fuse_matmul_transposes(on); }},
+        {"scaled_softmax", [](bool on) { return pg::runtime::set_fuse_scaled_softmax(on); }},
         {"align", [](bool on) { return pg::set_aligned_buffers(on); }},
         {"rowbases", [](bool on) { return pg::ops::set_gemm_direct_row_bases(on); }},
         {"nchwc_winograd", [](bool on) { return pg::ops::set_nchwc_winograd(on); }},

@@ -128,6 +128,15 @@ const ir::Node* sole_user(const ir::Graph& g, const ir::Value* v,
                           const std::unordered_map<const ir::Node*, size_t>& step_of,
                           size_t* index);
 
+// `steps` with each Mul or Div by a one-element float32 initializer (a Div's divisor) whose
+// output only a Softmax or LogSoftmax reads (as its input, not a graph output), neither fused
+// already (the pass runs after the element-wise chains), run as one step at the Mul's place
+// (ops/softmax_fused.h: each row scaled, then normalized, in L1), the Softmax kept only to
+// release slots; bit-identical. Empty when nothing fuses (or set_fuse_scaled_softmax is off);
+// `fused_nodes` receives the number of Softmaxes absorbed (fuse_softmax.cc).
+std::vector<NodeStep> fuse_scaled_softmax(const ir::Graph& g, const std::vector<NodeStep>& steps,
+                                          int64_t opset, int* fused_nodes);
+
 // `steps` with each chain of element-wise nodes (Add, Sub, Mul, Div, Sum of two, Relu, Erf; numpy
 // broadcasting opsets), where every node's output is read only by the next and the chain spans
 // at most a few other steps, run as one step at the place of its last node (the chain's inputs

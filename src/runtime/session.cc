@@ -231,6 +231,10 @@ void Session::Impl::plan_graph(const ir::Graph& g, const OpsetFn& opset) {
         auto steps =
             fuse_eltwise_chains(g, p->fused.empty() ? p->steps : p->fused, opset, &eltwise);
         if (eltwise > 0) p->fused = std::move(steps), p->fused_nodes += eltwise;
+        int softmax = 0;  // after the chains, which would take its Mul as a link
+        auto scaled =
+            fuse_scaled_softmax(g, p->fused.empty() ? p->steps : p->fused, opset, &softmax);
+        if (softmax > 0) p->fused = std::move(scaled), p->fused_nodes += softmax;
         int identities = 0;  // before the regions, which then run on through them
         auto direct = skip_identities(g, *p, p->fused.empty() ? p->steps : p->fused, &identities);
         if (identities > 0) p->fused = std::move(direct), p->fused_nodes += identities;

@@ -108,5 +108,8 @@ bool set_nchwc_plain_outputs(bool on);
 // Whether sessions planned from now on fold 4-D Transposes around MatMuls into them
 // (runtime/fuse_matmul_views.cc; on by default). Returns the previous setting.
 bool set_fuse_matmul_transposes(bool on);
+// Whether sessions planned from now on run a Mul or Div by a constant and the Softmax reading it
+// as one step (runtime/fuse_softmax.cc; on by default). Returns the previous setting.
+bool set_fuse_scaled_softmax(bool on);
 
 }  // namespace pg::runtime

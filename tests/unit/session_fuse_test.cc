@@ -4,7 +4,9 @@
 // the fast path does not cover (float64, a broadcast residual), keep the plain semantics.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <random>
+#include <string>
 
 #include "ir/builder.h"
 #include "runtime/session.h"
@@ -325,6 +327,61 @@ TEST(SessionFuse, MatMulThenBiasAddFuses) {
     EXPECT_EQ(check_fused_matches_plain(*matmul_bias(DataType::kFloat64, {24}, false),
                                         DataType::kFloat64),
               1);  // fused, the plain kernels inside
+}
+
+// x [2, 3, 8, 24] -> `op` (Mul or Div) with a one-element constant (`constant_first`: as the
+// first operand) -> `norm` (Softmax or LogSoftmax) at `opset` with `axis` (none: the default), in
+// `dt`; `scaled_out` also marks the scaled value as a graph output.
+struct ScaledSoftmaxCase {
+    std::string op = "Mul", norm = "Softmax";
+    bool constant_first = false;
+    int64_t opset = 13;
+    std::optional<int64_t> axis;
+    DataType dt = DataType::kFloat32;
+    bool scaled_out = false;
+};
+
+std::unique_ptr<ir::Model> scaled_softmax(const ScaledSoftmaxCase& c) {
+    auto m = ir::new_model(c.opset);
+    ir::GraphBuilder b(*m->graph);
+    std::mt19937 rng(9);
+    ir::Value* x = b.input("x", c.dt, {2, 3, 8, 24});
+    Tensor k = random_tensor(c.dt, {1}, true, rng);
+    ir::Value* s = b.constant("scale", k.reshaped({}));
+    ir::Value* y = b.op(c.op, c.constant_first ? std::vector{s, x} : std::vector{x, s}, {}, "scale");
+    std::vector<ir::Attribute> attrs;
+    if (c.axis) attrs = ir::attrs(ir::Attribute::make_int("axis", *c.axis));
+    b.output(b.op(c.norm, {y}, std::move(attrs), "norm"));
+    if (c.scaled_out) b.output(y);
+    return m;
+}
+
+// Attention's scaled scores: the Mul or Div by a constant and the Softmax one step, the rows
+// scaled in place before the row kernel, bit for bit the plain steps; a constant divided by x,
+// a scaled value read outside, and an element-wise chain holding the Mul do not fuse; another
+// axis, float64 and opset-11 (2-D coerced) softmaxes fuse, the first two running the plain
+// kernels inside.
+TEST(SessionFuse, ScaledSoftmaxFusesItsMulOrDiv) {
+    const auto fused = [](const ScaledSoftmaxCase& c) {
+        SCOPED_TRACE(c.op + (c.constant_first ? " (constant first) " : " ") + c.norm + " opset " +
+                     std::to_string(c.opset) + " axis " + std::to_string(c.axis.value_or(-9)));
+        return check_fused_matches_plain(*scaled_softmax(c), c.dt);
+    };
+    EXPECT_EQ(fused({}), 1);
+    EXPECT_EQ(fused({.constant_first = true}), 1);
+    EXPECT_EQ(fused({.norm = "LogSoftmax"}), 1);
+    EXPECT_EQ(fused({.op = "Div"}), 1);
+    EXPECT_EQ(fused({.op = "Div", .constant_first = true}), 0);
+    EXPECT_EQ(fused({.scaled_out = true}), 0);
+    EXPECT_EQ(fused({.axis = 1}), 1);
+    EXPECT_EQ(fused({.opset = 11, .axis = 2}), 1);
+    EXPECT_EQ(fused({.dt = DataType::kFloat64}), 1);
+    auto chained = ir::new_model(13);  // Relu -> Mul is an element-wise chain; the Softmax alone
+    ir::GraphBuilder b(*chained->graph);
+    ir::Value* x = b.op("Relu", {b.input("x", DataType::kFloat32, {4, 32})}, {}, "relu");
+    ir::Value* s = b.constant("s", Tensor::from_values<float>(DataType::kFloat32, {}, {0.125f}));
+    b.output(b.op("Softmax", {b.op("Mul", {x, s}, {}, "mul")}, {}, "softmax"));
+    EXPECT_EQ(check_fused_matches_plain(*chained), 1);
 }
 
 }  // namespace

@@ -1,0 +1,30 @@
+// A Softmax or LogSoftmax whose input is a Mul or Div by one float32 constant (attention's
+// scores scaled by 1 / sqrt(d)) run as one kernel: each row is scaled into a row buffer, then
+// normalized from there into the output while it is in L1, instead of the whole scaled tensor
+// being written and read back. Each scaled value is the Mul's (x * s) or the Div's (x / s), and the row kernel
+// is softmax_row_fast, so the values are bit-identical to the two plain kernels
+// (tests/unit/session_fuse_test.cc). The runtime decides what to fuse (runtime/fuse_softmax.cc).
+#pragma once
+
+#include <cstdint>
+
+#include "ops/kernel.h"
+
+namespace pg::ops {
+
+// What the fused step computes: the Softmax's axis attribute and opset (before 13 the input is
+// coerced to 2-D at the axis), LogSoftmax or not, and whether the constant divides.
+struct ScaledSoftmax {
+    int64_t axis = -1;
+    int64_t opset = 13;
+    bool log = false;
+    bool divide = false;
+};
+
+// The fused kernel: inputs x and the constant (one element), one output, the Softmax's. The fast
+// path needs float32 x and constant and a softmax axis along contiguous rows (the last axis, or
+// any axis before opset 13); anything else runs `plain`, which must run the two unfused kernels
+// on the same inputs.
+KernelFn make_scaled_softmax(ScaledSoftmax spec, KernelFn plain);
+
+}  // namespace pg::ops
