@@ -98,7 +98,12 @@ namespace {
 
 constexpr int64_t kB = kNchwcBlock;       // lanes per block
 constexpr int64_t kSegmentPixels = 2048;  // output pixels per segment, at most (512 KiB of sums)
-constexpr int64_t kSliceP = 128;          // values of p per slice (32 KiB of weights), about
+constexpr int64_t kSliceP = 128;          // values of p per slice, about (32 KiB of weights)
+// A plain input's channels all in one slice when they and their taps make at most this many
+// values of p (37 KiB of weights): the 7x7 stems over three colours (147), whose sums then go to
+// the output once instead of waiting there between two slices. In process, blocks of runs
+// alternating: the stem step of Inception-v2 0.920 -> 0.889 ms, of ResNet-50 0.869 -> 0.842.
+constexpr int64_t kPlainSliceP = 160;
 // Segments of at most this many tiles (maps of about 14 x 14 and less, where fetching the
 // weights from memory is a large part of the time) prefetch the next slice's weights between
 // their tiles' multiply-adds; larger ones leave it to the pack (one burst).
@@ -418,9 +423,11 @@ struct Job {
 };
 
 // Input channels per slice: about kSliceP values of p (whole blocks of a blocked input), so that
-// a slice's weights stay in L1 for every tile of a segment.
+// a slice's weights stay in L1 for every tile of a segment; a plain input's all when they make at
+// most kPlainSliceP.
 int64_t slice_channels(const ConvShape& s, int64_t taps, bool plain) {
-    if (plain) return std::clamp<int64_t>(kSliceP / taps, 1, s.c);
+    if (plain)
+        return s.c * taps <= kPlainSliceP ? s.c : std::clamp<int64_t>(kSliceP / taps, 1, s.c);
     return std::clamp<int64_t>(kSliceP / (kB * taps), 1, s.c / kB) * kB;
 }
 

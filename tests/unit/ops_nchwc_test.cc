@@ -260,6 +260,9 @@ TEST_F(OpsNchwc, ConvFromAPlainInputGivesTheChainsBits) {
         check_conv(q, rng, t % 2 ? &pool : nullptr, t % 3 == 0, true);
     }
     check_conv({1, 3, 64, 40, 40, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3}, rng, &pool, true, true);  // stem
+    // One slice up to 160 values of p (10 channels x 16 taps), slices of 2 channels above it.
+    check_conv({1, 10, 32, 12, 12, 4, 4, 1, 1, 1, 1, 1, 2, 2, 1}, rng, &pool, true, true);
+    check_conv({2, 4, 48, 19, 17, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3}, rng, &pool, true, true);
 }
 
 TEST_F(OpsNchwc, ConvCoversNetworkLayers) {
