@@ -295,6 +295,13 @@ std::unordered_map<const ir::Node*, size_t> step_index(const std::vector<NodeSte
     return step_of;
 }
 
+void keep_only_releases(NodeStep& s) {
+    s.kernel = nullptr;
+    s.inputs.clear();
+    s.outer.clear();
+    s.outputs.clear();
+}
+
 bool fusable_batch_norm(const ir::Graph& g, const ir::Node& n, int64_t opset) {
     const ops::Attrs a(n);
     if (opset >= 14 && a.get_int("training_mode", 0) != 0) return false;
@@ -320,9 +327,7 @@ std::vector<NodeStep> fuse_conv_chains(const ir::Graph& g, const GraphPlan& p, i
             dropped.push_back(n);
         for (const ir::Node* n : dropped) {
             if (!n) continue;
-            NodeStep& later = out[step_of.at(n)];  // keeps only its releases
-            later.kernel = nullptr, later.inputs.clear(), later.outer.clear();
-            later.outputs.clear();
+            keep_only_releases(out[step_of.at(n)]);
             ++*fused_nodes;
         }
         keep_channel_data(p, out, i, c.channel);

@@ -88,6 +88,9 @@ bool single_output(const ir::Node& n);
 void release_at_last_reader(std::vector<NodeStep>& steps, const std::unordered_set<int>& slots);
 // Each step's node -> its index.
 std::unordered_map<const ir::Node*, size_t> step_index(const std::vector<NodeStep>& steps);
+// Step s, absorbed into an earlier fused step, keeps only its releases (no kernel, no inputs or
+// outputs).
+void keep_only_releases(NodeStep& s);
 
 // BatchNormalization n runs in inference mode with all five inputs, initializers or graph inputs
 // after X, and one output (what the fused kernels need).

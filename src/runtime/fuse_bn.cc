@@ -105,9 +105,7 @@ std::vector<NodeStep> fuse_bn_relu(const ir::Graph& g, const GraphPlan& p,
         fused.bn_chain = std::make_shared<const ops::BatchNormChain>(spec);
         out[i] = std::move(fused);
         for (const ir::Node* n : absorbed) {
-            NodeStep& later = out[step_of.at(n)];  // keeps only its releases
-            later.kernel = nullptr, later.inputs.clear(), later.outer.clear();
-            later.outputs.clear();
+            keep_only_releases(out[step_of.at(n)]);
             ++*fused_nodes;
         }
         keep_channel_data(p, out, i, t.channel);

@@ -67,8 +67,7 @@ std::vector<NodeStep> fuse_matmul_bias(const ir::Graph& g, const std::vector<Nod
         fused.fused_with += ", fused with '" + add->name + "' (Add)";
         fused.kernel = share_kernel(ops::make_matmul_bias(plain_pair(m, a, other)));
         out[i] = std::move(fused);
-        NodeStep& later = out[step_of.at(add)];  // keeps only its releases
-        later.kernel = nullptr, later.inputs.clear(), later.outer.clear(), later.outputs.clear();
+        keep_only_releases(out[step_of.at(add)]);
         ++*fused_nodes;
     }
     if (*fused_nodes == 0) out.clear();

@@ -107,9 +107,7 @@ std::vector<NodeStep> fuse_matmul_transposes(const ir::Graph& g,
         out[i] = std::move(fused);
         for (const NodeStep* t : folded) {
             if (!t) continue;
-            NodeStep& later = out[step_of.at(t->node)];  // keeps only its releases
-            later.kernel = nullptr, later.inputs.clear(), later.outer.clear();
-            later.outputs.clear();
+            keep_only_releases(out[step_of.at(t->node)]);
             ++*fused_nodes;
         }
     }

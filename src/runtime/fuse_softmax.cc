@@ -81,8 +81,7 @@ std::vector<NodeStep> fuse_scaled_softmax(const ir::Graph& g, const std::vector<
         fused.fused_with += ", fused with '" + sm->name + "' (" + sm->op_type + ")";
         fused.kernel = share_kernel(ops::make_scaled_softmax(spec, plain_pair(m, s, k)));
         out[i] = std::move(fused);
-        NodeStep& later = out[step_of.at(sm)];  // keeps only its releases
-        later.kernel = nullptr, later.inputs.clear(), later.outer.clear(), later.outputs.clear();
+        keep_only_releases(out[step_of.at(sm)]);
         ++*fused_nodes;
     }
     if (*fused_nodes == 0) out.clear();
