@@ -215,7 +215,7 @@ KernelFn make_norm(Norm kind, const char* name, const Attrs& a, int64_t opset) {
         const Tensor& x = ctx.input(0);
         const int64_t rank = x.rank();
         const int64_t axis = axis_attr < 0 ? axis_attr + rank : axis_attr;
-        if (axis < 0 || axis > rank || (!coerce_2d && axis == rank && rank > 0))
+        if (axis < 0 || axis > rank || (axis == rank && rank > 0))
             fail(std::string(name) + ": axis " + std::to_string(axis_attr) + " out of range");
         int64_t outer = 1, n = 1, inner = 1;
         for (int64_t d = 0; d < rank; ++d) {

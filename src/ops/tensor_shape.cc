@@ -128,9 +128,18 @@ Dims split_sizes(KernelContext& ctx, const Dims& attr, int64_t num_outputs_attr,
     if (n <= 0) fail("Split: no outputs");
     if (num_outputs_attr <= 0 && dim % n != 0)
         fail("Split: axis of " + std::to_string(dim) + " cannot be split evenly");
-    const int64_t chunk = (dim + n - 1) / n;
-    for (int64_t i = 0, left = dim; i < n; ++i, left -= chunk)
-        sizes.push_back(std::max<int64_t>(0, std::min(chunk, left)));
+    if (num_outputs_attr > 0 && static_cast<size_t>(n) != ctx.num_outputs())
+        fail("Split: num_outputs is " + std::to_string(n) + " but the node has " +
+             std::to_string(ctx.num_outputs()) + " outputs");
+    // ONNX's parts: n - 1 of ceil(dim / n), the rest last (none left over: empty).
+    const int64_t chunk = (dim + n - 1) / n, last = dim - chunk * (n - 1);
+    if (last < 0)
+        fail("Split: an axis of " + std::to_string(dim) + " has no " + std::to_string(n) +
+             " parts of ceil(" + std::to_string(dim) + " / " + std::to_string(n) +
+             ") = " + std::to_string(chunk) + " (the last would hold " + std::to_string(last) +
+             ")");
+    sizes.assign(static_cast<size_t>(n - 1), chunk);
+    sizes.push_back(last);
     return sizes;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "base/error.h"
 #include "base/float16.h"
 #include "ir/builder.h"
 #include "runtime/session.h"
@@ -62,6 +63,10 @@ TEST(OpsActivation, SoftmaxAxisSemanticsChangeAtOpset13) {
     // Default axis: 1 before opset 13, -1 from 13.
     Tensor y = f32({2, 2}, {1, 1, 3, 3});
     expect_near(values_f32(run_op("Softmax", {y}, {}, 13)[0]), {0.5f, 0.5f, 0.5f, 0.5f});
+    // The axis is in [-rank, rank - 1] at every opset (ONNX Runtime refuses rank as well).
+    for (const int64_t opset : {11, 13})
+        EXPECT_THROW(
+            run_op("Softmax", {y}, ir::attrs(ir::Attribute::make_int("axis", 2)), opset), Error);
 }
 
 TEST(OpsActivation, LogSoftmaxIsStableForLargeInputs) {

@@ -113,6 +113,21 @@ TEST(OpsShape, SplitAttrBefore13InputAfterAndNumOutputs18) {
         "add up");
 }
 
+// num_outputs (opset 18): n - 1 parts of ceil(dim / n) and the rest, as ONNX's shape inference
+// gives them: 9 in 4 parts is 3, 3, 3 and an empty one; 5 in 4 would leave -1 for the last (an
+// error, not 2, 2, 1, 0); the node must have num_outputs outputs.
+TEST(OpsShape, SplitNumOutputsGivesONNXsParts) {
+    const auto split = [](int64_t dim, int64_t n, size_t outputs) {
+        return run_op("Split", {f32({dim}, std::vector<float>(static_cast<size_t>(dim), 1.0f))},
+                      ir::attrs(Attribute::make_int("num_outputs", n)), 18, outputs);
+    };
+    const auto nine = split(9, 4, 4);
+    EXPECT_EQ(nine[2].dims(), (std::vector<int64_t>{3}));
+    EXPECT_EQ(nine[3].dims(), (std::vector<int64_t>{0}));
+    expect_invalid([&] { split(5, 4, 4); }, "the last would hold -1");
+    expect_invalid([&] { split(6, 3, 2); }, "num_outputs is 3 but the node has 2 outputs");
+}
+
 TEST(OpsShape, SqueezeUnsqueezeAxesPerOpset) {
     auto s11 = run_op("Squeeze", {f32({1, 2, 1}, {1, 2})},
                       ir::attrs(Attribute::make_ints("axes", {-1})), 11);
