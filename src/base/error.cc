@@ -1,5 +1,8 @@
 #include "base/error.h"
 
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
 #include <new>
 #include <stdexcept>
 
@@ -54,6 +57,34 @@ void rethrow_as_error(const std::string& context) {
         Error e(ErrorKind::kInternal, ex.what());
         throw e.add_context(context);
     }
+}
+
+namespace {
+
+[[noreturn]] void on_terminate() {
+    std::string what = "no exception pending";
+    if (const std::exception_ptr e = std::current_exception()) {
+        try {
+            std::rethrow_exception(e);
+        } catch (const std::exception& ex) {
+            what = ex.what();
+        } catch (...) {
+            what = "an exception of an unknown type";
+        }
+    }
+    const std::string msg =
+        "[!] internal error: the process was terminated (std::terminate: " + what +
+        "), from Polygraph or a library it runs (ONNX Runtime ends the process this way on some "
+        "inputs it does not handle)\n";
+    std::fwrite(msg.data(), 1, msg.size(), stderr);
+    std::fflush(nullptr);
+    std::_Exit(exit_code_for(ErrorKind::kInternal));
+}
+
+}  // namespace
+
+void install_terminate_handler() {
+    std::set_terminate(on_terminate);
 }
 
 }  // namespace pg

@@ -26,6 +26,12 @@ int exit_code_for(ErrorKind kind);
 // Short lowercase name of the kind, for messages.
 const char* error_kind_name(ErrorKind kind);
 
+// Makes std::terminate print "[!] internal error: ..." (with the pending exception's message,
+// if any) to stderr and end the process with exit status 5, instead of aborting (status 134 with
+// the C++ runtime's one-line note). A library inside the process, such as ONNX Runtime on an LSTM
+// with a batch of 0, can call it where nothing can be caught. main() installs it.
+void install_terminate_handler();
+
 class Error : public std::exception {
 public:
     Error(ErrorKind kind, std::string message) : kind_(kind), message_(std::move(message)) {

@@ -62,6 +62,7 @@ int main_impl(int argc, char** argv) {
 }  // namespace pg::cli
 
 int main(int argc, char** argv) {
+    pg::install_terminate_handler();
     try {
         return pg::cli::main_impl(argc, argv);
     } catch (const pg::Error& e) {
