@@ -533,7 +533,8 @@ void run_conv(const ConvShape& s, const float* x, const float* w, const GemmEpil
     const Job job{s, g, x, w, ep, y, plain_input, packs_whole_groups(s, taps, plain_input)};
     const int64_t room = job.whole ? s.c * taps * kPackRows
                                    : slice_channels(s, taps, plain_input) * taps * kPackRows;
-    const bool by_group = g.by_groups && segments == 1 && g_unblock_groups.load();
+    const bool by_group = g.by_groups && segments == 1 &&
+                          g_unblock_groups.load(std::memory_order_relaxed);
     run_parts(pool, s.n * g.groups * segments, [&](int64_t b, int64_t e) {
         AlignedArray<float> local;  // set_nchwc_thread_pack_buffer off: one per call
         if (!g_thread_buffer.load(std::memory_order_relaxed))
