@@ -93,14 +93,6 @@ bool set_nchwc_group_pack(bool on);
 // as soon as its thread has finished it, where threads run whole groups (on, the default), or
 // all of them after the Conv (off); the same values. Returns the previous setting.
 bool set_nchwc_unblock_groups(bool on);
-// Tests and benches: on maps of at most 48 tiles a segment (about 14 x 14 and less), conv_nchwc
-// packs all of a group's weights (up to 256 KiB of them) before its first slice (on, the
-// default), or each slice's before it (off); the same values. Returns the previous setting.
-bool set_nchwc_group_pack(bool on);
-// Tests and benches: conv_nchwc_plain_out copies each group of output channels into the plain y
-// as soon as its thread has finished it, where threads run whole groups (on, the default), or
-// all of them after the Conv (off); the same values. Returns the previous setting.
-bool set_nchwc_unblock_groups(bool on);
 
 // A depthwise float32 Conv depthwise_nchwc runs: 1-D or 2-D, group == c == m, c a multiple of
 // 16, pads >= 0.

@@ -20,32 +20,34 @@ namespace pg::ops {
 constexpr int64_t kPackRows = 64;
 
 // The 16 x 16 floats at s (rows lds apart; row j read from s + min(j, last) * lds) transposed:
-// r[c] = column c.
+// r[c] = column c. Each vector first gathers, by 128-bit broadcast loads under masks, four rows'
+// same four columns (lane block L: row 4L + q), so only 4 x 4 transposes within the lane blocks
+// are left: 64 loads, 48 blends and 32 in-lane shuffles, where whole rows took 16 loads and 64
+// shuffles, half of them across lane blocks (a 64 x 512 pack from L1 or L2: 35-42 against
+// 56-63 ns per 16 x 16, docs/performance.md, session 27).
 __attribute__((target("avx512f"), always_inline)) inline void transpose16(const float* s,
                                                                           int64_t lds, int last,
                                                                           __m512 r[16]) {
-    __m512 t[16];
-    for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(s + std::min(i, last) * lds);
-    for (int i = 0; i < 8; ++i) {  // pairs of rows interleaved
-        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-    }
-    for (int i = 0; i < 4; ++i) {  // then quadruples: 4 rows x one column per 128-bit lane
-        const __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 1]),
-                      c = _mm512_castps_pd(t[4 * i + 2]), e = _mm512_castps_pd(t[4 * i + 3]);
-        r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
-        r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
-        r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, e));
-        r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, e));
-    }
-    for (int i = 0; i < 2; ++i)  // then the 128-bit lanes of 8 rows, and of all 16
-        for (int j = 0; j < 4; ++j) {
-            t[8 * i + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + 4 + j], 0x88);
-            t[8 * i + 4 + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + 4 + j], 0xDD);
+    for (int cq = 0; cq < 4; ++cq) {  // columns 4 cq .. 4 cq + 3
+        __m512 z[4];
+        for (int q = 0; q < 4; ++q) {  // z[q], lane block L: row 4 L + q
+            const float* col = s + 4 * cq;
+            __m512 v = _mm512_broadcast_f32x4(_mm_loadu_ps(col + std::min(q, last) * lds));
+            v = _mm512_mask_broadcast_f32x4(v, 0x00F0,
+                                            _mm_loadu_ps(col + std::min(4 + q, last) * lds));
+            v = _mm512_mask_broadcast_f32x4(v, 0x0F00,
+                                            _mm_loadu_ps(col + std::min(8 + q, last) * lds));
+            z[q] = _mm512_mask_broadcast_f32x4(v, 0xF000,
+                                               _mm_loadu_ps(col + std::min(12 + q, last) * lds));
         }
-    for (int j = 0; j < 8; ++j) {
-        r[j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0x88);
-        r[8 + j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0xDD);
+        const __m512d t0 = _mm512_castps_pd(_mm512_unpacklo_ps(z[0], z[1]));
+        const __m512d t1 = _mm512_castps_pd(_mm512_unpackhi_ps(z[0], z[1]));
+        const __m512d t2 = _mm512_castps_pd(_mm512_unpacklo_ps(z[2], z[3]));
+        const __m512d t3 = _mm512_castps_pd(_mm512_unpackhi_ps(z[2], z[3]));
+        r[4 * cq] = _mm512_castpd_ps(_mm512_unpacklo_pd(t0, t2));
+        r[4 * cq + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(t0, t2));
+        r[4 * cq + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(t1, t3));
+        r[4 * cq + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3));
     }
 }
 
