@@ -10,8 +10,9 @@
 //   NAME: winograd (ops::set_conv_winograd), filters_once (ops::set_winograd_filters_once),
 //   maxpool (ops::set_separable_max_pool), gemv (ops::set_gemv_row_blocks), rowvec
 //   (ops::set_gemm_rowvec), static (ops::set_gemm_direct_static), rowbases
-//   (ops::set_gemm_direct_row_bases), nchwc_winograd (ops::set_nchwc_winograd), wino_filters
-//   (ops::set_nchwc_winograd_transposed_filters), wino_prefetch
+//   (ops::set_gemm_direct_row_bases), bstrips (ops::set_gemm_direct_b_strips), nchwc_winograd
+//   (ops::set_nchwc_winograd), wino_filters (ops::set_nchwc_winograd_transposed_filters),
+//   wino_prefetch
 //   (ops::set_nchwc_winograd_input_prefetch), wino_out (ops::set_nchwc_winograd_output_prefetch),
 //   in_prefetch (ops::set_nchwc_input_prefetch), group_pack (ops::set_nchwc_group_pack),
 //   unblock_groups (ops::set_nchwc_unblock_groups), conv_out (ops::set_nchwc_output_prefetch),
@@ -77,6 +78,7 @@ const std::map<std::string, Switch>& switches() {
         {"scaled_softmax", [](bool on) { return pg::runtime::set_fuse_scaled_softmax(on); }},
         {"align", [](bool on) { return pg::set_aligned_buffers(on); }},
         {"rowbases", [](bool on) { return pg::ops::set_gemm_direct_row_bases(on); }},
+        {"bstrips", [](bool on) { return pg::ops::set_gemm_direct_b_strips(on); }},
         {"nchwc_winograd", [](bool on) { return pg::ops::set_nchwc_winograd(on); }},
         {"wino_filters",
          [](bool on) { return pg::ops::set_nchwc_winograd_transposed_filters(on); }},

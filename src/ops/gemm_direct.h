@@ -74,6 +74,10 @@ bool set_gemm_direct_static(bool on);
 // multiples of lda (on, the default) or from twelve row pointers (off); the same values.
 // Returns the previous setting.
 bool set_gemm_direct_row_bases(bool on);
+// Tests and benches: a column tile whose rows of B are a multiple of 1 KiB apart (and k >= 128,
+// two row tiles or more) copies them into a contiguous strip first (on, the default) or reads
+// them in place (off); the same values. Returns the previous setting.
+bool set_gemm_direct_b_strips(bool on);
 
 // The useful columns of a DirectGemm (gemm_direct_columns.cc): product column src[u] of op(B)
 // goes to C column dst[u] (the columns the map keeps; all n of them when C is dense).

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/aligned.h"
+#include "base/mapped_buffer.h"
 #include "base/thread_pool.h"
 #include "ops/gemm_direct.h"
 #include "ops/gemm_epilogue_avx512.h"
@@ -28,6 +29,7 @@ namespace pg::ops {
 namespace {
 std::atomic<bool> g_static{true};
 std::atomic<bool> g_row_bases{true};
+std::atomic<bool> g_b_strips{true};
 }  // namespace
 
 bool set_gemm_direct_static(bool on) {
@@ -36,6 +38,10 @@ bool set_gemm_direct_static(bool on) {
 
 bool set_gemm_direct_row_bases(bool on) {
     return g_row_bases.exchange(on);
+}
+
+bool set_gemm_direct_b_strips(bool on) {
+    return g_b_strips.exchange(on);
 }
 
 #ifdef PG_DIRECT_AVX512
@@ -124,18 +130,24 @@ PG_AVX512 inline __attribute__((always_inline)) void finish_panel(__m512 v, floa
 }
 
 // Row p of op(B) for a tile's 16 or 32 columns (b1 = b0 when NP == 1), the row kAhead rows on
-// prefetched. Whole tiles load without masks (a masked load costs more on some CPUs).
-template <int NP, bool kFull>
+// prefetched; kCopy: also stored at copy + p * kTileN (a column tile's strip, copies_strip).
+// Whole tiles load without masks (a masked load costs more on some CPUs).
+template <int NP, bool kFull, bool kCopy>
 PG_AVX512 inline __attribute__((always_inline)) void load_b_row(const float* b, const int64_t* off,
                                                                 int64_t p, int64_t kc,
                                                                 __mmask16 mb0, __mmask16 mb1,
-                                                                __m512* b0, __m512* b1) {
+                                                                __m512* b0, __m512* b1,
+                                                                float* copy) {
     const float* bp = b + off[p];
     const float* ahead = b + off[p + kAhead < kc ? p + kAhead : p];
     _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(ahead + 31), _MM_HINT_T0);
     *b0 = kFull ? _mm512_loadu_ps(bp) : _mm512_maskz_loadu_ps(mb0, bp);
     *b1 = NP == 1 ? *b0 : kFull ? _mm512_loadu_ps(bp + 16) : _mm512_maskz_loadu_ps(mb1, bp + 16);
+    if constexpr (kCopy) {
+        _mm512_storeu_ps(copy + p * kTileN, *b0);
+        if constexpr (NP == 2) _mm512_storeu_ps(copy + p * kTileN + 16, *b1);
+    }
 }
 
 // The accumulators as named variables, one pair per row (GCC keeps an array of them in
@@ -159,15 +171,15 @@ PG_AVX512 inline __attribute__((always_inline)) void load_b_row(const float* b, 
     }
 
 // C rows [0, mr) of the tile (c: row 0 at the tile's first column).
-template <int MR, int NP, bool kFull>
+template <int MR, int NP, bool kFull, bool kCopy>
 PG_AVX512 __attribute__((noinline)) void tile(int64_t kc, const float* a, int64_t lda,
                                               const float* b, const int64_t* off, __mmask16 mb0,
                                               __mmask16 mb1, float* c, int64_t ldc, int mr,
-                                              const RowEnd& e, int64_t i0) {
+                                              const RowEnd& e, int64_t i0, float* copy) {
     PG_ROWS(PG_DECL)
     for (int64_t p = 0; p < kc; ++p) {
         __m512 b0, b1;
-        load_b_row<NP, kFull>(b, off, p, kc, mb0, mb1, &b0, &b1);
+        load_b_row<NP, kFull, kCopy>(b, off, p, kc, mb0, mb1, &b0, &b1, copy);
         PG_ROWS(PG_STEP)
     }
     PG_ROWS(PG_FINISH)
@@ -186,11 +198,11 @@ PG_AVX512 __attribute__((noinline)) void tile(int64_t kc, const float* a, int64_
         c##i##a = _mm512_fmadd_ps(av, b0, c##i##a);                                                \
         if constexpr (NP == 2) c##i##b = _mm512_fmadd_ps(av, b1, c##i##b);                         \
     }
-template <int NP, bool kFull>
+template <int NP, bool kFull, bool kCopy>
 PG_AVX512 __attribute__((noinline)) void tile12(int64_t kc, const float* a, int64_t lda,
                                                 const float* b, const int64_t* off, __mmask16 mb0,
                                                 __mmask16 mb1, float* c, int64_t ldc,
-                                                const RowEnd& e, int64_t i0) {
+                                                const RowEnd& e, int64_t i0, float* copy) {
     constexpr int MR = 12;
     const int mr = 12;
     PG_ROWS(PG_DECL12)
@@ -199,7 +211,7 @@ PG_AVX512 __attribute__((noinline)) void tile12(int64_t kc, const float* a, int6
     for (int64_t p = 0; p < kc; ++p, ++q0, ++q3, ++q6, ++q9) {
         asm("" : "+r"(lda_b));
         __m512 b0, b1;
-        load_b_row<NP, kFull>(b, off, p, kc, mb0, mb1, &b0, &b1);
+        load_b_row<NP, kFull, kCopy>(b, off, p, kc, mb0, mb1, &b0, &b1, copy);
         PG_STEP12(0, q0, 0)
         PG_STEP12(1, q0, 1)
         PG_STEP12(2, q0, 2) PG_STEP12(3, q3, 0) PG_STEP12(4, q0, 4) PG_STEP12(5, q3, 2)
@@ -216,21 +228,70 @@ PG_AVX512 __attribute__((noinline)) void tile12(int64_t kc, const float* a, int6
 #undef PG_STEP
 #undef PG_FINISH
 
-template <int NP, bool kFull>
+template <int NP, bool kFull, bool kCopy>
 PG_AVX512 void tile_rows(int64_t kc, const float* a, int64_t lda, const float* b,
                          const int64_t* off, __mmask16 mb0, __mmask16 mb1, float* c, int64_t ldc,
-                         int mr, const RowEnd& e, int64_t i0) {
+                         int mr, const RowEnd& e, int64_t i0, float* copy) {
     if (mr == 12 && g_row_bases.load(std::memory_order_relaxed))
-        return tile12<NP, kFull>(kc, a, lda, b, off, mb0, mb1, c, ldc, e, i0);
-    if (mr > 8) return tile<12, NP, kFull>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0);
-    if (mr > 4) return tile<8, NP, kFull>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0);
-    tile<4, NP, kFull>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0);
+        return tile12<NP, kFull, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, e, i0, copy);
+    if (mr > 8)
+        return tile<12, NP, kFull, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0, copy);
+    if (mr > 4)
+        return tile<8, NP, kFull, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0, copy);
+    tile<4, NP, kFull, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0, copy);
+}
+
+// One row tile of a column tile of nt columns: tile_rows for its width.
+template <bool kCopy>
+PG_AVX512 void row_tile(int nt, int64_t kc, const float* a, int64_t lda, const float* b,
+                        const int64_t* off, __mmask16 mb0, __mmask16 mb1, float* c, int64_t ldc,
+                        int mr, const RowEnd& e, int64_t i0, float* copy) {
+    if (nt == 32)
+        tile_rows<2, true, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0, copy);
+    else if (nt > 16)
+        tile_rows<2, false, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0, copy);
+    else if (nt == 16)
+        tile_rows<1, true, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0, copy);
+    else
+        tile_rows<1, false, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0, copy);
+}
+
+// Whether a column tile's first row tile copies the rows of B it reads into a contiguous strip,
+// which the other row tiles then read (set_gemm_direct_b_strips): when B's rows are a multiple
+// of 1 KiB apart, a strip's lines fall into 2 to 8 of the L1 cache's 64 sets and evict each
+// other between row tiles. With the strip, 128 x 256 x 1024 ran 0.20 against 0.25 ms and
+// 128 x 1024 x 256 0.227 against 0.252 (B in cache); in the transformer encoder (`kernel_ab
+// --switch bstrips --reps 200`) its feed-forward MatMuls 0.89-0.96 of the time, the model
+// 0.96-0.97 (docs/performance.md, session 27). Taken where two row tiles or more read the strip
+// and k >= 128.
+bool copies_strip(const DirectGemm& g, int64_t row_tiles) {
+    if (!g_b_strips.load(std::memory_order_relaxed) || row_tiles < 2 || g.k < 128) return false;
+    const int64_t step = (g.b_off[1] - g.b_off[0]) * static_cast<int64_t>(sizeof(float));
+    return step % 1024 == 0;
+}
+
+// The calling thread's strip: kc rows of kTileN floats, the row offsets p * kTileN beside.
+struct Strip {
+    float* b;
+    const int64_t* off;
+};
+Strip thread_strip(int64_t kc) {
+    thread_local KeptArray<float> buf;
+    thread_local std::vector<int64_t> off;
+    if (static_cast<int64_t>(off.size()) < kc) {
+        off.resize(static_cast<size_t>(kc));
+        for (int64_t p = 0; p < kc; ++p) off[static_cast<size_t>(p)] = p * kTileN;
+    }
+    return {buf.at_least(static_cast<size_t>(kc * kTileN)), off.data()};
 }
 
 // Column tile jt, row tiles [t0, t1).
 PG_AVX512 void run_task(const DirectGemm& g, int64_t jt, int64_t t0, int64_t t1) {
     const int64_t j0 = jt * kTileN;
     const int nt = static_cast<int>(std::min<int64_t>(kTileN, g.n - j0));
+    const float* b = g.b + j0;
+    const int64_t* b_off = g.b_off;
+    const Strip strip = copies_strip(g, t1 - t0) ? thread_strip(g.k) : Strip{nullptr, nullptr};
     Seg segs[kMaxSegs];
     const int nseg = tile_segments(g, j0, nt, segs);
     const __mmask16 mb0 = panel_mask(0, nt, 0), mb1 = panel_mask(0, nt, 1);
@@ -247,15 +308,14 @@ PG_AVX512 void run_task(const DirectGemm& g, int64_t jt, int64_t t0, int64_t t1)
             ip = t == (g.m - 16) / kTileM ? g.m - 16 : g.m - 8, mr = 8;
         const float* a = g.a + ip * g.lda;
         float* c = g.c + ip * g.ldc + j0;
-        const float* b = g.b + j0;
-        if (nt == 32)
-            tile_rows<2, true>(kc, a, g.lda, b, g.b_off, mb0, mb1, c, g.ldc, mr, e, ip);
-        else if (nt > 16)
-            tile_rows<2, false>(kc, a, g.lda, b, g.b_off, mb0, mb1, c, g.ldc, mr, e, ip);
-        else if (nt == 16)
-            tile_rows<1, true>(kc, a, g.lda, b, g.b_off, mb0, mb1, c, g.ldc, mr, e, ip);
-        else
-            tile_rows<1, false>(kc, a, g.lda, b, g.b_off, mb0, mb1, c, g.ldc, mr, e, ip);
+        if (!strip.b) {
+            row_tile<false>(nt, kc, a, g.lda, b, b_off, mb0, mb1, c, g.ldc, mr, e, ip, nullptr);
+        } else if (t == t0) {  // reads B in place and fills the strip
+            row_tile<true>(nt, kc, a, g.lda, b, b_off, mb0, mb1, c, g.ldc, mr, e, ip, strip.b);
+        } else {
+            row_tile<false>(nt, kc, a, g.lda, strip.b, strip.off, mb0, mb1, c, g.ldc, mr, e, ip,
+                            nullptr);
+        }
     }
 }
 

@@ -129,6 +129,38 @@ TEST_F(OpsGemmDirect, RowBasesGiveTheRowPointersBytes) {
     }
 }
 
+// B's rows a multiple of 1 KiB apart: each column tile's first row tile copies them into a
+// contiguous strip that the others read (set_gemm_direct_b_strips), giving the bytes of reading
+// them in place: partial column tiles (70 = 32 + 32 + 6, 40 = 32 + 8), a pool's tasks of a few
+// row tiles each (two column tiles, 9 row tiles), the 8-row ends of m = 12 q + 4, beta = 1, and
+// a NaN in B.
+TEST_F(OpsGemmDirect, StripsOfBGiveTheInPlaceBytes) {
+    std::mt19937 rng(37);
+    ThreadPool pool(2);
+    struct Shape {
+        int64_t m, n, k, ldb;
+    };
+    for (const Shape& q : {Shape{40, 70, 130, 256}, Shape{100, 40, 256, 512},
+                           Shape{28, 96, 128, 1024}, Shape{64, 33, 200, 768}}) {
+        Problem p = make_problem(q.m, q.n, q.k, q.ldb, rng);
+        p.b[size_t(7 * q.ldb + 5)] = std::numeric_limits<float>::quiet_NaN();
+        for (const float beta : {0.0f, 1.0f}) {
+            std::vector<float> strips = p.c0, in_place = p.c0;
+            ops::DirectGemm d = direct_args(p, strips.data());
+            d.beta = beta;
+            const bool was = ops::set_gemm_direct_b_strips(true);
+            ops::gemm_direct(d, &pool);
+            ops::set_gemm_direct_b_strips(false);
+            d.c = in_place.data();
+            ops::gemm_direct(d, &pool);
+            ops::set_gemm_direct_b_strips(was);
+            ASSERT_EQ(std::memcmp(strips.data(), in_place.data(), strips.size() * sizeof(float)),
+                      0)
+                << "m " << q.m << " n " << q.n << " k " << q.k << " beta " << beta;
+        }
+    }
+}
+
 // The epilogue in registers gives the bytes of gemm_direct without it followed by the plain
 // BatchNormalization / clamp arithmetic (GemmEpilogue::apply), NaN included.
 TEST_F(OpsGemmDirect, EpilogueMatchesPlainArithmeticBitForBit) {
