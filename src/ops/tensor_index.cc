@@ -86,7 +86,7 @@ KernelFn make_gather(const Attrs& a, int64_t) {
         const int64_t outer = count_of(Dims(d.begin(), d.begin() + static_cast<int64_t>(axis)));
         const int64_t inner = count_of(Dims(d.begin() + static_cast<int64_t>(axis) + 1, d.end()));
         const int64_t m = static_cast<int64_t>(idx.size());
-        std::vector<int64_t> refs(static_cast<size_t>(count_of(out)));
+        std::vector<int64_t> refs = ref_table(out);
         for (int64_t o = 0; o < outer; ++o)
             for (int64_t j = 0; j < m; ++j)
                 for (int64_t k = 0; k < inner; ++k)
@@ -147,7 +147,7 @@ KernelFn make_gather_nd(const Attrs& a, int64_t) {
         const int64_t per_batch = count_of(Dims(id.begin() + b, id.end() - 1));
         const int64_t slice = count_of(Dims(xd.begin() + b + k, xd.end()));
         const int64_t batch_stride = count_of(Dims(xd.begin() + b, xd.end()));
-        std::vector<int64_t> refs(static_cast<size_t>(count_of(out)));
+        std::vector<int64_t> refs = ref_table(out);
         for (int64_t t = 0; t < tuples; ++t) {
             int64_t base = (t / per_batch) * batch_stride;
             for (int64_t j = 0; j < k; ++j)
@@ -184,7 +184,7 @@ KernelFn make_one_hot(const Attrs& a, int64_t) {
         out.insert(out.begin() + axis, depth);
         const int64_t outer = count_of(Dims(ind.dims().begin(), ind.dims().begin() + axis));
         const int64_t inner = count_of(Dims(ind.dims().begin() + axis, ind.dims().end()));
-        std::vector<int64_t> refs(static_cast<size_t>(count_of(out)));
+        std::vector<int64_t> refs = ref_table(out);
         for (int64_t o = 0; o < outer; ++o)
             for (int64_t i = 0; i < inner; ++i) {
                 int64_t v = static_cast<int64_t>(

@@ -241,10 +241,12 @@ KernelFn make_tile(const Attrs&, int64_t) {
         Dims out = x.dims();
         for (size_t i = 0; i < out.size(); ++i) {
             if (reps[i] < 0) fail("Tile: negative repeat");
-            out[i] *= reps[i];
+            if (__builtin_mul_overflow(out[i], reps[i], &out[i]))
+                fail("Tile: " + std::to_string(reps[i]) + " repeats overflow axis " +
+                     std::to_string(i));
         }
         const Dims strides = strides_of(x.dims());
-        std::vector<int64_t> refs(static_cast<size_t>(count_of(out)));
+        std::vector<int64_t> refs = ref_table(out);
         for_each_coord(out, [&](int64_t i, const Dims& c) {
             int64_t off = 0;
             for (size_t k = 0; k < c.size(); ++k) off += (c[k] % x.dims()[k]) * strides[k];

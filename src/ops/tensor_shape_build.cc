@@ -73,15 +73,19 @@ KernelFn make_pad(const Attrs& a, int64_t opset) {
         Tensor fill = scalar_of(x.dtype(), opset < 11 ? value : 0.0);
         if (opset >= 11 && ctx.has_input(2) && ctx.input(2).numel() > 0) fill = ctx.input(2);
         Dims out = x.dims();
-        std::vector<Dims> maps(out.size());
         for (size_t i = 0; i < out.size(); ++i) {
-            out[i] += before[i] + after[i];
+            if (__builtin_add_overflow(out[i], before[i], &out[i]) ||
+                __builtin_add_overflow(out[i], after[i], &out[i]))
+                fail("Pad: pads of " + std::to_string(before[i]) + " and " +
+                     std::to_string(after[i]) + " overflow axis " + std::to_string(i));
             if (out[i] < 0) fail("Pad: negative pads remove more than the whole axis");
+        }
+        std::vector<int64_t> refs = ref_table(out);  // refuses a hostile size before the maps
+        std::vector<Dims> maps(out.size());
+        for (size_t i = 0; i < out.size(); ++i)
             for (int64_t o = 0; o < out[i]; ++o)
                 maps[i].push_back(pad_source(o, before[i], after[i], x.dims()[i], mode));
-        }
         const Dims strides = strides_of(x.dims());
-        std::vector<int64_t> refs(static_cast<size_t>(count_of(out)));
         for_each_coord(out, [&](int64_t i, const Dims& c) {
             int64_t off = 0;
             for (size_t k = 0; k < c.size() && off >= 0; ++k) {
@@ -131,8 +135,7 @@ KernelFn make_constant_of_shape(const Attrs& a, int64_t) {
         const Dims dims = to_int64_vector(ctx.input(0), "ConstantOfShape");
         for (int64_t d : dims)
             if (d < 0) fail("ConstantOfShape: negative dim " + std::to_string(d));
-        const std::vector<int64_t> refs(static_cast<size_t>(count_of(dims)), 0);
-        ctx.set_output(0, take1(value, dims, refs, ctx.pool(), "ConstantOfShape"));
+        ctx.set_output(0, take1(value, dims, ref_table(dims), ctx.pool(), "ConstantOfShape"));
     };
 }
 

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "base/float16.h"
+#include "base/heap.h"
 #include "ops/dispatch.h"
 #include "ops/transpose_tiles.h"
 
@@ -108,6 +110,16 @@ int64_t count_of(const Dims& dims) {
     return n;
 }
 
+std::vector<int64_t> ref_table(const Dims& dims) {
+    const std::optional<uint64_t> n = checked_numel(dims);
+    if (!n) fail("an output of shape " + dims_text(dims) + " has a negative or too large size");
+    constexpr double kBytesPerElement = sizeof(int64_t) + 16;  // the ref and the largest element
+    if (*n > (uint64_t{1} << 26))  // the check reads the machine's size once; small maps skip it
+        require_memory_for(static_cast<double>(*n) * kBytesPerElement,
+                           "an output of shape " + dims_text(dims) + " (with its index map)");
+    return std::vector<int64_t>(static_cast<size_t>(*n));
+}
+
 Dims strides_of(const Dims& dims) {
     Dims s(dims.size(), 1);
     for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
@@ -115,8 +127,8 @@ Dims strides_of(const Dims& dims) {
 }
 
 std::vector<int64_t> strided_refs(const Dims& dims, const Dims& strides, int64_t base) {
-    const int64_t n = count_of(dims);
-    std::vector<int64_t> refs(static_cast<size_t>(n));
+    std::vector<int64_t> refs = ref_table(dims);
+    const int64_t n = static_cast<int64_t>(refs.size());
     if (n == 0) return refs;
     const size_t rank = dims.size();
     if (rank == 0) return {base};
@@ -146,7 +158,7 @@ Tensor concat_plain(const std::vector<const Tensor*>& in, const Dims& out, size_
                     ThreadPool* pool) {
     const int64_t outer = count_of(Dims(out.begin(), out.begin() + static_cast<int64_t>(axis)));
     const int64_t out_row = count_of(out) / std::max<int64_t>(outer, 1);
-    std::vector<int64_t> refs(static_cast<size_t>(count_of(out)));
+    std::vector<int64_t> refs = ref_table(out);
     int64_t start = 0;
     for (size_t k = 0; k < in.size(); ++k) {
         const int64_t row = outer ? static_cast<int64_t>(in[k]->numel()) / outer : 0;

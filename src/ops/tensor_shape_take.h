@@ -38,6 +38,11 @@ Tensor scalar_of(DataType dt, double v);
 
 // Product of dims.
 int64_t count_of(const Dims& dims);
+// A ref map for an output of `dims`, one entry per element (zero-filled): kInvalidInput when a
+// dim is negative or the element count overflows, or when the map and the output (up to 16
+// bytes an element) would not fit this machine's memory, before anything is allocated (a
+// hostile Pad, Tile or Expand asks for billions of elements).
+std::vector<int64_t> ref_table(const Dims& dims);
 // Row-major element strides of dims.
 Dims strides_of(const Dims& dims);
 // Offsets base + sum(c[i] * strides[i]) for every coordinate c of `dims`, in row-major order.

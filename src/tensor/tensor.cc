@@ -24,12 +24,6 @@ std::shared_ptr<uint8_t[]> cache_aligned_buffer(uint64_t n) {
     return std::shared_ptr<uint8_t[]>(static_cast<uint8_t*>(aligned_bytes(n)), AlignedFree{});
 }
 
-std::string dims_text(const std::vector<int64_t>& dims) {
-    std::string s = "[";
-    for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
-    return s + "]";
-}
-
 uint64_t checked_bytes(DataType dtype, const std::vector<int64_t>& dims, uint64_t* numel) {
     auto n = checked_numel(dims);
     if (!n) throw Error(ErrorKind::kInvalidInput, "invalid tensor shape " + dims_text(dims));
@@ -54,6 +48,12 @@ void require_room(DataType dtype, const std::vector<int64_t>& dims, uint64_t num
 }
 
 }  // namespace
+
+std::string dims_text(const std::vector<int64_t>& dims) {
+    std::string s = "[";
+    for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+    return s + "]";
+}
 
 std::optional<uint64_t> checked_numel(const std::vector<int64_t>& dims) {
     uint64_t n = 1;

@@ -16,6 +16,8 @@ namespace pg {
 
 // Product of dims, or nullopt if a dim is negative or the product overflows 2^62.
 std::optional<uint64_t> checked_numel(const std::vector<int64_t>& dims);
+// dims as "[2, 3]" (errors).
+std::string dims_text(const std::vector<int64_t>& dims);
 
 class Tensor {
   public:

@@ -336,7 +336,7 @@ struct ScaledSoftmaxCase {
     std::string op = "Mul", norm = "Softmax";
     bool constant_first = false;
     int64_t opset = 13;
-    std::optional<int64_t> axis;
+    std::optional<int64_t> axis = std::nullopt;
     DataType dt = DataType::kFloat32;
     bool scaled_out = false;
 };
