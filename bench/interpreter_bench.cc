@@ -14,16 +14,16 @@
 // Memory: the reference run is repeated in a fresh child (this binary with --peak-child MODEL),
 // which reports VmHWM after the run (as timed: no hook, so fused Conv chains) minus VmHWM before
 // loading (taken once the op table, the program's own per-op data, about 16 KB built on first use
-// and the same for every model, exists); a second run with a hook then records the node output sizes. The estimate beside it is
-// the weights (initializer bytes) plus the largest set of simultaneously live activations: a
-// NodeHook records each node output's byte size, then the nodes are walked in the planner's
-// topological order; a node's outputs become live when it runs and are freed after the last
-// node reading them (graph outputs never; fed inputs count as live throughout, the caller holds
-// them). Kernel scratch and buffers shared between values are not modelled. A second table gives
-// each model's output scale, max |ref - ort| / max |ort|, Polygraphy's element-wise relative
-// error max |ref - ort| / |ort| (no floor: inf where ort is 0 and ref is not) with the number of
-// elements above 1e-5; a third the RSS right after loading, the peak while loading (also as a
-// multiple of the weight bytes: about 1.0 when the loader holds one copy), the
+// and the same for every model, exists); a second run with a hook then records the node output
+// sizes. The estimate beside it is the weights (initializer bytes) plus the largest set of
+// simultaneously live activations: a NodeHook records each node output's byte size, then the nodes
+// are walked in the planner's topological order; a node's outputs become live when it runs and are
+// freed after the last node reading them (graph outputs never; fed inputs count as live throughout,
+// the caller holds them). Kernel scratch and buffers shared between values are not modelled. A
+// second table gives each model's output scale, max |ref - ort| / max |ort|, Polygraphy's
+// element-wise relative error max |ref - ort| / |ort| (no floor: inf where ort is 0 and ref is not)
+// with the number of elements above 1e-5; a third the RSS right after loading, the peak while
+// loading (also as a multiple of the weight bytes: about 1.0 when the loader holds one copy), the
 // live-activation estimate alone, and the growth of RssFile over the child's run (code pages of
 // the kernels run for the first time, counted in VmHWM but not model memory) with the memory
 // ratio without it.

@@ -214,9 +214,10 @@ PG_AVX512 __attribute__((noinline)) void tile12(int64_t kc, const float* a, int6
         load_b_row<NP, kFull, kCopy>(b, off, p, kc, mb0, mb1, &b0, &b1, copy);
         PG_STEP12(0, q0, 0)
         PG_STEP12(1, q0, 1)
-        PG_STEP12(2, q0, 2) PG_STEP12(3, q3, 0) PG_STEP12(4, q0, 4) PG_STEP12(5, q3, 2)
-            PG_STEP12(6, q6, 0) PG_STEP12(7, q3, 4) PG_STEP12(8, q0, 8) PG_STEP12(9, q9, 0)
-                PG_STEP12(10, q6, 4) PG_STEP12(11, q3, 8)
+        PG_STEP12(2, q0, 2)
+        PG_STEP12(3, q3, 0) PG_STEP12(4, q0, 4) PG_STEP12(5, q3, 2) PG_STEP12(6, q6, 0)
+            PG_STEP12(7, q3, 4) PG_STEP12(8, q0, 8) PG_STEP12(9, q9, 0) PG_STEP12(10, q6, 4)
+                PG_STEP12(11, q3, 8)
     }
     PG_ROWS(PG_FINISH)
 }

@@ -8,6 +8,7 @@
 #include "ops/dispatch.h"
 #include "ops/half.h"
 #include "ops/op_table.h"
+#include "ops/tensor_shape_take.h"
 #include "ops/tensor_util.h"
 
 namespace pg::ops {
@@ -211,9 +212,8 @@ KernelFn make_col2im(const Attrs& a, int64_t) {
 std::vector<int64_t> crop_pad_sources(const std::vector<int64_t>& in_dims,
                                       const std::vector<int64_t>& out_dims,
                                       const std::vector<int64_t>& shift) {
-    uint64_t total = 1;
-    for (int64_t d : out_dims) total *= uint64_t(d);
-    std::vector<int64_t> src(total, -1);
+    std::vector<int64_t> src = ref_table(out_dims);  // refuses a hostile size first
+    const uint64_t total = src.size();
     for (uint64_t o = 0; o < total; ++o) {
         int64_t in = 0, stride = 1;
         uint64_t rest = o;

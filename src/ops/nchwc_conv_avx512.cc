@@ -50,8 +50,8 @@ std::atomic<bool> g_thread_buffer{true};    // set_nchwc_thread_pack_buffer
 std::atomic<bool> g_input_prefetch{true};   // set_nchwc_input_prefetch
 std::atomic<bool> g_output_prefetch{true};  // set_nchwc_output_prefetch
 std::atomic<bool> g_balanced_groups{true};
-std::atomic<bool> g_group_pack{true};       // set_nchwc_group_pack
-std::atomic<bool> g_unblock_groups{true};   // set_nchwc_unblock_groups
+std::atomic<bool> g_group_pack{true};      // set_nchwc_group_pack
+std::atomic<bool> g_unblock_groups{true};  // set_nchwc_unblock_groups
 }  // namespace
 
 bool set_nchwc_unblock_groups(bool on) {
@@ -418,8 +418,8 @@ struct Job {
     const float* w;
     const GemmEpilogue* ep;
     float* y;
-    bool plain;   // x is plain (n, c, h, w)
-    bool whole;   // spread segments pack their group's weights at once (packs_whole_groups)
+    bool plain;  // x is plain (n, c, h, w)
+    bool whole;  // spread segments pack their group's weights at once (packs_whole_groups)
 };
 
 // Input channels per slice: about kSliceP values of p (whole blocks of a blocked input), so that
@@ -462,7 +462,7 @@ void run_segment(const Job& j, float* wp, int64_t n, int64_t grp, int64_t seg) {
     for (int64_t c0 = 0; c0 < j.s.c; c0 += step) {
         const int64_t c1 = std::min(j.s.c, c0 + step), p0 = c0 * ntaps, kc = (c1 - c0) * ntaps;
         if (!whole) pack_rows_transposed(wg, k, rows, p0, kc, spread ? p0 + kc : k, wp);
-        const float* ws = whole ? wp + p0 * kPackRows : wp;  // the slice's packed weights
+        const float* ws = whole ? wp + p0 * kPackRows : wp;            // the slice's packed weights
         const int64_t nk = (std::min(j.s.c, c1 + step) - c1) * ntaps;  // the next slice's
         int64_t lines = 0;
         if (spread && !whole && nk > 0) {
@@ -533,8 +533,8 @@ void run_conv(const ConvShape& s, const float* x, const float* w, const GemmEpil
     const Job job{s, g, x, w, ep, y, plain_input, packs_whole_groups(s, taps, plain_input)};
     const int64_t room = job.whole ? s.c * taps * kPackRows
                                    : slice_channels(s, taps, plain_input) * taps * kPackRows;
-    const bool by_group = g.by_groups && segments == 1 &&
-                          g_unblock_groups.load(std::memory_order_relaxed);
+    const bool by_group =
+        g.by_groups && segments == 1 && g_unblock_groups.load(std::memory_order_relaxed);
     run_parts(pool, s.n * g.groups * segments, [&](int64_t b, int64_t e) {
         AlignedArray<float> local;  // set_nchwc_thread_pack_buffer off: one per call
         if (!g_thread_buffer.load(std::memory_order_relaxed))

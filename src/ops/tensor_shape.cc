@@ -135,9 +135,8 @@ Dims split_sizes(KernelContext& ctx, const Dims& attr, int64_t num_outputs_attr,
     const int64_t chunk = (dim + n - 1) / n, last = dim - chunk * (n - 1);
     if (last < 0)
         fail("Split: an axis of " + std::to_string(dim) + " has no " + std::to_string(n) +
-             " parts of ceil(" + std::to_string(dim) + " / " + std::to_string(n) +
-             ") = " + std::to_string(chunk) + " (the last would hold " + std::to_string(last) +
-             ")");
+             " parts of ceil(" + std::to_string(dim) + " / " + std::to_string(n) + ") = " +
+             std::to_string(chunk) + " (the last would hold " + std::to_string(last) + ")");
     sizes.assign(static_cast<size_t>(n - 1), chunk);
     sizes.push_back(last);
     return sizes;

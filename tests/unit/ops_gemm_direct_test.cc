@@ -154,8 +154,7 @@ TEST_F(OpsGemmDirect, StripsOfBGiveTheInPlaceBytes) {
             d.c = in_place.data();
             ops::gemm_direct(d, &pool);
             ops::set_gemm_direct_b_strips(was);
-            ASSERT_EQ(std::memcmp(strips.data(), in_place.data(), strips.size() * sizeof(float)),
-                      0)
+            ASSERT_EQ(std::memcmp(strips.data(), in_place.data(), strips.size() * sizeof(float)), 0)
                 << "m " << q.m << " n " << q.n << " k " << q.k << " beta " << beta;
         }
     }

@@ -134,18 +134,41 @@ TEST(OpsShape, SplitNumOutputsGivesONNXsParts) {
 // dims, overflowing pads and repeats.
 TEST(OpsShape, HostileOutputSizesAreRefusedBeforeAllocating) {
     const int64_t big = 1000000000, huge = int64_t{1} << 62;
-    expect_invalid([&] { run_op("Pad", {f32({2, 2}, {1, 2, 3, 4}), i64({4}, {0, big, 0, big})}); },
-                   "an output of shape [2, 2000000002] (with its index map) would need");
-    expect_invalid([&] { run_op("Pad", {f32({2, 2}, {1, 2, 3, 4}), i64({4}, {0, huge, 0, huge})}); },
-                   "overflow axis 1");
-    expect_invalid([&] { run_op("Tile", {f32({2, 2}, {1, 2, 3, 4}), i64({2}, {big, big})}); },
-                   "would need");
-    expect_invalid([&] { run_op("Tile", {f32({2, 2}, {1, 2, 3, 4}), i64({2}, {huge, 1})}); },
-                   "Tile: 4611686018427387904 repeats overflow axis 0");
-    expect_invalid([&] { run_op("Expand", {f32({1}, {1}), i64({3}, {big, big, big})}, {}, 13); },
-                   "has a negative or too large size");
-    expect_invalid([&] { run_op("ConstantOfShape", {i64({2}, {big, big})}, {}, 17); },
-                   "would need");
+    expect_invalid(
+        [&] {
+            run_op("Pad", {f32({2, 2}, {1, 2, 3, 4}), i64({4}, {0, big, 0, big})});
+        },
+        "an output of shape [2, 2000000002] (with its index map) would need");
+    expect_invalid(
+        [&] {
+            run_op("Pad", {f32({2, 2}, {1, 2, 3, 4}), i64({4}, {0, huge, 0, huge})});
+        },
+        "overflow axis 1");
+    expect_invalid(
+        [&] {
+            run_op("Tile", {f32({2, 2}, {1, 2, 3, 4}), i64({2}, {big, big})});
+        },
+        "would need");
+    expect_invalid(
+        [&] {
+            run_op("Tile", {f32({2, 2}, {1, 2, 3, 4}), i64({2}, {huge, 1})});
+        },
+        "Tile: 4611686018427387904 repeats overflow axis 0");
+    expect_invalid(
+        [&] {
+            run_op("Expand", {f32({1}, {1}), i64({3}, {big, big, big})}, {}, 13);
+        },
+        "has a negative or too large size");
+    expect_invalid(
+        [&] {
+            run_op("ConstantOfShape", {i64({2}, {big, big})}, {}, 17);
+        },
+        "would need");
+    expect_invalid(
+        [&] {
+            run_op("CenterCropPad", {f32({2, 2}, {1, 2, 3, 4}), i64({2}, {big, big})}, {}, 18);
+        },
+        "would need");
     EXPECT_EQ(run_op("Pad", {f32({1, 1}, {5}), i64({4}, {0, 1, 0, 2})})[0].dims(),
               (std::vector<int64_t>{1, 4}));
 }

@@ -348,7 +348,8 @@ std::unique_ptr<ir::Model> scaled_softmax(const ScaledSoftmaxCase& c) {
     ir::Value* x = b.input("x", c.dt, {2, 3, 8, 24});
     Tensor k = random_tensor(c.dt, {1}, true, rng);
     ir::Value* s = b.constant("scale", k.reshaped({}));
-    ir::Value* y = b.op(c.op, c.constant_first ? std::vector{s, x} : std::vector{x, s}, {}, "scale");
+    ir::Value* y =
+        b.op(c.op, c.constant_first ? std::vector{s, x} : std::vector{x, s}, {}, "scale");
     std::vector<ir::Attribute> attrs;
     if (c.axis) attrs = ir::attrs(ir::Attribute::make_int("axis", *c.axis));
     b.output(b.op(c.norm, {y}, std::move(attrs), "norm"));
