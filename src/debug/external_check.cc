@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <re2/re2.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,7 +10,6 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <regex>
 
 #include "base/error.h"
 #include "base/log.h"
@@ -108,13 +108,14 @@ bool check_passed(const CheckCommandOptions& o, const CommandResult& r) {
     if (has(o.ignore_fail_codes, r.rc)) return true;
     const std::string output = r.out + r.err;
     bool has_regex = false;
-    for (const auto& re : o.fail_regex) {
-        try {
-            if (std::regex_search(output, std::regex(re))) has_regex = true;
-        } catch (const std::regex_error& e) {
-            throw Error(ErrorKind::kUsage,
-                        "--fail-regex: invalid regular expression '" + re + "': " + e.what());
-        }
+    for (const auto& pattern : o.fail_regex) {
+        RE2::Options options;
+        options.set_log_errors(false);  // the error goes into our message instead
+        const RE2 re(pattern, options);
+        if (!re.ok())
+            throw Error(ErrorKind::kUsage, "--fail-regex: invalid regular expression '" + pattern +
+                                               "': " + re.error());
+        if (RE2::PartialMatch(output, re)) has_regex = true;
     }
     bool failed;
     if (!o.fail_codes.empty()) {

@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <map>
-#include <regex>
 #include <string>
 #include <vector>
 

@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <regex>
 #include <set>
 
 #include "base/error.h"

@@ -124,6 +124,14 @@ TEST(DebugPrecisionCheck, CheckStatusFollowsPolygraphyOrder) {
     o = {};
     o.fail_regex = {"("};
     EXPECT_THROW(pass(0, ""), Error);
+    // Python re's named groups and inline flags (RE2), and a long output with an alternation
+    // under a star, on which std::regex's recursion crashed the process.
+    o.fail_regex = {"(?i)(?P<word>ERROR): \\d+"};
+    EXPECT_FALSE(pass(0, "an error: 42"));
+    EXPECT_TRUE(pass(0, "an error: x"));
+    o.fail_regex = {"(x|y)*error"};
+    EXPECT_FALSE(pass(0, std::string(200000, 'x') + " error"));
+    EXPECT_TRUE(pass(0, std::string(200000, 'x')));
     EXPECT_EQ(debug::substitute({"a", "--x=polygraph_debug.onnx", "polygraph_debug.onnx"},
                                 "polygraph_debug.onnx", "/t/m.onnx"),
               (std::vector<std::string>{"a", "--x=/t/m.onnx", "/t/m.onnx"}));
