@@ -338,11 +338,15 @@ void check_model_size(uint64_t size) {
                 " bytes; protobuf cannot parse files over 2 GiB (store weights as external data)");
 }
 
+constexpr int kRecursionLimit = 200;  // messages within messages (3 per level of If / Loop)
+
 void parse_proto(google::protobuf::io::CodedInputStream& in, onnxpb::ModelProto& mp) {
-    in.SetRecursionLimit(200);
+    in.SetRecursionLimit(kRecursionLimit);
     if (!mp.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
         throw Error(ErrorKind::kInvalidInput,
-                    "not a valid ONNX model (protobuf parse failed: truncated or corrupt)");
+                    "not a valid ONNX model (protobuf parse failed: truncated, corrupt, or "
+                    "messages nested more than " +
+                        std::to_string(kRecursionLimit) + " deep)");
 }
 
 // Parses on a short-lived thread of its own. glibc gives a new thread its own malloc arena, so

@@ -154,6 +154,36 @@ std::string hand_model_file(const std::string& tensor, const std::string& file) 
     return path;
 }
 
+// If nodes nested `depth` deep (each then_branch holding the next If), as a model file.
+std::string nested_if_model(int depth, const std::string& file) {
+    std::string node = field(1, "x") + field(2, "y") + field(4, "Identity");
+    for (int d = 0; d < depth; ++d) {
+        const std::string graph = field(1, node) + field(2, "g") + field(12, field(1, "y"));
+        const std::string attr = field(1, "then_branch") + field(6, graph) + "\xa0\x01\x05";
+        node = field(1, "c") + field(2, "y") + field(4, "If") + field(5, attr);
+    }
+    const std::string graph = field(1, node) + field(2, "g") + field(11, field(1, "x")) +
+                              field(11, field(1, "c")) + field(12, field(1, "y"));
+    const std::string model = std::string("\x08\x08") + field(7, graph) + field(8, "\x10\x0d");
+    const std::string path = test::make_temp_dir() + "/" + file;
+    std::ofstream(path, std::ios::binary) << model;
+    return path;
+}
+
+// Subgraphs nested past protobuf's recursion limit are refused with the limit named, not as a
+// truncated file; nesting within it loads.
+TEST(ModelSplit, NestingPastTheRecursionLimitIsNamed) {
+    EXPECT_NO_THROW(onnx::load_model(nested_if_model(20, "nested20.onnx")));
+    try {
+        onnx::load_model(nested_if_model(80, "nested80.onnx"));
+        ADD_FAILURE() << "loaded";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput);
+        EXPECT_NE(std::string(e.what()).find("nested more than 200 deep"), std::string::npos)
+            << e.what();
+    }
+}
+
 // Protobuf keeps the last of repeated raw_data fields: a small one after a split one wins.
 TEST(ModelSplit, LaterSmallRawDataWinsOverSplitOne) {
     std::string tensor = "\x08\x02\x10\x01";  // dims: [2], data_type: FLOAT
