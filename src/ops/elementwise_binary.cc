@@ -9,9 +9,9 @@
 #include "base/thread_pool.h"
 
 #include "ir/graph.h"
-#include "ops/gemm_kernels.h"
 #include "ops/broadcast.h"
 #include "ops/dispatch.h"
+#include "ops/gemm_kernels.h"
 #include "ops/half.h"
 #include "ops/op_table.h"
 
@@ -150,10 +150,20 @@ MakeKernel bitwise(const char* name, Op op) {
     };
 }
 
+// Integer x / -1 as two's complement negation: the lowest value stays itself, as numpy's int
+// division gives (the CPU's division traps there, ending the process with SIGFPE).
+template <typename T>
+T negate_wrapping(T x) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(U{0} - static_cast<U>(x)));
+}
+
 template <typename T>
 T div_op(T x, T y) {
     if constexpr (std::is_integral_v<T>) {
         if (y == 0) fail("Div: integer division by zero");
+        if constexpr (std::is_signed_v<T>)
+            if (y == -1) return negate_wrapping(x);
         return static_cast<T>(x / y);
     } else {
         return x / y;
@@ -195,6 +205,8 @@ KernelFn make_mod(const Attrs& attrs, int64_t) {
             ctx.set_output(0, apply_binary<T, T>(a, b, a.dtype(), [&](T x, T y) -> T {
                                if constexpr (std::is_integral_v<T>) {
                                    if (y == 0) fail("Mod: integer division by zero");
+                                   if constexpr (std::is_signed_v<T>)
+                                       if (y == -1) return T{0};  // lowest % -1 traps
                                    T r = static_cast<T>(x % y);
                                    if constexpr (std::is_signed_v<T>)
                                        if (!use_fmod && r != 0 && ((r < 0) != (y < 0)))

@@ -1,6 +1,8 @@
 // Binary elementwise kernels: broadcasting, integer semantics, float16, errors.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "base/error.h"
 #include "base/float16.h"
 #include "support/op_runner.h"
@@ -37,12 +39,30 @@ TEST(OpsBinary, ModFollowsPythonSignUnlessFmod) {
     auto py = run_op("Mod", {i64({2}, {-7, 7}), i64({2}, {3, -3})});
     EXPECT_EQ(py[0].data<int64_t>()[0], 2);
     EXPECT_EQ(py[0].data<int64_t>()[1], -2);
-    auto c = run_op("Mod", {f32({1}, {-7}), f32({1}, {3})}, ir::attrs(ir::Attribute::make_int("fmod", 1)));
+    auto c = run_op("Mod", {f32({1}, {-7}), f32({1}, {3})},
+                    ir::attrs(ir::Attribute::make_int("fmod", 1)));
     EXPECT_EQ(test::values_f32(c[0])[0], -1.0f);
 }
 
 TEST(OpsBinary, IntegerDivisionByZeroIsAnError) {
     EXPECT_THROW(run_op("Div", {i64({1}, {1}), i64({1}, {0})}), Error);
+}
+
+// The lowest integer divided by -1 wraps to itself (numpy's answer) and its Mod by -1 is 0; the
+// CPU's division traps on both (the process ended with SIGFPE).
+TEST(OpsBinary, LowestIntegerByMinusOneWrapsInsteadOfTrapping) {
+    const int64_t lo64 = std::numeric_limits<int64_t>::min();
+    const int32_t lo32 = std::numeric_limits<int32_t>::min();
+    EXPECT_EQ(run_op("Div", {i64({2}, {lo64, 7}), i64({2}, {-1, -1})})[0].data<int64_t>()[0], lo64);
+    EXPECT_EQ(run_op("Div", {i64({2}, {lo64, 7}), i64({2}, {-1, -1})})[0].data<int64_t>()[1], -7);
+    const Tensor a = Tensor::from_values<int32_t>(DataType::kInt32, {1}, {lo32});
+    const Tensor b = Tensor::from_values<int32_t>(DataType::kInt32, {1}, {-1});
+    EXPECT_EQ(run_op("Div", {a, b})[0].data<int32_t>()[0], lo32);
+    EXPECT_EQ(run_op("Mod", {a, b})[0].data<int32_t>()[0], 0);
+    EXPECT_EQ(run_op("Mod", {i64({1}, {lo64}), i64({1}, {-1})},
+                     ir::attrs(ir::Attribute::make_int("fmod", 1)))[0]
+                  .data<int64_t>()[0],
+              0);
 }
 
 TEST(OpsBinary, Float16ComputesInFloatAndRounds) {
