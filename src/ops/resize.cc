@@ -112,7 +112,7 @@ double original_coordinate(const ResizeConfig& c, double x, double scale, int64_
         double v = out == 1 ? (roi_end - roi_start) * (in - 1) / 2
                             : x * (roi_end - roi_start) * (in - 1) / (out - 1);
         v += roi_start * (in - 1);
-        *extrapolate = v < 0 || v > in - 1;
+        *extrapolate = !(v >= 0 && v <= in - 1);  // a NaN roi too
         return v;
     }
     fail("Resize: unknown coordinate_transformation_mode '" + m + "'");
@@ -137,8 +137,10 @@ Taps make_taps(const ResizeConfig& c, int64_t in, int64_t out, double scale, dou
     Taps t;
     for (int64_t x = 0; x < out; ++x) {
         bool extrapolate = false;
-        const double xo = original_coordinate(c, static_cast<double>(x), scale, in, out, roi_start,
-                                              roi_end, &extrapolate);
+        double xo = original_coordinate(c, static_cast<double>(x), scale, in, out, roi_start,
+                                        roi_end, &extrapolate);
+        if (extrapolate) xo = 0;  // its taps are not read (a NaN or huge roi made no indices)
+        if (!std::isfinite(xo)) fail("Resize: an input coordinate is not finite");
         const bool integer = xo == std::floor(xo);
         const double ratio = integer ? 1.0 : xo - std::floor(xo);
         std::vector<double> w = coeffs(c, ratio, scale, integer);

@@ -51,6 +51,26 @@ TEST(OpsResize, HostileSizesAreInvalidInput) {
     EXPECT_EQ(sized({1, 1, 3, 3}), "no error");
 }
 
+// tf_crop_and_resize with a NaN or huge roi: those outputs take extrapolation_value (the NaN
+// coordinate passed the range test and its neighbours' indices read far outside the input: the
+// process ended with SIGSEGV).
+TEST(OpsResize, NonFiniteRoiExtrapolates) {
+    const float nan = std::nanf("");
+    const std::vector<Tensor> in{test::f32({1, 1, 2, 2}, {1, 2, 3, 4}),
+                                 test::f32({8}, {0, 0, nan, 0, 1, 1, 1e30f, 1}),
+                                 test::f32({4}, {1, 1, 2, 2})};
+    const Tensor y =
+        test::run_op("Resize", in,
+                     ir::attrs(ir::Attribute::make_string("mode", "linear"),
+                               ir::Attribute::make_string("coordinate_transformation_mode",
+                                                          "tf_crop_and_resize"),
+                               ir::Attribute::make_float("extrapolation_value", 7.0f)),
+                     13)
+            .at(0);
+    ASSERT_EQ(y.dims(), (std::vector<int64_t>{1, 1, 4, 4}));
+    for (const float v : test::values_f32(y)) EXPECT_EQ(v, 7.0f);
+}
+
 TEST(OpsResize, OrdinaryScalesStillWork) {
     const Tensor y =
         test::run_op(
