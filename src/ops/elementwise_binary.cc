@@ -13,6 +13,7 @@
 #include "ops/dispatch.h"
 #include "ops/gemm_kernels.h"
 #include "ops/half.h"
+#include "ops/int_wrap.h"
 #include "ops/op_table.h"
 
 namespace pg::ops {
@@ -150,20 +151,12 @@ MakeKernel bitwise(const char* name, Op op) {
     };
 }
 
-// Integer x / -1 as two's complement negation: the lowest value stays itself, as numpy's int
-// division gives (the CPU's division traps there, ending the process with SIGFPE).
-template <typename T>
-T negate_wrapping(T x) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(U{0} - static_cast<U>(x)));
-}
-
 template <typename T>
 T div_op(T x, T y) {
     if constexpr (std::is_integral_v<T>) {
         if (y == 0) fail("Div: integer division by zero");
-        if constexpr (std::is_signed_v<T>)
-            if (y == -1) return negate_wrapping(x);
+        if constexpr (std::is_signed_v<T>)  // lowest / -1 traps (SIGFPE); numpy wraps
+            if (y == -1) return wrap_neg(x);
         return static_cast<T>(x / y);
     } else {
         return x / y;
@@ -241,9 +234,9 @@ KernelFn make_bitshift(const Attrs& attrs, int64_t) {
 
 void register_elementwise_binary_ops(OpTable& t) {
     using C = NumericContract;
-    t.add("Add", 1, C::kRounding, arithmetic("Add", [](auto x, auto y) { return x + y; }));
-    t.add("Sub", 1, C::kRounding, arithmetic("Sub", [](auto x, auto y) { return x - y; }));
-    t.add("Mul", 1, C::kRounding, arithmetic("Mul", [](auto x, auto y) { return x * y; }));
+    t.add("Add", 1, C::kRounding, arithmetic("Add", [](auto x, auto y) { return wrap_add(x, y); }));
+    t.add("Sub", 1, C::kRounding, arithmetic("Sub", [](auto x, auto y) { return wrap_sub(x, y); }));
+    t.add("Mul", 1, C::kRounding, arithmetic("Mul", [](auto x, auto y) { return wrap_mul(x, y); }));
     t.add("Div", 1, C::kRounding, arithmetic("Div", [](auto x, auto y) { return div_op(x, y); }));
     t.add("Pow", 1, C::kApproximate, make_pow);
     t.add("Mod", 10, C::kRounding, make_mod);

@@ -8,9 +8,10 @@
 
 #include "base/float8.h"
 #include "base/thread_pool.h"
-#include "ops/gemm_kernels.h"
 #include "ops/dispatch.h"
+#include "ops/gemm_kernels.h"
 #include "ops/half.h"
+#include "ops/int_wrap.h"
 #include "ops/op_table.h"
 #include "ops/tensor_util.h"
 #include "ops/vec_math.h"
@@ -63,7 +64,7 @@ T abs_op(T v) {
     else if constexpr (std::is_floating_point_v<T>)
         return std::fabs(v);
     else
-        return static_cast<T>(v < 0 ? -v : v);
+        return v < 0 ? wrap_neg(v) : v;  // the lowest value stays itself, as numpy's abs
 }
 
 template <typename T>
@@ -156,8 +157,7 @@ void register_elementwise_unary_ops(OpTable& t) {
     using C = NumericContract;
     constexpr Types F = Types::kFloat, N = Types::kNumeric, I = Types::kInteger;
     t.add("Abs", 1, C::kExact, unary<N>("Abs", [](auto v) { return abs_op(v); }));
-    t.add("Neg", 1, C::kExact,
-          unary<N>("Neg", [](auto v) { return static_cast<decltype(v)>(-v); }));
+    t.add("Neg", 1, C::kExact, unary<N>("Neg", [](auto v) { return wrap_neg(v); }));
     t.add("Sign", 9, C::kExact, unary<N>("Sign", [](auto v) { return sign_op(v); }));
     t.add("Floor", 1, C::kExact, unary<F>("Floor", [](auto v) { return std::floor(v); }));
     t.add("Ceil", 1, C::kExact, unary<F>("Ceil", [](auto v) { return std::ceil(v); }));

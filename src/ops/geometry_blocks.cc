@@ -4,6 +4,7 @@
 // Col2Im sums in T in ONNX's order; CenterCropPad moves elements of any type.
 #include <cmath>
 
+#include "base/heap.h"
 #include "ir/graph.h"
 #include "ops/dispatch.h"
 #include "ops/half.h"
@@ -48,9 +49,17 @@ std::vector<RoiSample> roi_samples(const RoiConfig& c, const double* box, int64_
     const double x0 = box[0] * c.spatial_scale - off, y0 = box[1] * c.spatial_scale - off;
     double rw = box[2] * c.spatial_scale - off - x0, rh = box[3] * c.spatial_scale - off - y0;
     if (!c.half_pixel) rw = std::max(rw, 1.0), rh = std::max(rh, 1.0);
+    if (!std::isfinite(x0) || !std::isfinite(y0) || !std::isfinite(rw) || !std::isfinite(rh))
+        fail("RoiAlign: a roi coordinate is not finite");
     const double bh = rh / double(c.out_h), bw = rw / double(c.out_w);
-    const int64_t gh = c.sampling_ratio > 0 ? c.sampling_ratio : int64_t(std::ceil(rh / c.out_h));
-    const int64_t gw = c.sampling_ratio > 0 ? c.sampling_ratio : int64_t(std::ceil(rw / c.out_w));
+    const double grid_h = c.sampling_ratio > 0 ? double(c.sampling_ratio) : std::ceil(rh / c.out_h);
+    const double grid_w = c.sampling_ratio > 0 ? double(c.sampling_ratio) : std::ceil(rw / c.out_w);
+    // A huge roi asks for a grid of as many samples per bin (adaptive sampling_ratio): refused
+    // when one roi's samples would not fit this machine's memory, before the casts and the loops.
+    const double samples =
+        std::max(grid_h, 0.0) * std::max(grid_w, 0.0) * double(c.out_h) * double(c.out_w);
+    require_memory_for(samples * sizeof(RoiSample), "RoiAlign's samples of one roi");
+    const int64_t gh = int64_t(grid_h), gw = int64_t(grid_w);
     *count = std::max<int64_t>(gh * gw, 1);
     std::vector<RoiSample> out;
     for (int64_t ph = 0; ph < c.out_h; ++ph)

@@ -10,6 +10,7 @@
 #include "ir/graph.h"
 #include "ops/dispatch.h"
 #include "ops/half.h"
+#include "ops/int_wrap.h"
 #include "ops/op_table.h"
 #include "ops/tensor_shape_take.h"
 #include "ops/tensor_util.h"
@@ -31,7 +32,7 @@ struct SumR {
     }
     template <typename A, typename T>
     static A step(A a, T v) {
-        return static_cast<A>(a + static_cast<A>(v));
+        return wrap_add(a, static_cast<A>(v));
     }
     template <typename T, typename A>
     static T finish(A a, int64_t) {
@@ -53,24 +54,25 @@ struct ProdR : SumR {
     }
     template <typename A, typename T>
     static A step(A a, T v) {
-        return static_cast<A>(a * static_cast<A>(v));
+        return wrap_mul(a, static_cast<A>(v));
     }
 };
 
 struct SumSquareR : SumR {
     template <typename A, typename T>
     static A step(A a, T v) {
-        return static_cast<A>(a + static_cast<A>(v) * static_cast<A>(v));
+        return wrap_add(a, wrap_mul(static_cast<A>(v), static_cast<A>(v)));
     }
 };
 
 struct L1R : SumR {
     template <typename A, typename T>
     static A step(A a, T v) {
+        const A w = static_cast<A>(v);
         if constexpr (std::is_signed_v<T>)
-            return static_cast<A>(a + static_cast<A>(v < 0 ? -v : v));
+            return wrap_add(a, v < 0 ? wrap_neg(w) : w);
         else
-            return static_cast<A>(a + static_cast<A>(v));
+            return wrap_add(a, w);
     }
 };
 

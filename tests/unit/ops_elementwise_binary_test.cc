@@ -65,6 +65,23 @@ TEST(OpsBinary, LowestIntegerByMinusOneWrapsInsteadOfTrapping) {
               0);
 }
 
+// Signed integer overflow wraps as numpy's does (undefined behaviour in C++, which the
+// sanitizer build reported for Abs / Neg of the lowest value and ReduceProd): Add, Sub, Mul, Abs,
+// Neg, ReduceSum and ReduceProd.
+TEST(OpsBinary, IntegerOverflowWrapsAsNumpys) {
+    const int64_t lo = std::numeric_limits<int64_t>::min(),
+                  hi = std::numeric_limits<int64_t>::max();
+    const auto first = [](const std::vector<Tensor>& out) { return out[0].data<int64_t>()[0]; };
+    EXPECT_EQ(first(run_op("Add", {i64({1}, {hi}), i64({1}, {1})})), lo);
+    EXPECT_EQ(first(run_op("Sub", {i64({1}, {lo}), i64({1}, {1})})), hi);
+    EXPECT_EQ(first(run_op("Mul", {i64({1}, {hi}), i64({1}, {2})})), -2);
+    EXPECT_EQ(first(run_op("Abs", {i64({1}, {lo})})), lo);
+    EXPECT_EQ(first(run_op("Neg", {i64({1}, {lo})})), lo);
+    const auto keep0 = [] { return ir::attrs(ir::Attribute::make_int("keepdims", 0)); };
+    EXPECT_EQ(first(run_op("ReduceSum", {i64({2}, {hi, 1})}, keep0(), 13)), lo);
+    EXPECT_EQ(first(run_op("ReduceProd", {i64({3}, {int64_t{1} << 62, 4, -3})}, keep0(), 13)), 0);
+}
+
 TEST(OpsBinary, Float16ComputesInFloatAndRounds) {
     auto h = [](float v) { return float16::from_float(v).bits; };
     Tensor a = Tensor::from_values<uint16_t>(DataType::kFloat16, {2}, {h(65504), h(1)});

@@ -139,6 +139,24 @@ TEST(OpsGeometry, RoiAlignCoordinateModeFollowsOpset) {
     EXPECT_THROW(run_op("RoiAlign", {x, rois, i64({1}, {3})}, attrs(), 16), Error);
 }
 
+// A NaN roi (its casts to int64 were undefined) and a huge one with the adaptive sampling ratio
+// (a grid of 1e18 samples per bin: a hang) are refused.
+TEST(OpsGeometry, RoiAlignRefusesNonFiniteAndHugeRois) {
+    const Tensor x = f32({1, 1, 2, 2}, {1, 2, 3, 4});
+    const auto message = [&](std::vector<float> roi) -> std::string {
+        try {
+            run_op("RoiAlign", {x, f32({1, 4}, roi), i64({1}, {0})}, {}, 16);
+        } catch (const Error& e) {
+            return e.what();
+        }
+        return "no error";
+    };
+    EXPECT_NE(message({std::nanf(""), 0, 1, 1}).find("not finite"), std::string::npos);
+    EXPECT_NE(message({0, 0, 1e9f, 1e9f}).find("RoiAlign's samples of one roi would need"),
+              std::string::npos);
+    EXPECT_EQ(message({0, 0, 1, 1}), "no error");
+}
+
 TEST(OpsGeometry, Col2ImSumsOverlappingBlocks) {
     auto out = run_op("Col2Im", {f32({1, 2, 2}, {1, 2, 3, 4}), i64({2}, {1, 3}), i64({2}, {1, 2})},
                       {}, 18);
