@@ -28,9 +28,7 @@ KernelFn fill(DataType dt, std::vector<int64_t> shape, uint64_t seed, Dist dist,
         std::mt19937_64 rng(seed);
         const DataType out_dt = like && dt == DataType::kUndefined ? ctx.input(0).dtype() : dt;
         const std::vector<int64_t> dims = like ? ctx.input(0).dims() : shape;
-        uint64_t n = 1;
-        for (int64_t d : dims) n *= static_cast<uint64_t>(d);
-        std::vector<double> v(n);
+        std::vector<double> v = double_scratch(dims, "random values");
         for (auto& x : v) x = dist(rng);
         ctx.set_output(0, float_tensor(out_dt, dims, v));
     };

@@ -65,7 +65,7 @@ Tensor run_dft(const Tensor& x, const DftSpec& s) {
     std::vector<int64_t> od = d;
     od[static_cast<size_t>(s.axis)] = n_out;
     od.back() = out_comp;
-    std::vector<double> out(static_cast<size_t>(outer * n_out * inner * out_comp));
+    std::vector<double> out = double_scratch(od, "DFT");
     for (int64_t o = 0; o < outer; ++o)
         for (int64_t i = 0; i < inner; ++i) {
             std::vector<cd> sig;
@@ -145,7 +145,7 @@ MakeKernel window(std::function<double(double, double)> w) {
             const int64_t size = scalar_int64(ctx.input(0), "window size");
             if (size < 0) fail("window size must not be negative");
             const double N = periodic ? static_cast<double>(size) : static_cast<double>(size - 1);
-            std::vector<double> v(static_cast<size_t>(size));
+            std::vector<double> v = double_scratch({size}, "window");
             for (int64_t n = 0; n < size; ++n)
                 v[static_cast<size_t>(n)] = w(static_cast<double>(n), N);
             if (dtype_is_float(out))
@@ -181,7 +181,7 @@ KernelFn make_mel(const Attrs& a, int64_t) {
             f[static_cast<size_t>(i)] =
                 static_cast<int64_t>(std::floor(static_cast<double>(dft + 1) * hz / rate));
         }
-        std::vector<double> w(static_cast<size_t>(spec * bins), 0.0);
+        std::vector<double> w = double_scratch({spec, bins}, "MelWeightMatrix");
         auto at = [&](int64_t j, int64_t i) -> double& {
             if (j < 0 || j >= spec) fail("MelWeightMatrix: frequency bin out of range");
             return w[static_cast<size_t>(j * bins + i)];

@@ -2,8 +2,10 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 
+#include "base/heap.h"
 #include "base/thread_pool.h"
 #include "ops/gemm_kernels.h"
 #include "ops/kernel.h"
@@ -189,6 +191,17 @@ Tensor map_float32(const Tensor& x, void (*fn)(const float*, float*, int64_t), T
     const auto n = static_cast<int64_t>(x.numel());
     run_affine(pool, n, kChunk, body);
     return out;
+}
+
+std::vector<double> double_scratch(const std::vector<int64_t>& dims, const char* what) {
+    const std::optional<uint64_t> n = checked_numel(dims);
+    if (!n)
+        fail(std::string(what) + ": an output of shape " + dims_text(dims) +
+             " has a negative or too large size");
+    if (*n > (uint64_t{1} << 26))  // the check reads the machine's size once
+        require_memory_for(static_cast<double>(*n) * 16.0,
+                           std::string(what) + ": an output of shape " + dims_text(dims));
+    return std::vector<double>(static_cast<size_t>(*n));
 }
 
 }  // namespace pg::ops

@@ -30,6 +30,10 @@ int64_t element_int64(const Tensor& t, uint64_t i, const char* what);
 // A scalar (or one-element) tensor's value as element_int64 reads it; kInvalidInput for != 1
 // element.
 int64_t scalar_int64(const Tensor& t, const char* what);
+// A zeroed scratch of doubles for an output of `dims` (kernels computing in double before the
+// output's type): kInvalidInput naming `what` when a dim is negative, the count overflows, or the
+// scratch and the output would not fit this machine's memory, before anything is allocated.
+std::vector<double> double_scratch(const std::vector<int64_t>& dims, const char* what);
 // Scalar bool / int tensors.
 Tensor make_scalar_bool(bool v);
 Tensor make_scalar_int64(int64_t v);

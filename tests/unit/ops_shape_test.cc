@@ -169,6 +169,21 @@ TEST(OpsShape, HostileOutputSizesAreRefusedBeforeAllocating) {
             run_op("CenterCropPad", {f32({2, 2}, {1, 2, 3, 4}), i64({2}, {big, big})}, {}, 18);
         },
         "would need");
+    // Kernels computing in double first check their scratch the same way.
+    expect_invalid(
+        [&] {
+            run_op("RandomNormal", {},
+                   ir::attrs(Attribute::make_ints("shape", {big, big, big}),
+                             Attribute::make_float("seed", 1.0f)),
+                   17);
+        },
+        "random values: an output of shape [1000000000, 1000000000, 1000000000]");
+    expect_invalid([&] { run_op("HannWindow", {i64({}, {big * 10000})}, {}, 17); }, "would need");
+    expect_invalid(
+        [&] {
+            run_op("DFT", {f32({1, 4, 1}, {1, 2, 3, 4}), i64({}, {big * 1000})}, {}, 17);
+        },
+        "DFT: an output of shape [1, 1000000000000, 2] would need");
     EXPECT_EQ(run_op("Pad", {f32({1, 1}, {5}), i64({4}, {0, 1, 0, 2})})[0].dims(),
               (std::vector<int64_t>{1, 4}));
 }
