@@ -80,6 +80,11 @@ TEST(OpsBinary, IntegerOverflowWrapsAsNumpys) {
     const auto keep0 = [] { return ir::attrs(ir::Attribute::make_int("keepdims", 0)); };
     EXPECT_EQ(first(run_op("ReduceSum", {i64({2}, {hi, 1})}, keep0(), 13)), lo);
     EXPECT_EQ(first(run_op("ReduceProd", {i64({3}, {int64_t{1} << 62, 4, -3})}, keep0(), 13)), 0);
+    // 16-bit products promote to int, where 65535 * 65535 overflows: computed unsigned.
+    const Tensor u = Tensor::from_values<uint16_t>(DataType::kUInt16, {1}, {65535});
+    EXPECT_EQ(run_op("Mul", {u, u})[0].data<uint16_t>()[0], 1);
+    const Tensor s = Tensor::from_values<int16_t>(DataType::kInt16, {1}, {-32768});
+    EXPECT_EQ(run_op("Mul", {s, s})[0].data<int16_t>()[0], 0);
 }
 
 TEST(OpsBinary, Float16ComputesInFloatAndRounds) {
