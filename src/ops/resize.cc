@@ -276,9 +276,7 @@ void require_working_set(std::vector<int64_t> dims, const std::vector<int64_t>& 
         most = std::max(most, before + after);  // the axis's input and output values
         dims[a] = out[a];
     }
-    std::string shape;
-    for (const int64_t d : out) shape += (shape.empty() ? "[" : ", ") + std::to_string(d);
-    require_memory_for(most * sizeof(double), "Resize to " + shape + "]");
+    require_memory_for(most * sizeof(double), "Resize to " + dims_text(out));
 }
 
 KernelFn resize_kernel(ResizeConfig c) {

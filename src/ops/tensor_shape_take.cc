@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
-#include <optional>
 
 #include "base/float16.h"
-#include "base/heap.h"
 #include "ops/dispatch.h"
+#include "ops/tensor_util.h"
 #include "ops/transpose_tiles.h"
 
 namespace pg::ops {
@@ -111,13 +110,9 @@ int64_t count_of(const Dims& dims) {
 }
 
 std::vector<int64_t> ref_table(const Dims& dims) {
-    const std::optional<uint64_t> n = checked_numel(dims);
-    if (!n) fail("an output of shape " + dims_text(dims) + " has a negative or too large size");
     constexpr double kBytesPerElement = sizeof(int64_t) + 16;  // the ref and the largest element
-    if (*n > (uint64_t{1} << 26))  // the check reads the machine's size once; small maps skip it
-        require_memory_for(static_cast<double>(*n) * kBytesPerElement,
-                           "an output of shape " + dims_text(dims) + " (with its index map)");
-    return std::vector<int64_t>(static_cast<size_t>(*n));
+    return std::vector<int64_t>(static_cast<size_t>(
+        checked_output_count(dims, kBytesPerElement, "", " (with its index map)")));
 }
 
 Dims strides_of(const Dims& dims) {

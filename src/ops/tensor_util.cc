@@ -193,15 +193,22 @@ Tensor map_float32(const Tensor& x, void (*fn)(const float*, float*, int64_t), T
     return out;
 }
 
-std::vector<double> double_scratch(const std::vector<int64_t>& dims, const char* what) {
+uint64_t checked_output_count(const std::vector<int64_t>& dims, double bytes_per_element,
+                              const char* prefix, const char* suffix) {
     const std::optional<uint64_t> n = checked_numel(dims);
-    if (!n)
-        fail(std::string(what) + ": an output of shape " + dims_text(dims) +
-             " has a negative or too large size");
-    if (*n > (uint64_t{1} << 26))  // the check reads the machine's size once
-        require_memory_for(static_cast<double>(*n) * 16.0,
-                           std::string(what) + ": an output of shape " + dims_text(dims));
-    return std::vector<double>(static_cast<size_t>(*n));
+    const auto output = [&] {
+        return std::string(prefix) + "an output of shape " + dims_text(dims) + suffix;
+    };
+    if (!n) fail(output() + " has a negative or too large size");
+    if (*n > (uint64_t{1} << 26))  // the check reads the machine's size once; small ones skip it
+        require_memory_for(static_cast<double>(*n) * bytes_per_element, output());
+    return *n;
+}
+
+std::vector<double> double_scratch(const std::vector<int64_t>& dims, const char* what) {
+    const std::string prefix = std::string(what) + ": ";
+    return std::vector<double>(
+        static_cast<size_t>(checked_output_count(dims, 16.0, prefix.c_str(), "")));
 }
 
 }  // namespace pg::ops

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tensor/tensor.h"
@@ -30,9 +31,14 @@ int64_t element_int64(const Tensor& t, uint64_t i, const char* what);
 // A scalar (or one-element) tensor's value as element_int64 reads it; kInvalidInput for != 1
 // element.
 int64_t scalar_int64(const Tensor& t, const char* what);
+// The element count of an output of `dims`, checked before a kernel allocates for it:
+// kInvalidInput ("<prefix>an output of shape [..]<suffix> ...") when a dim is negative, the
+// count overflows, or bytes_per_element bytes an element would not fit this machine's memory.
+uint64_t checked_output_count(const std::vector<int64_t>& dims, double bytes_per_element,
+                              const char* prefix, const char* suffix);
 // A zeroed scratch of doubles for an output of `dims` (kernels computing in double before the
-// output's type): kInvalidInput naming `what` when a dim is negative, the count overflows, or the
-// scratch and the output would not fit this machine's memory, before anything is allocated.
+// output's type), checked_output_count's refusals first (16 bytes an element: the scratch and
+// the output).
 std::vector<double> double_scratch(const std::vector<int64_t>& dims, const char* what);
 // Scalar bool / int tensors.
 Tensor make_scalar_bool(bool v);
