@@ -53,7 +53,8 @@ void add_check_args(ArgParser& p, const std::string& check_help) {
     p.values({"--ignore-fail-code", "--ignore-fail-returncode"}, "ignore_fail_code", "CODE",
              "Exit codes of the check that always mean success.");
     p.values({"--fail-regex"}, "fail_regex", "REGEX",
-             "Fail when the check's stdout or stderr matches one of these (ECMAScript syntax). "
+             "Fail when the check's stdout or stderr matches one of these (RE2 syntax: Python re's "
+             "without backreferences or lookaround). "
              "Without --fail-code the exit code is then ignored.");
     p.flag({"--show-output"}, "show_output", "Show the check's output for every iteration.");
     p.flag({"--hide-fail-output"}, "hide_fail_output",
