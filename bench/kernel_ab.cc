@@ -98,8 +98,6 @@ const std::map<std::string, Switch>& switches() {
         {"in_prefetch", [](bool on) { return pg::ops::set_nchwc_input_prefetch(on); }},
         {"group_pack", [](bool on) { return pg::ops::set_nchwc_group_pack(on); }},
         {"unblock_groups", [](bool on) { return pg::ops::set_nchwc_unblock_groups(on); }},
-        {"group_pack", [](bool on) { return pg::ops::set_nchwc_group_pack(on); }},
-        {"unblock_groups", [](bool on) { return pg::ops::set_nchwc_unblock_groups(on); }},
         {"late_yield", [](bool on) { return pg::set_pool_late_yield(on); }},
         {"steal", [](bool on) { return pg::ops::set_steal_tails(on); }},
         {"balanced_groups", [](bool on) { return pg::ops::set_nchwc_balanced_groups(on); }},
