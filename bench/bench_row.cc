@@ -23,6 +23,7 @@ std::vector<double*> numbers(Row& r) {
     return {&r.ref_ms,          &r.ort_ms,           &r.agree.max_rel,  &r.agree.max_abs,
             &r.agree.max_ort,   &r.agree.max_rel_pg, &r.mem.peak,       &r.mem.weights,
             &r.mem.live,        &r.mem.loaded,       &r.mem.load_peak,  &r.mem.file,
+            &r.mem.anon,
             &r.before.other_us, &r.before.own_us,    &r.after.other_us, &r.after.own_us};
 }
 

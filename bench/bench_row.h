@@ -18,6 +18,11 @@ struct Memory {
     double loaded = NAN;     // VmRSS after loading the model, minus the baseline
     double load_peak = NAN;  // VmHWM after loading the model (before running), minus the baseline
     double file = NAN;       // growth of RssFile over the run (code and other file-backed pages)
+    // Growth of the resident anonymous memory from before loading to after the run, from
+    // /proc/self/smaps_rollup: exact (a walk of the page tables), where VmHWM and RssFile come
+    // from counters the kernel keeps per CPU and folds in batches (off by up to tens of pages
+    // each). Not a peak: memory freed back to the system during the run does not show.
+    double anon = NAN;
 };
 
 // Output agreement: the table's element-wise figure and a scale-aware one for the notes.

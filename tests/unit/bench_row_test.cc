@@ -20,6 +20,7 @@ bench::Row full_row() {
     r.agree.max_rel_pg = 2.91e-5, r.agree.over = 451, r.agree.count = 1000;
     r.mem.peak = 118e6, r.mem.weights = 102.5e6, r.mem.live = 10.25e6;
     r.mem.loaded = 104e6, r.mem.load_peak = 105e6, r.mem.file = 3.5e6;
+    r.mem.anon = 113.25e6;
     r.before.other_us = 3.75, r.before.own_us = 1.25, r.after.other_us = 1.75;
     r.note = "ONNX Runtime failed: first\nsecond";
     return r;
@@ -47,6 +48,7 @@ TEST(BenchRow, EveryFieldSurvivesTheLine) {
     EXPECT_EQ(out->mem.loaded, in.mem.loaded);
     EXPECT_EQ(out->mem.load_peak, in.mem.load_peak);
     EXPECT_EQ(out->mem.file, in.mem.file);
+    EXPECT_EQ(out->mem.anon, in.mem.anon);
     EXPECT_EQ(out->before.other_us, 3.75);
     EXPECT_EQ(out->before.own_us, 1.25);
     EXPECT_EQ(out->after.other_us, 1.75);
