@@ -15,6 +15,7 @@
 //   wino_prefetch
 //   (ops::set_nchwc_winograd_input_prefetch), wino_out (ops::set_nchwc_winograd_output_prefetch),
 //   in_prefetch (ops::set_nchwc_input_prefetch), group_pack (ops::set_nchwc_group_pack),
+//   pack_ahead (ops::set_pack_prefetch_ahead),
 //   unblock_groups (ops::set_nchwc_unblock_groups), conv_out (ops::set_nchwc_output_prefetch),
 //   dw_out (ops::set_depthwise_nchwc_output_prefetch), dw_stream
 //   (ops::set_depthwise_nchwc_stream_stores), dw_bands (ops::set_depthwise_nchwc_row_bands),
@@ -97,6 +98,7 @@ const std::map<std::string, Switch>& switches() {
         {"dw_out", [](bool on) { return pg::ops::set_depthwise_nchwc_output_prefetch(on); }},
         {"in_prefetch", [](bool on) { return pg::ops::set_nchwc_input_prefetch(on); }},
         {"group_pack", [](bool on) { return pg::ops::set_nchwc_group_pack(on); }},
+        {"pack_ahead", [](bool on) { return pg::ops::set_pack_prefetch_ahead(on); }},
         {"unblock_groups", [](bool on) { return pg::ops::set_nchwc_unblock_groups(on); }},
         {"late_yield", [](bool on) { return pg::set_pool_late_yield(on); }},
         {"steal", [](bool on) { return pg::ops::set_steal_tails(on); }},

@@ -54,6 +54,18 @@ std::atomic<bool> g_group_pack{true};      // set_nchwc_group_pack
 std::atomic<bool> g_unblock_groups{true};  // set_nchwc_unblock_groups
 }  // namespace
 
+#ifdef PG_NCHWC_AVX512
+std::atomic<bool> g_pack_ahead{true};
+#endif
+
+bool set_pack_prefetch_ahead(bool on) {
+#ifdef PG_NCHWC_AVX512
+    return g_pack_ahead.exchange(on);
+#else
+    return on;
+#endif
+}
+
 bool set_nchwc_unblock_groups(bool on) {
     return g_unblock_groups.exchange(on);
 }

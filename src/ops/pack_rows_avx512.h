@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 
 // GCC 12's AVX-512 shuffle intrinsics start from _mm512_undefined_*() values, which
@@ -51,19 +52,34 @@ __attribute__((target("avx512f"), always_inline)) inline void transpose16(const 
     }
 }
 
+// How far ahead of the 16 x 16 block being transposed its rows' lines are fetched: four lines.
+// The weights a pack reads come cold from memory (a Conv's weights are read once a run), 16 rows
+// at a time, one line of each per block; without the fetches each block waits for its lines.
+constexpr int64_t kPackAheadFloats = 64;
+
+// set_pack_prefetch_ahead (nchwc.h); defined in nchwc_conv_avx512.cc.
+extern std::atomic<bool> g_pack_ahead;
+
 // ap[p * 64 + r] = A[r][p0 + p] for rows r < rows (<= 64) of a block (a: its first row), p < kc;
-// lanes of rows >= rows up to the block's last vector are zero. The lines of the next kc values
-// (up to k) are prefetched.
+// lanes of rows >= rows up to the block's last vector are zero. Each block's rows are fetched
+// kPackAheadFloats ahead (set_pack_prefetch_ahead), and the lines of the next kc values (up to k)
+// at the end.
 __attribute__((target("avx512f"))) inline void pack_rows_transposed(const float* a, int64_t lda,
                                                                     int64_t rows, int64_t p0,
                                                                     int64_t kc, int64_t k,
                                                                     float* ap) {
     const int64_t vecs = (rows + 15) / 16;
+    const bool ahead = g_pack_ahead.load(std::memory_order_relaxed);
     for (int64_t v = 0; v < vecs; ++v) {
         const int64_t r0 = v * 16;
         int64_t p = 0;
         if (r0 + 16 <= rows)
             for (; p + 16 <= kc; p += 16) {
+                if (ahead)
+                    for (int q = 0; q < 16; ++q)
+                        _mm_prefetch(reinterpret_cast<const char*>(a + (r0 + q) * lda + p0 + p +
+                                                                   kPackAheadFloats),
+                                     _MM_HINT_T0);
                 __m512 t[16];
                 transpose16(a + r0 * lda + p0 + p, lda, 15, t);
                 for (int q = 0; q < 16; ++q) _mm512_storeu_ps(ap + (p + q) * kPackRows + r0, t[q]);

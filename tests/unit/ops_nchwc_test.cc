@@ -400,6 +400,24 @@ TEST_F(OpsNchwc, ConvGivesTheChainsBitsWithGroupsPackedWholeOrBySlice) {
     }
 }
 
+// The weight pack's rows fetched ahead of each transposed block (the default) or not: the
+// chains' bits either way: packed whole and by slice, rows of a partial block (160 outputs), and
+// a plain input's 7x7 stem (rows of 147 values, not a multiple of 16, whose last fetches run past
+// the weights' end).
+TEST_F(OpsNchwc, ConvGivesTheChainsBitsWithThePackFetchingAheadOrNot) {
+    std::mt19937 rng(29);
+    ThreadPool pool(2);
+    for (const bool ahead : {true, false}) {
+        const bool was = ops::set_pack_prefetch_ahead(ahead);
+        EXPECT_EQ(ops::set_pack_prefetch_ahead(ahead), ahead);
+        for (const ConvCase& q : {ConvCase{1, 1024, 160, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+                                  ConvCase{1, 256, 64, 28, 28, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0}})
+            check_conv(q, rng, &pool, true);
+        check_conv({1, 3, 48, 23, 23, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3}, rng, &pool, true, true);
+        ops::set_pack_prefetch_ahead(was);
+    }
+}
+
 // conv_nchwc_plain_out's output copied group by group as threads finish them
 // (set_nchwc_unblock_groups, the default: whole groups per thread, small maps and batches) or
 // after the Conv (off; also where threads split the pixels: a large map, few blocks).
