@@ -89,9 +89,9 @@ bool set_nchwc_output_prefetch(bool on);
 // default), or each slice's before that slice (off); the same values. Returns the previous
 // setting.
 bool set_nchwc_group_pack(bool on);
-// Tests and benches: the weight packs of conv_nchwc and gemm_rowvec fetch each 16 x 16 block's
-// rows four lines ahead of the transpose (on, the default), or leave it to the hardware (off);
-// the same values. Returns the previous setting.
+// Tests and benches: the weight packs of conv_nchwc and gemm_rowvec and the blocked Winograd
+// Conv's filter transform fetch each 16 x 16 block's rows four lines ahead of its transpose (on,
+// the default), or leave it to the hardware (off); the same values. Returns the previous setting.
 bool set_pack_prefetch_ahead(bool on);
 // Tests and benches: conv_nchwc_plain_out copies each group of output channels into the plain y
 // as soon as its thread has finished it, where threads run whole groups (on, the default), or

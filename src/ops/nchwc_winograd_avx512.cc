@@ -164,7 +164,13 @@ PG_AVX512_INLINE void filters16(const float* w, int64_t c, float* u, int64_t ste
 // Inception-v2's time), then transformed channel by channel.
 PG_AVX512_INLINE void filters16x16(const float* w, int64_t c, float* u, int64_t row, int64_t step) {
     alignas(64) float taps[144 * 16];  // taps[(ci * 9 + j) * 16 + lane]
+    const bool ahead = g_pack_ahead.load(std::memory_order_relaxed);
     for (int q = 0; q < 9; ++q) {
+        if (ahead)  // as pack_rows_transposed: the rows' lines a few blocks on, cold from memory
+            for (int l = 0; l < 16; ++l)
+                _mm_prefetch(
+                    reinterpret_cast<const char*>(w + l * 9 * c + q * 16 + kPackAheadFloats),
+                    _MM_HINT_T0);
         __m512 r[16];
         transpose16(w + q * 16, 9 * c, 15, r);
         for (int l = 0; l < 16; ++l) _mm512_store_ps(taps + (q * 16 + l) * 16, r[l]);

@@ -150,6 +150,24 @@ TEST_F(OpsNchwcWinograd, TransposedAndGatheredFiltersGiveTheSameBits) {
     }
 }
 
+// The filter transform fetching its weight rows' lines a few blocks ahead (set_pack_prefetch_ahead,
+// the default) or not: the same values (16 to 528 channels, the last fetches past the weights).
+TEST_F(OpsNchwcWinograd, FiltersFetchedAheadOrNotGiveTheSameBits) {
+    std::mt19937 rng(29);
+    ThreadPool two(2);
+    for (const Case& k :
+         {Case{1, 16, 16, 14, 14, 1, 1, 1, 1}, Case{1, 528, 32, 14, 14, 1, 1, 1, 1}}) {
+        const ops::ConvShape s = shape_of(k);
+        const ConvData d = random_conv(s, rng);
+        const bool was = ops::set_pack_prefetch_ahead(true);
+        const std::vector<float> ahead = winograd(s, d, d.b.data(), nullptr, &two);
+        ops::set_pack_prefetch_ahead(false);
+        const std::vector<float> plain = winograd(s, d, d.b.data(), nullptr, &two);
+        ops::set_pack_prefetch_ahead(was);
+        EXPECT_EQ(ahead, plain) << "c " << k.c << ", m " << k.m;
+    }
+}
+
 // The input transform fetching the next block's lines ahead and the output transform the output
 // and residual lines two tiles ahead, or not: the same values (several blocks per slice, pads 0-2
 // and odd maps, so that the fetched rows and columns clamp at the edges; a residual epilogue).
