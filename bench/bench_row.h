@@ -19,9 +19,9 @@ struct Memory {
     double load_peak = NAN;  // VmHWM after loading the model (before running), minus the baseline
     double file = NAN;       // growth of RssFile over the run (code and other file-backed pages)
     // Growth of the resident anonymous memory from before loading to after the run, from
-    // /proc/self/smaps_rollup: exact (a walk of the page tables), where VmHWM and RssFile come
-    // from counters the kernel keeps per CPU and folds in batches (off by up to tens of pages
-    // each). Not a peak: memory freed back to the system during the run does not show.
+    // /proc/self/smaps_rollup (a walk of the page tables): steady from child to child where the
+    // VmHWM figure is not (interpreter_bench.cc). Not a peak: memory freed back to the system
+    // during the run does not show.
     double anon = NAN;
 };
 
