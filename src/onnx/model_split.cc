@@ -18,12 +18,13 @@ constexpr uint32_t kModelGraph = 7;        // ModelProto.graph
 constexpr uint32_t kGraphInitializer = 5;  // GraphProto.initializer
 constexpr uint32_t kTensorRawData = 9;     // TensorProto.raw_data
 constexpr uint32_t kLengthDelimited = 2;
-// 64 KiB, the smallest payload split out: a payload never passes through the window whole, so
-// the load peak is the payloads plus at most one window (a 1 MiB window held all of a smaller
-// file while its payloads were copied out: twice the weights of the zoo LSTM).
-constexpr size_t kWindow = size_t{64} << 10;
+// 16 KiB, a quarter of the smallest payload split out: a payload never passes through the window
+// whole, so the load peak is the payloads plus at most one window (a 1 MiB window held all of a
+// smaller file while its payloads were copied out: twice the weights of the zoo LSTM; a 64 KiB
+// one still set the zoo LSTM's peak, its 422 KiB of weights and live values then 1.14 of it).
+constexpr size_t kWindow = size_t{16} << 10;
 
-// Sequential reader over a file descriptor with a 64 KiB window; bytes read can be appended to
+// Sequential reader over a file descriptor with a kWindow window; bytes read can be appended to
 // an output string. Every read is checked against the end of the file.
 class Cursor {
   public:

@@ -79,7 +79,7 @@ TEST(ModelSplit, LoadedModelHasTheSavedWeights) {
 }
 
 // A chain of Adds over initializers of 1 000 to 40 000 floats, sizes drawn at random: most stay
-// inline, so the skeleton spans many 64 KiB windows of the splitter's reader, and the split
+// inline, so the skeleton spans many 16 KiB windows of the splitter's reader, and the split
 // payloads start and end anywhere in and across them.
 std::unique_ptr<ir::Model> mixed_weight_model() {
     auto m = ir::new_model(17);
