@@ -71,6 +71,16 @@ std::vector<float> winograd(const ops::ConvShape& s, const ConvData& d, const fl
     return unblocked(y, s.n, s.m, s.w.out_size());
 }
 
+// winograd() with the bias, no epilogue, and one of the kernel's switches set to `on` (its setting
+// restored after): switches change how the work is done, never the values.
+std::vector<float> winograd_switched(bool (*set)(bool), bool on, const ops::ConvShape& s,
+                                     const ConvData& d, ThreadPool* pool) {
+    const bool was = set(on);
+    std::vector<float> y = winograd(s, d, d.b.data(), nullptr, pool);
+    set(was);
+    return y;
+}
+
 using test::worst_relative_error;
 
 TEST_F(OpsNchwcWinograd, MatchesReferenceOnTheGeometriesItTakes) {
@@ -142,11 +152,10 @@ TEST_F(OpsNchwcWinograd, TransposedAndGatheredFiltersGiveTheSameBits) {
           Case{1, 528, 32, 14, 14, 1, 1, 1, 1}, Case{2, 64, 80, 9, 9, 0, 0, 0, 0}}) {
         const ops::ConvShape s = shape_of(k);
         const ConvData d = random_conv(s, rng);
-        const std::vector<float> transposed = winograd(s, d, d.b.data(), nullptr, &two);
-        const bool was = ops::set_nchwc_winograd_transposed_filters(false);
-        const std::vector<float> gathered = winograd(s, d, d.b.data(), nullptr, &two);
-        ops::set_nchwc_winograd_transposed_filters(was);
-        EXPECT_EQ(transposed, gathered) << "c " << k.c << ", m " << k.m;
+        const auto set = ops::set_nchwc_winograd_transposed_filters;
+        EXPECT_EQ(winograd_switched(set, true, s, d, &two),
+                  winograd_switched(set, false, s, d, &two))
+            << "c " << k.c << ", m " << k.m;
     }
 }
 
@@ -159,12 +168,10 @@ TEST_F(OpsNchwcWinograd, FiltersFetchedAheadOrNotGiveTheSameBits) {
          {Case{1, 16, 16, 14, 14, 1, 1, 1, 1}, Case{1, 528, 32, 14, 14, 1, 1, 1, 1}}) {
         const ops::ConvShape s = shape_of(k);
         const ConvData d = random_conv(s, rng);
-        const bool was = ops::set_pack_prefetch_ahead(true);
-        const std::vector<float> ahead = winograd(s, d, d.b.data(), nullptr, &two);
-        ops::set_pack_prefetch_ahead(false);
-        const std::vector<float> plain = winograd(s, d, d.b.data(), nullptr, &two);
-        ops::set_pack_prefetch_ahead(was);
-        EXPECT_EQ(ahead, plain) << "c " << k.c << ", m " << k.m;
+        const auto set = ops::set_pack_prefetch_ahead;
+        EXPECT_EQ(winograd_switched(set, true, s, d, &two),
+                  winograd_switched(set, false, s, d, &two))
+            << "c " << k.c << ", m " << k.m;
     }
 }
 
