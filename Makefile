@@ -32,7 +32,7 @@ bench: setup build
 
 fuzz: setup
 	@./tools/install_packages.sh $(FUZZ_PACKAGES)
-	./tools/fuzz.sh $(or $(FUZZ_SECONDS),60)
+	./tools/fuzz.sh $(or $(FUZZ_SECONDS),60) $(or $(FUZZ_TARGET),load_model_fuzz)
 
 format:
 	find src tests bench tools -name '*.h' -o -name '*.cc' | xargs clang-format -i

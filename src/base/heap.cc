@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 
 #include "base/error.h"
@@ -39,13 +40,29 @@ uint64_t physical_memory_bytes() {
     return pages > 0 && size > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(size) : 0;
 }
 
+namespace {
+std::atomic<uint64_t> g_ceiling{0};  // set_memory_ceiling; 0: none
+}  // namespace
+
 void require_memory_for(double bytes, const std::string& what) {
-    static const double have = static_cast<double>(physical_memory_bytes());
+    static const double machine = static_cast<double>(physical_memory_bytes());
+    const double ceiling = static_cast<double>(g_ceiling.load(std::memory_order_relaxed));
+    const bool lower = ceiling > 0 && (machine <= 0 || ceiling < machine);
+    const double have = lower ? ceiling : machine;
     if (have <= 0 || bytes <= have) return;
-    char text[96];
-    std::snprintf(text, sizeof text, " would need %.3g GiB, more than this machine's %.3g GiB",
-                  bytes / 1073741824.0, have / 1073741824.0);
+    char text[112];
+    std::snprintf(text, sizeof text, " would need %.3g GiB, more than %s %.3g GiB",
+                  bytes / 1073741824.0, lower ? "the memory ceiling's" : "this machine's",
+                  have / 1073741824.0);
     throw Error(ErrorKind::kInvalidInput, what + text);
+}
+
+uint64_t set_memory_ceiling(uint64_t bytes) {
+    return g_ceiling.exchange(bytes, std::memory_order_relaxed);
+}
+
+uint64_t memory_ceiling() {
+    return g_ceiling.load(std::memory_order_relaxed);
 }
 
 }  // namespace pg

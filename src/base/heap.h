@@ -26,8 +26,16 @@ void release_free_heap();
 uint64_t physical_memory_bytes();
 
 // Throws kInvalidInput naming `what` when `bytes` (a working set an input asks for) exceeds this
-// machine's physical memory: such a request could only swap or be killed, so it is refused before
-// anything is allocated. Requests that fit are left to the allocator (std::bad_alloc).
+// machine's physical memory, or the ceiling set below when lower: such a request could only swap
+// or be killed, so it is refused before anything is allocated. Requests that fit are left to the
+// allocator (std::bad_alloc).
 void require_memory_for(double bytes, const std::string& what);
+
+// Lowers the limit require_memory_for applies to `bytes` (0: the machine's physical memory alone;
+// process-wide, thread-safe). The fuzzers run models in a bounded address space with it. Returns
+// the previous ceiling.
+uint64_t set_memory_ceiling(uint64_t bytes);
+// The ceiling set, 0 when none.
+uint64_t memory_ceiling();
 
 }  // namespace pg

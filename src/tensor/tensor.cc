@@ -36,14 +36,17 @@ uint64_t checked_bytes(DataType dtype, const std::vector<int64_t>& dims, uint64_
     return *b;
 }
 
-// Refuses a new tensor larger than this machine's memory before allocating it (a hostile shape
-// could only make the run swap or be killed). Strings count their std::string objects.
+// Refuses a new tensor larger than this machine's memory (or the memory ceiling) before
+// allocating it (a hostile shape could only make the run swap or be killed). Strings count their
+// std::string objects.
 void require_room(DataType dtype, const std::vector<int64_t>& dims, uint64_t numel,
                   uint64_t nbytes) {
     const double bytes = dtype == DataType::kString
                              ? static_cast<double>(numel) * sizeof(std::string)
                              : static_cast<double>(nbytes);
-    if (bytes > 1073741824.0)  // the check reads the machine's size once; small tensors skip it
+    const double ceiling = static_cast<double>(memory_ceiling());
+    // Small tensors skip the check (it reads the machine's size once) unless a ceiling is set.
+    if (bytes > 1073741824.0 || (ceiling > 0 && bytes > ceiling))
         require_memory_for(bytes, "a " + dtype_name(dtype) + " tensor of shape " + dims_text(dims));
 }
 

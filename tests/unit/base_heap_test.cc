@@ -13,6 +13,7 @@
 
 #include "base/error.h"
 #include "base/heap.h"
+#include "tensor/tensor.h"
 
 namespace pg {
 namespace {
@@ -135,6 +136,29 @@ TEST(BaseHeap, RequestsBeyondPhysicalMemoryAreInvalidInput) {
         EXPECT_NE(std::string(e.what()).find("Huge op would need"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("GiB"), std::string::npos) << e.what();
     }
+}
+
+// A ceiling below the machine refuses what the machine alone would allow, naming the ceiling
+// (a tensor's allocation too); a ceiling above it changes nothing, and 0 restores the machine's.
+TEST(BaseHeap, AMemoryCeilingLowersTheLimit) {
+    const double have = static_cast<double>(physical_memory_bytes());
+    ASSERT_GT(have, 0);
+    const uint64_t before = set_memory_ceiling(1 << 20);
+    EXPECT_NO_THROW(require_memory_for(1 << 20, "at the ceiling"));
+    try {
+        require_memory_for((1 << 20) + 1, "Past op");
+        FAIL() << "expected an error";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput);
+        EXPECT_NE(std::string(e.what()).find("Past op would need"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("memory ceiling"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(Tensor::zeros(DataType::kFloat32, {1024, 1024}), Error);
+    set_memory_ceiling(static_cast<uint64_t>(have * 4));
+    EXPECT_NO_THROW(require_memory_for(have, "the machine's size"));
+    EXPECT_EQ(set_memory_ceiling(0), static_cast<uint64_t>(have * 4));
+    EXPECT_NO_THROW(require_memory_for(have / 2, "half the machine"));
+    set_memory_ceiling(before);
 }
 
 }  // namespace
