@@ -16,13 +16,11 @@
 #include "ops/conv_depthwise.h"
 #include "ops/conv_kernels.h"
 #include "ops/gemm_kernels.h"
+#include "ops/vec8.h"
 
 namespace pg::ops {
 
 namespace {
-
-typedef float V8 __attribute__((vector_size(32)));
-typedef int I8 __attribute__((vector_size(32)));
 
 // The kernel rows of one output row that read inside the input (kd, kh not in the padding).
 struct RowTaps {
@@ -75,7 +73,7 @@ inline __attribute__((always_inline)) void add8(V8& acc, const float* p, int64_t
         V8 a, b;
         __builtin_memcpy(&a, p, sizeof a);
         __builtin_memcpy(&b, p + 8, sizeof b);
-        v = __builtin_shuffle(a, b, I8{0, 2, 4, 6, 8, 10, 12, 14});
+        v = PG_SHUFFLE8(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
     }
     acc += v * w;
 }

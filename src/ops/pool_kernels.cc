@@ -14,6 +14,7 @@
 #include "ops/kernel.h"
 #include "ops/pool_max_separable.h"
 #include "ops/pool_window.h"
+#include "ops/vec8.h"
 
 namespace pg::ops {
 
@@ -112,9 +113,6 @@ void scalar_run(T* y, int64_t lo, int64_t hi, const T* row, int64_t off, int64_t
         for (int64_t ow = lo; ow < hi; ++ow) y[ow] = step(y[ow], row[ow * s + off]);
 }
 
-typedef float V8 __attribute__((vector_size(32)));
-typedef int I8 __attribute__((vector_size(32)));
-
 // float32 runs eight outputs at a time for strides 1 and 2 (the same element-wise operation, so
 // the same values); kMax: y = x > y ? x : y, else y = y + x. Reads stay inside the row of
 // `width` floats.
@@ -132,7 +130,7 @@ inline __attribute__((always_inline)) void f32_run_body(float* y, int64_t lo, in
             } else {
                 __builtin_memcpy(&a, p, sizeof a);
                 __builtin_memcpy(&c, p + 8, sizeof c);
-                v = __builtin_shuffle(a, c, I8{0, 2, 4, 6, 8, 10, 12, 14});
+                v = PG_SHUFFLE8(a, c, 0, 2, 4, 6, 8, 10, 12, 14);
             }
             V8 cur;
             __builtin_memcpy(&cur, y + ow, sizeof cur);
@@ -240,7 +238,7 @@ inline __attribute__((always_inline)) void load_strided(V8& v, const float* p) {
         V8 a, c;  // p[0, 8) and p[7, 15): nothing past p[14] is read
         __builtin_memcpy(&a, p, sizeof a);
         __builtin_memcpy(&c, p + 7, sizeof c);
-        v = __builtin_shuffle(a, c, I8{0, 2, 4, 6, 9, 11, 13, 15});
+        v = PG_SHUFFLE8(a, c, 0, 2, 4, 6, 9, 11, 13, 15);
     }
 }
 

@@ -1,6 +1,7 @@
 // The separable float32 max pool (pool_max_separable.h), eight outputs at a time (GCC vectors,
-// with an AVX2 build chosen at run time, following gemm_current_isa so tests can force each). The row pass computes only the strided positions the
-// output uses; 3x3 windows and strides 1 and 2 have unrolled builds.
+// with an AVX2 build chosen at run time, following gemm_current_isa so tests can force each). The
+// row pass computes only the strided positions the output uses; 3x3 windows and strides 1 and 2
+// have unrolled builds.
 #include "ops/pool_max_separable.h"
 
 #include <algorithm>
@@ -9,13 +10,11 @@
 #include <limits>
 
 #include "ops/gemm_kernels.h"
+#include "ops/vec8.h"
 
 namespace pg::ops {
 
 namespace {
-
-typedef float V8 __attribute__((vector_size(32)));
-typedef int I8 __attribute__((vector_size(32)));
 
 constexpr int64_t kMaxFloats = int64_t{1} << 16;  // padded plane floats (256 KiB per thread)
 constexpr int64_t kStridedMaxPlane = 1024;        // input plane floats, strided windows
@@ -43,7 +42,7 @@ inline __attribute__((always_inline)) void load_strided(V8& v, const float* p, i
         V8 a, c;  // p[0, 8) and p[8, 16)
         PG_LOAD(a, p);
         PG_LOAD(c, p + 8);
-        v = __builtin_shuffle(a, c, I8{0, 2, 4, 6, 8, 10, 12, 14});
+        v = PG_SHUFFLE8(a, c, 0, 2, 4, 6, 8, 10, 12, 14);
     } else {
         float t[8];
         for (int i = 0; i < 8; ++i) t[i] = p[i * sw];
