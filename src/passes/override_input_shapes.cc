@@ -13,12 +13,13 @@ OverrideInputShapesReport override_input_shapes(
     ExtractOptions options;
     options.allow_missing_types = true;
     for (ir::Value* in : g.inputs()) options.inputs.push_back(TensorSpec{in->name(), {}, {}});
-    for (const auto& [name, shape] : shapes) {
+    for (const auto& entry : shapes) {
+        const std::string& name = entry.first;
         auto it = std::find_if(options.inputs.begin(), options.inputs.end(),
                                [&](const TensorSpec& s) { return s.name == name; });
         if (it == options.inputs.end())
             it = options.inputs.insert(options.inputs.end(), TensorSpec{name, {}, {}});
-        it->shape = shape;
+        it->shape = entry.second;
     }
     extract(g, options);
     OverrideInputShapesReport report;
