@@ -79,7 +79,8 @@ std::string close_match(const std::string& key, const std::vector<runners::Tenso
 }
 
 void warn_unused_shapes(const DataLoaderOptions& o, const std::vector<runners::TensorMeta>& in) {
-    for (const auto& [key, shape] : o.input_shapes) {
+    for (const auto& entry : o.input_shapes) {
+        const std::string& key = entry.first;
         bool used = std::any_of(in.begin(), in.end(), [&](const runners::TensorMeta& m) {
             return key_matches(key, m.name);
         });
@@ -95,7 +96,8 @@ void warn_unused_shapes(const DataLoaderOptions& o, const std::vector<runners::T
 
 void warn_unused_ranges(const DataLoaderOptions& o, const std::vector<runners::TensorMeta>& in) {
     std::string extra;
-    for (const auto& [key, r] : o.val_range) {
+    for (const auto& entry : o.val_range) {
+        const std::string& key = entry.first;
         if (key.empty()) continue;
         bool used = std::any_of(in.begin(), in.end(),
                                 [&](const runners::TensorMeta& m) { return m.name == key; });
