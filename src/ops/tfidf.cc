@@ -1,9 +1,12 @@
 // TfIdfVectorizer: counts n-grams (with skips) of int64 or string tokens from a pool, as ONNX's
 // reference does: a trie of the pool's n-grams, scanned per skip distance, unigrams once.
+#include <algorithm>
 #include <map>
+#include <string>
 #include <memory>
 #include <variant>
 
+#include "base/heap.h"
 #include "ir/graph.h"
 #include "ops/op_table.h"
 #include "ops/tensor_util.h"
@@ -41,6 +44,39 @@ void add_ngrams(TrieNode& root, const std::vector<Token>& pool, size_t start, in
     }
 }
 
+// The pool's n-gram counts checked against the pool: starts in [0, pool size], not decreasing.
+void check_counts(const std::vector<int64_t>& counts, size_t pool) {
+    int64_t before = 0;
+    for (int64_t c : counts) {
+        if (c < before || c > static_cast<int64_t>(pool))
+            fail("TfIdfVectorizer: ngram_counts must rise from 0 to at most the pool's " +
+                 std::to_string(pool) + " tokens, got " + std::to_string(c) + " after " +
+                 std::to_string(before));
+        before = c;
+    }
+}
+
+// Lengths, skips, output indexes and weights checked: every n-gram of the pool has an output
+// index in [0, 2^31), and IDF / TFIDF weights cover the output.
+void check_config(const TfIdfConfig& c, int64_t grams) {
+    if (c.min_len < 1 || c.max_len < c.min_len)
+        fail("TfIdfVectorizer: need 1 <= min_gram_length <= max_gram_length, got " +
+             std::to_string(c.min_len) + " and " + std::to_string(c.max_len));
+    if (c.max_skip < 0)
+        fail("TfIdfVectorizer: max_skip_count must not be negative, got " +
+             std::to_string(c.max_skip));
+    if (static_cast<int64_t>(c.indexes.size()) < grams)
+        fail("TfIdfVectorizer: " + std::to_string(c.indexes.size()) +
+             " ngram_indexes for the pool's " + std::to_string(grams) + " n-grams");
+    for (int64_t i : c.indexes)
+        if (i < 0 || i >= (int64_t{1} << 31))
+            fail("TfIdfVectorizer: ngram_indexes holds " + std::to_string(i) +
+                 ", outside [0, 2^31)");
+    if (!c.weights.empty() && static_cast<int64_t>(c.weights.size()) < c.output_size)
+        fail("TfIdfVectorizer: " + std::to_string(c.weights.size()) + " weights for " +
+             std::to_string(c.output_size) + " outputs");
+}
+
 TfIdfConfig parse_tfidf(const Attrs& a) {
     TfIdfConfig c;
     c.mode = a.get_string("mode", "TF");
@@ -54,16 +90,24 @@ TfIdfConfig parse_tfidf(const Attrs& a) {
     for (int64_t v : a.get_ints("pool_int64s")) pool.emplace_back(v);
     for (const auto& s : a.get_strings("pool_strings")) pool.emplace_back(s);
     const auto counts = a.get_ints("ngram_counts");
+    check_counts(counts, pool.size());
+    int64_t grams = 0;  // n-grams in the pool
+    for (size_t i = 0; i < counts.size(); ++i) {
+        const int64_t end =
+            i + 1 < counts.size() ? counts[i + 1] : static_cast<int64_t>(pool.size());
+        grams += (end - counts[i]) / (static_cast<int64_t>(i) + 1);
+    }
+    check_config(c, grams);
     int64_t id = 1;
     for (size_t i = 0; i < counts.size(); ++i) {
         const int64_t n = static_cast<int64_t>(i) + 1;
         const int64_t end =
             i + 1 < counts.size() ? counts[i + 1] : static_cast<int64_t>(pool.size());
-        const int64_t grams = (end - counts[i]) / n;
+        const int64_t count = (end - counts[i]) / n;
         if (n >= c.min_len && n <= c.max_len)
-            add_ngrams(*c.root, pool, static_cast<size_t>(counts[i]), grams, n, &id);
+            add_ngrams(*c.root, pool, static_cast<size_t>(counts[i]), count, n, &id);
         else
-            id += grams;
+            id += count;
     }
     return c;
 }
@@ -76,7 +120,9 @@ Token token_at(const Tensor& x, uint64_t i) {
 void count_row(const TfIdfConfig& c, const Tensor& x, uint64_t row_begin, int64_t row_size,
                int64_t* freq) {
     int64_t start_len = c.min_len;
-    for (int64_t skip = 1; skip <= c.max_skip + 1; ++skip) {
+    // Skips of the row's length or more join no two tokens (and max_skip_count may be huge).
+    const int64_t skips = std::min(c.max_skip, std::max<int64_t>(row_size - 1, 0)) + 1;
+    for (int64_t skip = 1; skip <= skips; ++skip) {
         for (int64_t s = 0; s < row_size; ++s) {
             if (s + skip * (start_len - 1) >= row_size) break;
             const TrieNode* node = c.root.get();
@@ -109,6 +155,8 @@ KernelFn make_tfidf(const Attrs& a, int64_t) {
         if (x.rank() > 2) fail("TfIdfVectorizer: input must be [C] or [B, C]");
         const int64_t rows = x.rank() == 2 ? x.dims()[0] : 1;
         const int64_t cols = x.rank() == 0 ? 1 : x.dims().back();
+        require_memory_for(static_cast<double>(rows) * static_cast<double>(c->output_size) * 12,
+                           "TfIdfVectorizer's " + std::to_string(c->output_size) + " outputs");
         std::vector<int64_t> freq(static_cast<size_t>(rows * c->output_size), 0);
         for (int64_t r = 0; r < rows; ++r)
             count_row(*c, x, static_cast<uint64_t>(r * cols), cols,

@@ -1,0 +1,82 @@
+// Kernels given attributes and shapes that contradict each other, as a mutated model has them
+// (each case is a finding of run_model_fuzz, tests/fuzz/, reduced by hand): every one must be
+// refused with kInvalidInput naming the op and the problem, never an internal error, an
+// out-of-bounds access, an unbounded allocation or a hang.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "support/op_runner.h"
+
+namespace pg {
+namespace {
+
+using ir::Attribute;
+using test::run_op;
+
+// run_op refused with kInvalidInput, the message holding `text`.
+void expect_refused(const std::string& op, const std::vector<Tensor>& inputs,
+                    std::vector<Attribute> attrs, int64_t opset, const std::string& text) {
+    try {
+        run_op(op, inputs, std::move(attrs), opset);
+        ADD_FAILURE() << op << ": expected an error naming '" << text << "'";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput) << e.what();
+        EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    }
+}
+
+// TfIdfVectorizer's attributes in TF mode, counting the pool's unigrams and bigrams.
+std::vector<Attribute> tfidf_attrs(std::vector<int64_t> counts, std::vector<int64_t> indexes,
+                                   std::vector<int64_t> pool, int64_t max_skip = 0) {
+    return ir::attrs(Attribute::make_int("min_gram_length", 1),
+                     Attribute::make_int("max_gram_length", 2),
+                     Attribute::make_int("max_skip_count", max_skip),
+                     Attribute::make_string("mode", "TF"),
+                     Attribute::make_ints("ngram_counts", std::move(counts)),
+                     Attribute::make_ints("ngram_indexes", std::move(indexes)),
+                     Attribute::make_ints("pool_int64s", std::move(pool)));
+}
+
+TEST(OpsHostileAttrs, TfIdfVectorizerCountsPastThePool) {
+    const Tensor x = test::i64({4}, {1, 2, 3, 4});
+    // No pool at all (its attribute misspelled): the bigrams' start at 4 lies past it.
+    expect_refused("TfIdfVectorizer", {x}, tfidf_attrs({0, 4}, {0, 1, 2}, {}), 9,
+                   "ngram_counts must rise from 0 to at most the pool's 0 tokens");
+    expect_refused("TfIdfVectorizer", {x}, tfidf_attrs({0, -2}, {0, 1, 2}, {1, 2, 3, 4}), 9,
+                   "ngram_counts must rise");
+    expect_refused("TfIdfVectorizer", {x}, tfidf_attrs({3, 1}, {0, 1, 2}, {1, 2, 3, 4}), 9,
+                   "ngram_counts must rise");
+}
+
+TEST(OpsHostileAttrs, TfIdfVectorizerIndexesMustCoverThePool) {
+    const Tensor x = test::i64({4}, {1, 2, 3, 4});
+    // Two unigrams and one bigram, two indexes: the bigram's output was read past the indexes.
+    expect_refused("TfIdfVectorizer", {x}, tfidf_attrs({0, 2}, {0, 1}, {1, 2, 3, 4}), 9,
+                   "2 ngram_indexes for the pool's 3 n-grams");
+    // A negative index was a write before the output's counts.
+    expect_refused("TfIdfVectorizer", {x}, tfidf_attrs({0, 2}, {0, -1, 1}, {1, 2, 3, 4}), 9,
+                   "ngram_indexes holds -1");
+    expect_refused("TfIdfVectorizer", {x}, tfidf_attrs({0, 2}, {0, int64_t{1} << 40, 1}, {1, 2}),
+                   9, "outside [0, 2^31)");
+}
+
+TEST(OpsHostileAttrs, TfIdfVectorizerHugeSkipEndsAtTheRow) {
+    // max_skip_count 2^62 looped over every skip; skips past the row join nothing.
+    const auto out = run_op("TfIdfVectorizer", {test::i64({4}, {1, 2, 3, 4})},
+                            tfidf_attrs({0, 2}, {0, 1, 2}, {1, 2, 1, 3}, int64_t{1} << 62), 9);
+    EXPECT_EQ(test::values_f32(out[0]), (std::vector<float>{1, 1, 1}));
+}
+
+TEST(OpsHostileAttrs, TfIdfVectorizerWeightsMustCoverTheOutput) {
+    std::vector<Attribute> a = tfidf_attrs({0, 2}, {0, 1, 2}, {1, 2, 3, 4});
+    a.push_back(Attribute::make_floats("weights", {1.0f}));
+    a[3] = Attribute::make_string("mode", "IDF");
+    expect_refused("TfIdfVectorizer", {test::i64({4}, {1, 2, 3, 4})}, std::move(a), 9,
+                   "1 weights for 3 outputs");
+}
+
+}  // namespace
+}  // namespace pg
