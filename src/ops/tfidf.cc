@@ -2,8 +2,8 @@
 // reference does: a trie of the pool's n-grams, scanned per skip distance, unigrams once.
 #include <algorithm>
 #include <map>
-#include <string>
 #include <memory>
+#include <string>
 #include <variant>
 
 #include "base/heap.h"

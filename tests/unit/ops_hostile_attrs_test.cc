@@ -31,13 +31,12 @@ void expect_refused(const std::string& op, const std::vector<Tensor>& inputs,
 // TfIdfVectorizer's attributes in TF mode, counting the pool's unigrams and bigrams.
 std::vector<Attribute> tfidf_attrs(std::vector<int64_t> counts, std::vector<int64_t> indexes,
                                    std::vector<int64_t> pool, int64_t max_skip = 0) {
-    return ir::attrs(Attribute::make_int("min_gram_length", 1),
-                     Attribute::make_int("max_gram_length", 2),
-                     Attribute::make_int("max_skip_count", max_skip),
-                     Attribute::make_string("mode", "TF"),
-                     Attribute::make_ints("ngram_counts", std::move(counts)),
-                     Attribute::make_ints("ngram_indexes", std::move(indexes)),
-                     Attribute::make_ints("pool_int64s", std::move(pool)));
+    return ir::attrs(
+        Attribute::make_int("min_gram_length", 1), Attribute::make_int("max_gram_length", 2),
+        Attribute::make_int("max_skip_count", max_skip), Attribute::make_string("mode", "TF"),
+        Attribute::make_ints("ngram_counts", std::move(counts)),
+        Attribute::make_ints("ngram_indexes", std::move(indexes)),
+        Attribute::make_ints("pool_int64s", std::move(pool)));
 }
 
 TEST(OpsHostileAttrs, TfIdfVectorizerCountsPastThePool) {
@@ -59,8 +58,8 @@ TEST(OpsHostileAttrs, TfIdfVectorizerIndexesMustCoverThePool) {
     // A negative index was a write before the output's counts.
     expect_refused("TfIdfVectorizer", {x}, tfidf_attrs({0, 2}, {0, -1, 1}, {1, 2, 3, 4}), 9,
                    "ngram_indexes holds -1");
-    expect_refused("TfIdfVectorizer", {x}, tfidf_attrs({0, 2}, {0, int64_t{1} << 40, 1}, {1, 2}),
-                   9, "outside [0, 2^31)");
+    expect_refused("TfIdfVectorizer", {x}, tfidf_attrs({0, 2}, {0, int64_t{1} << 40, 1}, {1, 2}), 9,
+                   "outside [0, 2^31)");
 }
 
 TEST(OpsHostileAttrs, TfIdfVectorizerHugeSkipEndsAtTheRow) {
