@@ -47,6 +47,14 @@ struct LinInputs {
     int64_t decay_last = 0, beta_last = 0;
 };
 
+// The columns of a per-step input, which must be [B, T, columns] (read at (b * T + t) * columns).
+int64_t step_columns(const Tensor& t, const LinInputs& in, const char* name) {
+    if (t.rank() != 3 || t.dims()[0] != in.b || t.dims()[1] != in.t)
+        fail(std::string("LinearAttention: ") + name + " must be [" + std::to_string(in.b) + ", " +
+             std::to_string(in.t) + ", columns], got " + dims_text(t.dims()));
+    return t.dims()[2];
+}
+
 LinInputs read_linear_inputs(KernelContext& ctx, const LinConfig& c) {
     LinInputs in;
     for (size_t i = 0; i < 3; ++i)
@@ -69,17 +77,21 @@ LinInputs read_linear_inputs(KernelContext& ctx, const LinConfig& c) {
     if (ctx.has_input(6) && !c.delta) fail("LinearAttention: erase_gate needs a delta rule");
     if (c.gated) {
         in.decay = to_doubles(ctx.input(4));
-        in.decay_last = ctx.input(4).dims().back();
+        in.decay_last = step_columns(ctx.input(4), in, "decay");
         if (in.decay_last != c.kv_heads && in.decay_last != c.kv_heads * in.dk)
             fail("LinearAttention: decay must have kv_num_heads or kv_num_heads * d_k columns");
     }
     if (c.delta) {
         in.beta = to_doubles(ctx.input(5));
-        in.beta_last = ctx.input(5).dims().back();
+        in.beta_last = step_columns(ctx.input(5), in, "beta");
         if (in.beta_last != c.kv_heads && in.beta_last != 1)
             fail("LinearAttention: beta must have kv_num_heads or 1 columns");
     }
-    if (ctx.has_input(6)) in.erase = to_doubles(ctx.input(6));
+    if (ctx.has_input(6)) {
+        if (step_columns(ctx.input(6), in, "erase_gate") != c.kv_heads * in.dk)
+            fail("LinearAttention: erase_gate must have kv_num_heads * d_k columns");
+        in.erase = to_doubles(ctx.input(6));
+    }
     return in;
 }
 

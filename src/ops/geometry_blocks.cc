@@ -116,6 +116,9 @@ std::vector<double> roi_align(const RoiConfig& c, const Tensor& x, const Tensor&
     std::vector<double> xv(x.numel()), rv(rois.numel()), out;
     for (uint64_t i = 0; i < x.numel(); ++i) xv[i] = x.element_as_double(i);
     for (uint64_t i = 0; i < rois.numel(); ++i) rv[i] = rois.element_as_double(i);
+    // An empty map: every sample lies outside it, so every bin is 0 (and no plane has a value
+    // to read, not even the zero-weighted one at position 0).
+    if (h == 0 || w == 0) return std::vector<double>(static_cast<size_t>(nr * ch * bins), 0.0);
     for (int64_t r = 0; r < nr; ++r) {
         const int64_t b = batch[size_t(r)];
         if (b < 0 || b >= x.dims()[0]) fail("RoiAlign: batch index out of range");
@@ -124,7 +127,7 @@ std::vector<double> roi_align(const RoiConfig& c, const Tensor& x, const Tensor&
         const int64_t per_bin = static_cast<int64_t>(s.size()) / bins;
         for (int64_t k = 0; k < ch; ++k)
             for (int64_t bin = 0; bin < bins; ++bin)
-                out.push_back(roi_pool(c, &s[size_t(bin * per_bin)], per_bin, count,
+                out.push_back(roi_pool(c, s.data() + bin * per_bin, per_bin, count,
                                        &xv[size_t((b * ch + k) * h * w)]));
     }
     return out;

@@ -18,9 +18,10 @@ using test::run_op;
 
 // run_op refused with kInvalidInput, the message holding `text`.
 void expect_refused(const std::string& op, const std::vector<Tensor>& inputs,
-                    std::vector<Attribute> attrs, int64_t opset, const std::string& text) {
+                    std::vector<Attribute> attrs, int64_t opset, const std::string& text,
+                    size_t outputs = 1) {
     try {
-        run_op(op, inputs, std::move(attrs), opset);
+        run_op(op, inputs, std::move(attrs), opset, outputs);
         ADD_FAILURE() << op << ": expected an error naming '" << text << "'";
     } catch (const Error& e) {
         EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput) << e.what();
@@ -75,6 +76,43 @@ TEST(OpsHostileAttrs, TfIdfVectorizerWeightsMustCoverTheOutput) {
     a[3] = Attribute::make_string("mode", "IDF");
     expect_refused("TfIdfVectorizer", {test::i64({4}, {1, 2, 3, 4})}, std::move(a), 9,
                    "1 weights for 3 outputs");
+}
+
+// LinearAttention's gated rule read decay at (b * T + t) * columns with only its last dim
+// checked: a decay of one step for two read past its end.
+TEST(OpsHostileAttrs, LinearAttentionStepInputsMustCoverEveryStep) {
+    const Tensor q = test::f32({1, 2, 1}, {1, 1}), k = test::f32({1, 2, 1}, {1, 2});
+    const Tensor v = test::f32({1, 2, 1}, {3, 4});
+    const auto attrs = [](const char* rule) {
+        return ir::attrs(Attribute::make_int("q_num_heads", 1),
+                         Attribute::make_int("kv_num_heads", 1),
+                         Attribute::make_string("update_rule", rule));
+    };
+    expect_refused("LinearAttention", {q, k, v, Tensor(), test::f32({1, 1, 1}, {0})},
+                   attrs("gated"), 27, "decay must be [1, 2, columns], got [1, 1, 1]", 2);
+    expect_refused("LinearAttention", {q, k, v, Tensor(), test::f32({1}, {0})}, attrs("gated"), 27,
+                   "decay must be [1, 2, columns], got [1]", 2);
+    expect_refused("LinearAttention", {q, k, v, Tensor(), Tensor(), test::f32({2, 1, 1}, {1, 1})},
+                   attrs("delta"), 27, "beta must be [1, 2, columns]", 2);
+    const Tensor beta = test::f32({1, 2, 1}, {1, 1});
+    expect_refused("LinearAttention",
+                   {q, k, v, Tensor(), Tensor(), beta, test::f32({1, 2, 2}, {1, 1, 1, 1})},
+                   attrs("delta"), 27, "erase_gate must have kv_num_heads * d_k columns", 2);
+}
+
+// RoiAlign on an inverted roi (half_pixel: no samples, as ONNX's grid of ceil(negative) rows)
+// indexed an empty vector of samples; on a map with no rows it read before the input.
+TEST(OpsHostileAttrs, RoiAlignWithoutSamplesGivesZeros) {
+    const Tensor x = test::f32({1, 1, 2, 2}, {1, 2, 3, 4});
+    const Tensor inverted = test::f32({1, 4}, {1.5f, 1.5f, 0.5f, 0.5f});
+    const Tensor batch = test::i64({1}, {0});
+    EXPECT_EQ(test::values_f32(run_op("RoiAlign", {x, inverted, batch}, {}, 16)[0]),
+              (std::vector<float>{0}));
+    const Tensor flat = Tensor::zeros(DataType::kFloat32, {1, 2, 0, 3});
+    const Tensor roi = test::f32({1, 4}, {0, 0, 1, 1});
+    const auto out = run_op("RoiAlign", {flat, roi, batch}, {}, 16)[0];
+    EXPECT_EQ(out.dims(), (std::vector<int64_t>{1, 2, 1, 1}));
+    EXPECT_EQ(test::values_f32(out), (std::vector<float>{0, 0}));
 }
 
 }  // namespace
