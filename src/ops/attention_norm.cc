@@ -64,8 +64,13 @@ void run_rotary(KernelContext& ctx, const RopeConfig& c) {
     const RopeShape sh = rope_shape(x, c.num_heads);
     const int64_t rot = c.rotary_dim > 0 ? c.rotary_dim : sh.d, half = rot / 2;
     if (rot % 2 != 0 || rot > sh.d) fail("RotaryEmbedding: bad rotary_embedding_dim");
+    if (x.numel() == 0) {  // no head has a value (and half may be 0)
+        ctx.set_output(0, x);
+        return;
+    }
     const Vec cs = to_doubles(ctx.input(1)), sn = to_doubles(ctx.input(2));
-    if (ctx.input(1).dims().back() != half || ctx.input(2).dims() != ctx.input(1).dims())
+    if (ctx.input(1).rank() < 1 || ctx.input(1).dims().back() != half ||
+        ctx.input(2).dims() != ctx.input(1).dims())
         fail("RotaryEmbedding: cos/sin caches must have rotary_dim / 2 columns");
     std::vector<int64_t> pos;
     if (ctx.has_input(3)) pos = to_int64_vector(ctx.input(3), "RotaryEmbedding position_ids");

@@ -115,5 +115,18 @@ TEST(OpsHostileAttrs, RoiAlignWithoutSamplesGivesZeros) {
     EXPECT_EQ(test::values_f32(out), (std::vector<float>{0, 0}));
 }
 
+// RotaryEmbedding read a scalar cos cache's last dim (an empty vector's back()), and divided by
+// half the head size, 0 for heads of no values.
+TEST(OpsHostileAttrs, RotaryEmbeddingScalarCacheAndEmptyHeads) {
+    const Tensor x = test::f32({1, 1, 1, 2}, {1, 2});  // [B, H, S, D]
+    const Tensor scalar = test::f32({}, {1});
+    expect_refused("RotaryEmbedding", {x, scalar, scalar}, {}, 23,
+                   "cos/sin caches must have rotary_dim / 2 columns");
+    const Tensor empty = Tensor::zeros(DataType::kFloat32, {1, 1, 1, 0});
+    const Tensor cache = Tensor::zeros(DataType::kFloat32, {1, 0});
+    EXPECT_EQ(run_op("RotaryEmbedding", {empty, cache, cache}, {}, 23)[0].dims(),
+              (std::vector<int64_t>{1, 1, 1, 0}));
+}
+
 }  // namespace
 }  // namespace pg
