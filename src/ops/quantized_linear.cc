@@ -5,6 +5,7 @@
 
 #include "ir/graph.h"
 #include "ops/broadcast.h"
+#include "ops/conv_kernels.h"
 #include "ops/op_table.h"
 #include "ops/quant_util.h"
 #include "ops/tensor_util.h"
@@ -13,19 +14,29 @@ namespace pg::ops {
 
 namespace {
 
-// Values of t minus a zero point (scalar, or per index `axis` of length zp.numel()).
-std::vector<int64_t> shifted(const Tensor& t, const Tensor* zp, int64_t axis) {
-    std::vector<int64_t> v(t.numel());
+// Values of t minus a zero point: a scalar, or one value per index of `axis` (a 1-D zp of that
+// dim's length); kInvalidInput naming `what` otherwise.
+std::vector<int64_t> shifted(const Tensor& t, const Tensor* zp, int64_t axis, const char* what) {
+    const bool per_axis = zp && zp->numel() != 1;
     int64_t inner = 1, len = 1;
-    if (zp && zp->numel() > 1) {
-        len = t.dims()[static_cast<size_t>(axis)];
+    if (per_axis) {
+        if (zp->rank() != 1 || axis < 0 || axis >= t.rank() ||
+            zp->dims()[0] != t.dims()[static_cast<size_t>(axis)])
+            fail(std::string(what) + ": a zero point of shape " + dims_text(zp->dims()) +
+                 " for an input of shape " + dims_text(t.dims()) +
+                 " (a scalar, or one value per index of axis " + std::to_string(axis) + ")");
+        len = zp->dims()[0];
         for (size_t k = static_cast<size_t>(axis) + 1; k < t.dims().size(); ++k)
             inner *= t.dims()[k];
     }
+    const int64_t z0 = zp && !per_axis ? static_cast<int64_t>(zp->element_as_double(0)) : 0;
+    std::vector<int64_t> v(t.numel());
     for (uint64_t i = 0; i < t.numel(); ++i) {
-        const int64_t zi = zp && zp->numel() > 1 ? (static_cast<int64_t>(i) / inner) % len : 0;
-        v[i] = static_cast<int64_t>(t.element_as_double(static_cast<uint64_t>(i))) -
-               (zp ? static_cast<int64_t>(zp->element_as_double(static_cast<uint64_t>(zi))) : 0);
+        const int64_t z = per_axis
+                              ? static_cast<int64_t>(zp->element_as_double(
+                                    static_cast<uint64_t>((static_cast<int64_t>(i) / inner) % len)))
+                              : z0;
+        v[i] = static_cast<int64_t>(t.element_as_double(i)) - z;
     }
     return v;
 }
@@ -38,6 +49,7 @@ struct MatmulResult {
 // Batched integer matmul with numpy semantics (1-D operands promoted, batch dims broadcast).
 MatmulResult int_matmul(const std::vector<int64_t>& a, Dims ad, const std::vector<int64_t>& b,
                         Dims bd) {
+    if (ad.empty() || bd.empty()) fail("MatMul: operands must have rank >= 1");
     const bool a1 = ad.size() == 1, b1 = bd.size() == 1;
     if (a1) ad.insert(ad.begin(), 1);
     if (b1) bd.push_back(1);
@@ -48,6 +60,9 @@ MatmulResult int_matmul(const std::vector<int64_t>& a, Dims ad, const std::vecto
     const Dims sa = broadcast_strides(abatch, batch), sb = broadcast_strides(bbatch, batch);
     MatmulResult r;
     r.dims = batch;
+    Dims all = batch;  // the sums' dims, checked before they are allocated
+    all.insert(all.end(), {M, N});
+    checked_output_count(all, 12, "MatMul: ", "");  // int64 sums, then int32 / 8-bit values
     int64_t nb = 1;
     for (int64_t d : batch) nb *= d;
     r.values.assign(static_cast<size_t>(nb * M * N), 0);
@@ -78,164 +93,148 @@ KernelFn make_matmul_integer(const Attrs&, int64_t) {
         const Tensor& b = ctx.input(1);
         const Tensor* azp = ctx.has_input(2) ? &ctx.input(2) : nullptr;
         const Tensor* bzp = ctx.has_input(3) ? &ctx.input(3) : nullptr;
-        auto r = int_matmul(shifted(a, azp, a.rank() - 2), a.dims(), shifted(b, bzp, b.rank() - 1),
-                            b.dims());
+        auto r = int_matmul(shifted(a, azp, a.rank() - 2, "MatMulInteger"), a.dims(),
+                            shifted(b, bzp, b.rank() - 1, "MatMulInteger"), b.dims());
         ctx.set_output(0, int32_tensor(r.dims, r.values));
     };
 }
 
-// Requantizes accumulator values: round(v * multiplier[channel]) + zp, saturated to `dt`.
+// Requantizes accumulator values: round(v * multiplier[channel]) + zp, saturated to y_zp's type;
+// one multiplier, or one per index of `channel_axis`.
 Tensor requantize(const std::vector<int64_t>& acc, const std::vector<int64_t>& dims,
-                  const std::vector<double>& mult, int64_t channel_axis, const Tensor& y_zp) {
+                  const std::vector<double>& mult, int64_t channel_axis, const Tensor& y_zp,
+                  const char* op) {
+    const bool per_channel = mult.size() != 1;
+    if (per_channel && (channel_axis < 0 || channel_axis >= static_cast<int64_t>(dims.size()) ||
+                        static_cast<int64_t>(mult.size()) != dims[size_t(channel_axis)]))
+        fail(std::string(op) + ": " + std::to_string(mult.size()) +
+             " weight scales for an output of shape " + dims_text(dims));
+    const double zp = scalar_value(y_zp, "y_zero_point");
     QuantWriter w(y_zp.dtype(), dims, true);
     int64_t inner = 1;
     for (size_t k = static_cast<size_t>(channel_axis) + 1; k < dims.size(); ++k) inner *= dims[k];
-    const int64_t len = mult.size() > 1 ? dims[static_cast<size_t>(channel_axis)] : 1;
-    const double zp = y_zp.element_as_double(0);
+    const int64_t len = per_channel ? dims[static_cast<size_t>(channel_axis)] : 1;
     for (size_t i = 0; i < acc.size(); ++i) {
         const double m =
-            mult[mult.size() > 1 ? static_cast<size_t>((static_cast<int64_t>(i) / inner) % len)
-                                 : 0];
+            mult[per_channel ? static_cast<size_t>((static_cast<int64_t>(i) / inner) % len) : 0];
         w.set(i, static_cast<double>(acc[i]) * m, zp);
     }
     return w.take();
+}
+
+// x_scale * w_scale[k] / y_scale, rounded to float as ONNX's reference computes it, per weight
+// scale (x_scale and y_scale: scalars; a per-row x_scale is not supported).
+std::vector<double> multipliers(const Tensor& x_scale, const Tensor& w_scale, const Tensor& y_scale,
+                                const char* op) {
+    if (x_scale.numel() != 1)
+        unsupported(std::string(op) + ": a per-row input scale of shape " +
+                    dims_text(x_scale.dims()));
+    const double xs = scalar_value(x_scale, "x_scale"), ys = scalar_value(y_scale, "y_scale");
+    std::vector<double> mult;
+    for (uint64_t k = 0; k < w_scale.numel(); ++k)
+        mult.push_back(
+            static_cast<double>(static_cast<float>(xs * w_scale.element_as_double(k) / ys)));
+    return mult;
 }
 
 KernelFn make_qlinear_matmul(const Attrs&, int64_t) {
     return [](KernelContext& ctx) {
         const Tensor& a = ctx.input(0);
         const Tensor& b = ctx.input(3);
-        auto r = int_matmul(shifted(a, &ctx.input(2), a.rank() - 2), a.dims(),
-                            shifted(b, &ctx.input(5), b.rank() - 1), b.dims());
-        const Tensor& bs = ctx.input(4);
-        std::vector<double> mult;
-        for (uint64_t k = 0; k < bs.numel(); ++k)
-            mult.push_back(static_cast<double>(static_cast<float>(
-                ctx.input(1).element_as_double(0) * bs.element_as_double(static_cast<uint64_t>(k)) /
-                ctx.input(6).element_as_double(0))));
-        ctx.set_output(0, requantize(r.values, r.dims, mult,
-                                     static_cast<int64_t>(r.dims.size()) - 1, ctx.input(7)));
+        auto r = int_matmul(shifted(a, &ctx.input(2), a.rank() - 2, "QLinearMatMul"), a.dims(),
+                            shifted(b, &ctx.input(5), b.rank() - 1, "QLinearMatMul"), b.dims());
+        const auto mult = multipliers(ctx.input(1), ctx.input(4), ctx.input(6), "QLinearMatMul");
+        ctx.set_output(0,
+                       requantize(r.values, r.dims, mult, static_cast<int64_t>(r.dims.size()) - 1,
+                                  ctx.input(7), "QLinearMatMul"));
     };
 }
 
-struct ConvGeometry {
-    std::vector<int64_t> kernel, strides, dilations, pads;  // pads: begins then ends
-    int64_t group = 1;
-    std::string auto_pad = "NOTSET";
-};
-
-ConvGeometry conv_geometry(const Attrs& a) {
-    return {a.get_ints("kernel_shape"), a.get_ints("strides"), a.get_ints("dilations"),
-            a.get_ints("pads"),         a.get_int("group", 1), a.get_string("auto_pad", "NOTSET")};
-}
-
-// Resolves defaults and auto_pad for input spatial dims `in` and kernel dims `k`; returns out dims.
-std::vector<int64_t> resolve_geometry(ConvGeometry& g, const std::vector<int64_t>& in,
-                                      const std::vector<int64_t>& k) {
-    const size_t n = in.size();
-    g.kernel = k;
-    if (g.strides.empty()) g.strides.assign(n, 1);
-    if (g.dilations.empty()) g.dilations.assign(n, 1);
-    if (g.pads.empty()) g.pads.assign(2 * n, 0);
-    std::vector<int64_t> out(n);
-    for (size_t i = 0; i < n; ++i) {
-        const int64_t span = g.dilations[i] * (k[i] - 1) + 1;
-        if (g.auto_pad == "SAME_UPPER" || g.auto_pad == "SAME_LOWER") {
-            out[i] = (in[i] + g.strides[i] - 1) / g.strides[i];
-            const int64_t total = std::max<int64_t>(0, (out[i] - 1) * g.strides[i] + span - in[i]);
-            g.pads[i] = g.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-            g.pads[n + i] = total - g.pads[i];
-        } else {
-            if (g.auto_pad == "VALID") g.pads[i] = g.pads[n + i] = 0;
-            out[i] = (in[i] + g.pads[i] + g.pads[n + i] - span) / g.strides[i] + 1;
-        }
-    }
-    return out;
-}
-
-// Direct N-D grouped convolution on shifted integers. Returns [N, M, out...] accumulators.
-std::vector<int64_t> int_conv(const std::vector<int64_t>& x, const Dims& xd,
-                              const std::vector<int64_t>& w, const Dims& wd, ConvGeometry& g,
-                              Dims* out_dims) {
-    const Dims in(xd.begin() + 2, xd.end()), k(wd.begin() + 2, wd.end());
-    const Dims out = resolve_geometry(g, in, k);
-    const int64_t N = xd[0], C = xd[1], M = wd[0], cg = C / g.group, mg = M / g.group;
-    if (wd[1] != cg) fail("ConvInteger: weight channels do not match input channels / group");
-    int64_t osz = 1, isz = 1, ksz = 1;
-    for (size_t i = 0; i < in.size(); ++i) osz *= out[i], isz *= in[i], ksz *= k[i];
-    std::vector<int64_t> acc(static_cast<size_t>(N * M * osz), 0);
-    std::vector<int64_t> opos(in.size()), kpos(in.size());
-    for (int64_t n = 0; n < N; ++n)
-        for (int64_t m = 0; m < M; ++m)
-            for (int64_t o = 0; o < osz; ++o) {
-                for (int64_t r = o, d = static_cast<int64_t>(in.size()) - 1; d >= 0; --d)
-                    opos[static_cast<size_t>(d)] = r % out[static_cast<size_t>(d)],
-                    r /= out[static_cast<size_t>(d)];
-                int64_t s = 0;
-                for (int64_t c = 0; c < cg; ++c)
-                    for (int64_t kk = 0; kk < ksz; ++kk) {
-                        int64_t xi = 0;
-                        bool inside = true;
-                        for (int64_t r = kk, d = static_cast<int64_t>(in.size()) - 1; d >= 0; --d) {
-                            const size_t dd = static_cast<size_t>(d);
-                            kpos[dd] = r % k[dd];
-                            r /= k[dd];
-                        }
-                        for (size_t d = 0; d < in.size(); ++d) {
-                            const int64_t p =
-                                opos[d] * g.strides[d] + kpos[d] * g.dilations[d] - g.pads[d];
-                            if (p < 0 || p >= in[d]) inside = false;
-                            xi = xi * in[d] + p;
-                        }
-                        if (!inside) continue;
-                        const int64_t ch = (m / mg) * cg + c;
-                        s += x[static_cast<size_t>((n * C + ch) * isz + xi)] *
-                             w[static_cast<size_t>((m * cg + c) * ksz + kk)];
-                    }
-                acc[static_cast<size_t>((n * M + m) * osz + o)] = s;
+// The sum of one output position over the window and the group's input channels: x holds the
+// image's channels (in_size values each), w the output channel's weights (kernel_size each).
+int64_t window_sum(const int64_t* x, const int64_t* w, int64_t channels, const Window& g,
+                   const int64_t o[3]) {
+    int64_t s = 0;
+    for (int64_t c = 0; c < channels; ++c, x += g.in_size(), w += g.kernel_size())
+        for (int64_t k0 = 0; k0 < g.kernel[0]; ++k0) {
+            const int64_t p0 = o[0] * g.stride[0] + k0 * g.dil[0] - g.pad_begin[0];
+            if (p0 < 0 || p0 >= g.in[0]) continue;
+            for (int64_t k1 = 0; k1 < g.kernel[1]; ++k1) {
+                const int64_t p1 = o[1] * g.stride[1] + k1 * g.dil[1] - g.pad_begin[1];
+                if (p1 < 0 || p1 >= g.in[1]) continue;
+                for (int64_t k2 = 0; k2 < g.kernel[2]; ++k2) {
+                    const int64_t p2 = o[2] * g.stride[2] + k2 * g.dil[2] - g.pad_begin[2];
+                    if (p2 < 0 || p2 >= g.in[2]) continue;
+                    s += x[(p0 * g.in[1] + p1) * g.in[2] + p2] *
+                         w[(k0 * g.kernel[1] + k1) * g.kernel[2] + k2];
+                }
             }
-    *out_dims = {N, M};
-    out_dims->insert(out_dims->end(), out.begin(), out.end());
+        }
+    return s;
+}
+
+// Direct grouped convolution of shifted integers: [N, M, out...] sums. The shape comes from
+// conv_shape, which checks ranks, channels, group and window as Conv's does.
+std::vector<int64_t> int_conv(const std::vector<int64_t>& x, const std::vector<int64_t>& w,
+                              const ConvShape& s) {
+    const Window& g = s.w;
+    const int64_t cg = s.c / s.group, mg = s.m / s.group, osz = g.out_size();
+    checked_output_count(conv_output_dims(s), 12, "ConvInteger: ", "");
+    std::vector<int64_t> acc(static_cast<size_t>(s.n * s.m * osz), 0);
+    int64_t* out = acc.data();
+    for (int64_t n = 0; n < s.n; ++n)
+        for (int64_t m = 0; m < s.m; ++m) {
+            const int64_t* xg = x.data() + (n * s.c + (m / mg) * cg) * g.in_size();
+            const int64_t* wm = w.data() + m * cg * g.kernel_size();
+            int64_t o[3];
+            for (o[0] = 0; o[0] < g.out[0]; ++o[0])
+                for (o[1] = 0; o[1] < g.out[1]; ++o[1])
+                    for (o[2] = 0; o[2] < g.out[2]; ++o[2]) *out++ = window_sum(xg, wm, cg, g, o);
+        }
     return acc;
 }
 
+// The shape of ConvInteger / QLinearConv(x, w): Conv's checks (rank, channels, group, window).
+ConvShape int_conv_shape(const ConvAttrs& a, const Tensor& x, const Tensor& w, const char* op) {
+    if (x.rank() < 3 || w.rank() != x.rank())
+        fail(std::string(op) + ": X must have rank >= 3 and W the same rank");
+    return conv_shape(a, x, w, nullptr);
+}
+
 KernelFn make_conv_integer(const Attrs& a, int64_t) {
-    const ConvGeometry geom = conv_geometry(a);
-    return [geom](KernelContext& ctx) {
-        ConvGeometry g = geom;
+    const ConvAttrs attrs = read_conv_attrs(a);
+    return [attrs](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         const Tensor& w = ctx.input(1);
-        Dims dims;
-        auto acc =
-            int_conv(shifted(x, ctx.has_input(2) ? &ctx.input(2) : nullptr, 1), x.dims(),
-                     shifted(w, ctx.has_input(3) ? &ctx.input(3) : nullptr, 0), w.dims(), g, &dims);
-        ctx.set_output(0, int32_tensor(dims, acc));
+        const ConvShape s = int_conv_shape(attrs, x, w, "ConvInteger");
+        const auto acc =
+            int_conv(shifted(x, ctx.has_input(2) ? &ctx.input(2) : nullptr, 1, "ConvInteger"),
+                     shifted(w, ctx.has_input(3) ? &ctx.input(3) : nullptr, 0, "ConvInteger"), s);
+        ctx.set_output(0, int32_tensor(conv_output_dims(s), acc));
     };
 }
 
 KernelFn make_qlinear_conv(const Attrs& a, int64_t) {
-    const ConvGeometry geom = conv_geometry(a);
-    return [geom](KernelContext& ctx) {
-        ConvGeometry g = geom;
+    const ConvAttrs attrs = read_conv_attrs(a);
+    return [attrs](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         const Tensor& w = ctx.input(3);
-        Dims dims;
-        auto acc = int_conv(shifted(x, &ctx.input(2), 1), x.dims(), shifted(w, &ctx.input(5), 0),
-                            w.dims(), g, &dims);
+        const ConvShape s = int_conv_shape(attrs, x, w, "QLinearConv");
+        auto acc = int_conv(shifted(x, &ctx.input(2), 1, "QLinearConv"),
+                            shifted(w, &ctx.input(5), 0, "QLinearConv"), s);
+        const Dims dims = conv_output_dims(s);
         if (ctx.has_input(8)) {  // int32 bias per output channel
             const Tensor& bias = ctx.input(8);
-            const int64_t osz = static_cast<int64_t>(acc.size()) / (dims[0] * dims[1]);
+            if (bias.numel() != static_cast<uint64_t>(s.m))
+                fail("QLinearConv: B must have M = " + std::to_string(s.m) + " values, got " +
+                     std::to_string(bias.numel()));
+            const int64_t osz = s.w.out_size();
             for (size_t i = 0; i < acc.size(); ++i)
                 acc[i] += static_cast<int64_t>(bias.element_as_double(
-                    static_cast<uint64_t>((static_cast<int64_t>(i) / osz) % dims[1])));
+                    static_cast<uint64_t>((static_cast<int64_t>(i) / osz) % s.m)));
         }
-        const Tensor& ws = ctx.input(4);
-        std::vector<double> mult;
-        for (uint64_t k = 0; k < ws.numel(); ++k)
-            mult.push_back(static_cast<double>(static_cast<float>(
-                ctx.input(1).element_as_double(0) * ws.element_as_double(static_cast<uint64_t>(k)) /
-                ctx.input(6).element_as_double(0))));
-        ctx.set_output(0, requantize(acc, dims, mult, 1, ctx.input(7)));
+        const auto mult = multipliers(ctx.input(1), ctx.input(4), ctx.input(6), "QLinearConv");
+        ctx.set_output(0, requantize(acc, dims, mult, 1, ctx.input(7), "QLinearConv"));
     };
 }
 

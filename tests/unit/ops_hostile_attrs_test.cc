@@ -128,5 +128,47 @@ TEST(OpsHostileAttrs, RotaryEmbeddingScalarCacheAndEmptyHeads) {
               (std::vector<int64_t>{1, 1, 1, 0}));
 }
 
+Tensor u8(std::vector<int64_t> dims, std::vector<uint8_t> v) {
+    return Tensor::from_values(DataType::kUInt8, std::move(dims), v);
+}
+
+// ConvInteger and QLinearConv had their own window code with no checks: 3-D weights for a 4-D
+// input read past the weights' dims (the fuzzer's finding), and strides of 0 divided by zero.
+// They now take Conv's shape checks.
+TEST(OpsHostileAttrs, IntegerConvsTakeConvsShapeChecks) {
+    const Tensor x = u8({1, 1, 3, 3}, std::vector<uint8_t>(9, 1));
+    expect_refused("ConvInteger", {x, u8({2, 1, 2}, {1, 2, 3, 4})}, {}, 10,
+                   "ConvInteger: X must have rank >= 3 and W the same rank");
+    const Tensor w = u8({2, 1, 2, 2}, std::vector<uint8_t>(8, 1));
+    expect_refused("ConvInteger", {x, w}, ir::attrs(Attribute::make_ints("strides", {0, 0})), 10,
+                   "stride");
+    expect_refused("ConvInteger", {x, u8({2, 2, 2, 2}, std::vector<uint8_t>(16, 1))}, {}, 10,
+                   "channels do not match");
+    const auto out = run_op("ConvInteger", {x, w}, {}, 10)[0];
+    EXPECT_EQ(out.dims(), (std::vector<int64_t>{1, 2, 2, 2}));
+    EXPECT_EQ(out.data<int32_t>()[0], 4);
+}
+
+// QLinearConv read its bias per output channel, and QLinear ops their scales and zero points,
+// without counting them.
+TEST(OpsHostileAttrs, QuantizedParametersAreCounted) {
+    const Tensor x = u8({1, 1, 2, 2}, {1, 2, 3, 4}), w = u8({2, 1, 1, 1}, {1, 1});
+    const Tensor one = test::f32({}, {1}), zero = u8({}, {0});
+    const Tensor bias1 = Tensor::from_values<int32_t>(DataType::kInt32, {1}, {5});
+    expect_refused("QLinearConv", {x, one, zero, w, one, zero, one, zero, bias1}, {}, 10,
+                   "QLinearConv: B must have M = 2 values, got 1");
+    expect_refused("QLinearConv", {x, one, zero, w, test::f32({3}, {1, 1, 1}), zero, one, zero}, {},
+                   10, "3 weight scales for an output of shape [1, 2, 2, 2]");
+    const Tensor no_zp = Tensor::zeros(DataType::kUInt8, {0});
+    expect_refused("QLinearConv", {x, one, zero, w, one, zero, one, no_zp}, {}, 10,
+                   "y_zero_point: expected a single value, got 0");
+    expect_refused("QLinearConv", {x, one, zero, w, one, u8({3}, {0, 0, 0}), one, zero}, {}, 10,
+                   "a zero point of shape [3] for an input of shape [2, 1, 1, 1]");
+    const Tensor a = u8({2, 2}, {1, 2, 3, 4});
+    expect_refused("MatMulInteger", {a, a, u8({3}, {0, 0, 0})}, {}, 10,
+                   "MatMulInteger: a zero point of shape [3]");
+    expect_refused("MatMulInteger", {u8({}, {1}), a}, {}, 10, "operands must have rank >= 1");
+}
+
 }  // namespace
 }  // namespace pg
