@@ -160,7 +160,7 @@ KernelFn make_tfidf(const Attrs& a, int64_t) {
         std::vector<int64_t> freq(static_cast<size_t>(rows * c->output_size), 0);
         for (int64_t r = 0; r < rows; ++r)
             count_row(*c, x, static_cast<uint64_t>(r * cols), cols,
-                      &freq[static_cast<size_t>(r * c->output_size)]);
+                      freq.data() + r * c->output_size);  // no outputs: an empty vector
         std::vector<float> y(freq.size());
         for (size_t i = 0; i < freq.size(); ++i)
             y[i] = weight_of(*c, freq[i], i % static_cast<size_t>(c->output_size));

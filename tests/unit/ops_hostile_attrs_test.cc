@@ -70,6 +70,13 @@ TEST(OpsHostileAttrs, TfIdfVectorizerHugeSkipEndsAtTheRow) {
     EXPECT_EQ(test::values_f32(out[0]), (std::vector<float>{1, 1, 1}));
 }
 
+// No n-grams and no indexes: an empty output (the counts' empty vector was indexed).
+TEST(OpsHostileAttrs, TfIdfVectorizerWithoutNgramsGivesNoOutputs) {
+    const auto out = run_op("TfIdfVectorizer", {test::i64({2, 2}, {1, 2, 3, 4})},
+                            tfidf_attrs({}, {}, {1, 2}), 9);
+    EXPECT_EQ(out[0].dims(), (std::vector<int64_t>{2, 0}));
+}
+
 TEST(OpsHostileAttrs, TfIdfVectorizerWeightsMustCoverTheOutput) {
     std::vector<Attribute> a = tfidf_attrs({0, 2}, {0, 1, 2}, {1, 2, 3, 4});
     a.push_back(Attribute::make_floats("weights", {1.0f}));
