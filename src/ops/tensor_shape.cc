@@ -37,7 +37,7 @@ Dims reshape_dims(const Dims& in, Dims shape, bool allowzero) {
         } else if (shape[i] < 0) {
             fail("Reshape: invalid dim in shape " + dims_str(shape));
         } else {
-            known *= shape[i];
+            known = saturating_mul(known, shape[i]);  // past int64: no input has as many
         }
     }
     const int64_t total = count_of(in);

@@ -103,9 +103,14 @@ Tensor scalar_of(DataType dt, double v) {
     return out;
 }
 
+int64_t saturating_mul(int64_t a, int64_t b) {
+    int64_t r = 0;
+    return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
 int64_t count_of(const Dims& dims) {
     int64_t n = 1;
-    for (int64_t d : dims) n *= d;
+    for (int64_t d : dims) n = saturating_mul(n, d);
     return n;
 }
 

@@ -36,7 +36,9 @@ Tensor with_dims(const Tensor& t, Dims dims);
 // A scalar of type `dt` holding v (numeric, bool, float16, bfloat16; "" for strings).
 Tensor scalar_of(DataType dt, double v);
 
-// Product of dims.
+// a * b, or INT64_MAX when that overflows (more elements than any tensor can hold).
+int64_t saturating_mul(int64_t a, int64_t b);
+// Product of dims, saturating_mul's INT64_MAX past int64 (a hostile shape's).
 int64_t count_of(const Dims& dims);
 // A ref map for an output of `dims`, one entry per element (zero-filled): kInvalidInput when a
 // dim is negative or the element count overflows, or when the map and the output (up to 16

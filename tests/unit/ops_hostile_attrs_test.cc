@@ -135,6 +135,15 @@ TEST(OpsHostileAttrs, RotaryEmbeddingScalarCacheAndEmptyHeads) {
               (std::vector<int64_t>{1, 1, 1, 0}));
 }
 
+// Reshape multiplied the target's dims in int64 (24 * 2^63 - 1 overflowed): a target past int64
+// is refused as any other wrong count.
+TEST(OpsHostileAttrs, ReshapeToAShapePastInt64IsRefused) {
+    const Tensor x = Tensor::zeros(DataType::kFloat32, {2, 24});
+    const int64_t big = INT64_MAX;
+    expect_refused("Reshape", {x, test::i64({3}, {24, big, -1})}, {}, 14, "cannot infer -1");
+    expect_refused("Reshape", {x, test::i64({2}, {big, big})}, {}, 14, "cannot reshape");
+}
+
 Tensor u8(std::vector<int64_t> dims, std::vector<uint8_t> v) {
     return Tensor::from_values(DataType::kUInt8, std::move(dims), v);
 }
