@@ -144,6 +144,10 @@ KernelFn make_range(const Attrs&, int64_t) {
         const Tensor& s = ctx.input(0);
         if (ctx.input(1).dtype() != s.dtype() || ctx.input(2).dtype() != s.dtype())
             fail("Range: start, limit and delta must have the same type");
+        for (size_t i = 0; i < 3; ++i)
+            if (ctx.input(i).numel() != 1)
+                fail("Range: start, limit and delta must be scalars, input " + std::to_string(i) +
+                     " has shape " + dims_text(ctx.input(i).dims()));
         dispatch_numeric(s.dtype(), "Range", [&]<typename T>() {
             const T start = s.data<T>()[0], limit = ctx.input(1).data<T>()[0],
                     delta = ctx.input(2).data<T>()[0];

@@ -144,6 +144,18 @@ TEST(OpsHostileAttrs, ReshapeToAShapePastInt64IsRefused) {
     expect_refused("Reshape", {x, test::i64({2}, {big, big})}, {}, 14, "cannot reshape");
 }
 
+// Range read element 0 of start, limit and delta whatever their size (an empty one: a read past
+// its storage).
+TEST(OpsHostileAttrs, RangeTakesScalarsOnly) {
+    const Tensor one = test::f32({}, {1}), empty = Tensor::zeros(DataType::kFloat32, {0});
+    expect_refused("Range", {empty, one, one}, {}, 11,
+                   "Range: start, limit and delta must be scalars, input 0 has shape [0]");
+    expect_refused("Range", {one, test::f32({2}, {5, 6}), one}, {}, 11, "input 1 has shape [2]");
+    EXPECT_EQ(test::values_f32(
+                  run_op("Range", {test::f32({1}, {0}), test::f32({}, {3}), one}, {}, 11)[0]),
+              (std::vector<float>{0, 1, 2}));
+}
+
 Tensor u8(std::vector<int64_t> dims, std::vector<uint8_t> v) {
     return Tensor::from_values(DataType::kUInt8, std::move(dims), v);
 }
