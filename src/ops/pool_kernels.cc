@@ -732,10 +732,14 @@ std::vector<int64_t> unpooled_dims(const WindowAttrs& wa, const std::vector<int6
     const size_t nd = x_dims.size() - 2;
     if (wa.kernel_shape.size() != nd)
         fail("MaxUnpool: kernel_shape is required, one per spatial axis");
+    if ((!wa.strides.empty() && wa.strides.size() != nd) ||
+        (!wa.pads.empty() && wa.pads.size() != 2 * nd))
+        fail("MaxUnpool: strides need one value per spatial axis and pads two");
     std::vector<int64_t> out(x_dims.begin(), x_dims.begin() + 2);
     for (size_t i = 0; i < nd; ++i) {
-        const int64_t s = wa.strides.empty() ? 1 : wa.strides.at(i);
-        const int64_t pads = wa.pads.empty() ? 0 : wa.pads.at(i) + wa.pads.at(i + nd);
+        const int64_t s = wa.strides.empty() ? 1 : wa.strides[i];
+        if (s < 1) fail("MaxUnpool: strides must be positive");
+        const int64_t pads = wa.pads.empty() ? 0 : wa.pads[i] + wa.pads[i + nd];
         out.push_back((x_dims[i + 2] - 1) * s + wa.kernel_shape[i] - pads);
     }
     return out;

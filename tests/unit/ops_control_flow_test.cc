@@ -104,5 +104,35 @@ TEST(OpsControlFlow, ALoopUpToInt64MaxRunsItsBody) {
     EXPECT_EQ(run_loop(*counting_loop(0), 1), 1);
 }
 
+// SequenceMap over sequences of 1 and 2 tensors: ONNX requires equal lengths, and the second
+// was read by index up to the first's length (std::vector::at: an internal error, or past the end
+// the other way round). Now an invalid input naming both lengths.
+TEST(OpsControlFlow, SequenceMapRefusesSequencesOfDifferentLengths) {
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{1});
+    ir::Value* one = b.op("SequenceConstruct", {x}, {}, "one");
+    ir::Value* two = b.op("SequenceConstruct", {x, x}, {}, "two");
+    ir::Node* map = b.op_multi("SequenceMap", {one, two}, 1, {}, "map");
+    ir::GraphBuilder sb(*test::add_branch(map, "body"));
+    ir::Value* p = sb.input("p", DataType::kFloat32, std::vector<int64_t>{1});
+    ir::Value* q = sb.input("q", DataType::kFloat32, std::vector<int64_t>{1});
+    sb.output(sb.op("Add", {p, q}, {}, "sum"), DataType::kFloat32, {1});
+    ir::Value* zero = b.constant("zero", Tensor::from_values<int64_t>(DataType::kInt64, {}, {0}));
+    b.output(b.op("SequenceAt", {map->output(0), zero}, {}, "first"), DataType::kFloat32, {1});
+    runtime::Session s(*m, runtime::SessionOptions{});
+    runtime::Feeds feeds;
+    feeds["x"] = ops::RtValue::of(Tensor::from_values<float>(DataType::kFloat32, {1}, {1.0f}));
+    try {
+        s.run(feeds);
+        FAIL() << "expected an error";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput) << e.what();
+        EXPECT_NE(std::string(e.what()).find("input 1 holds 2 tensors, input 0 1"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 }  // namespace
 }  // namespace pg

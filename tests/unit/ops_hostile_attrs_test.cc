@@ -156,6 +156,23 @@ TEST(OpsHostileAttrs, RangeTakesScalarsOnly) {
               (std::vector<float>{0, 1, 2}));
 }
 
+// MaxUnpool read strides and pads with std::vector::at: one stride for two axes was an internal
+// error.
+TEST(OpsHostileAttrs, MaxUnpoolCountsItsStridesAndPads) {
+    const Tensor x = test::f32({1, 1, 2, 2}, {1, 2, 3, 4}),
+                 i = test::i64({1, 1, 2, 2}, {0, 1, 2, 3});
+    const auto attrs = [](std::vector<int64_t> strides, std::vector<int64_t> pads) {
+        return ir::attrs(Attribute::make_ints("kernel_shape", {2, 2}),
+                         Attribute::make_ints("strides", std::move(strides)),
+                         Attribute::make_ints("pads", std::move(pads)));
+    };
+    expect_refused("MaxUnpool", {x, i}, attrs({2}, {0, 0, 0, 0}), 11,
+                   "strides need one value per spatial axis and pads two");
+    expect_refused("MaxUnpool", {x, i}, attrs({2, 2}, {0, 0}), 11, "and pads two");
+    expect_refused("MaxUnpool", {x, i}, attrs({0, 2}, {0, 0, 0, 0}), 11,
+                   "strides must be positive");
+}
+
 Tensor u8(std::vector<int64_t> dims, std::vector<uint8_t> v) {
     return Tensor::from_values(DataType::kUInt8, std::move(dims), v);
 }
