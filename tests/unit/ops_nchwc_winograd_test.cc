@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <random>
 #include <vector>
@@ -81,6 +82,20 @@ std::vector<float> winograd_switched(bool (*set)(bool), bool on, const ops::Conv
     return y;
 }
 
+// For each case, random data (from `seed`) run with the switch on and off on two threads: the
+// same bits expected.
+void expect_switch_keeps_bits(bool (*set)(bool), unsigned seed, std::initializer_list<Case> cases) {
+    std::mt19937 rng(seed);
+    ThreadPool two(2);
+    for (const Case& k : cases) {
+        const ops::ConvShape s = shape_of(k);
+        const ConvData d = random_conv(s, rng);
+        EXPECT_EQ(winograd_switched(set, true, s, d, &two),
+                  winograd_switched(set, false, s, d, &two))
+            << "c " << k.c << ", m " << k.m;
+    }
+}
+
 using test::worst_relative_error;
 
 TEST_F(OpsNchwcWinograd, MatchesReferenceOnTheGeometriesItTakes) {
@@ -145,34 +160,18 @@ TEST_F(OpsNchwcWinograd, ACallWithOtherWeightsTransformsItsOwnFilters) {
 // The filter transform reads 16 input channels' taps through transposes or one gather per tap:
 // the same values either way (one block, groups of one to four blocks, 16 to 528 channels).
 TEST_F(OpsNchwcWinograd, TransposedAndGatheredFiltersGiveTheSameBits) {
-    std::mt19937 rng(17);
-    ThreadPool two(2);
-    for (const Case& k :
-         {Case{1, 16, 16, 14, 14, 1, 1, 1, 1}, Case{1, 48, 144, 13, 15, 1, 1, 1, 1},
-          Case{1, 528, 32, 14, 14, 1, 1, 1, 1}, Case{2, 64, 80, 9, 9, 0, 0, 0, 0}}) {
-        const ops::ConvShape s = shape_of(k);
-        const ConvData d = random_conv(s, rng);
-        const auto set = ops::set_nchwc_winograd_transposed_filters;
-        EXPECT_EQ(winograd_switched(set, true, s, d, &two),
-                  winograd_switched(set, false, s, d, &two))
-            << "c " << k.c << ", m " << k.m;
-    }
+    expect_switch_keeps_bits(
+        ops::set_nchwc_winograd_transposed_filters, 17,
+        {Case{1, 16, 16, 14, 14, 1, 1, 1, 1}, Case{1, 48, 144, 13, 15, 1, 1, 1, 1},
+         Case{1, 528, 32, 14, 14, 1, 1, 1, 1}, Case{2, 64, 80, 9, 9, 0, 0, 0, 0}});
 }
 
 // The filter transform fetching its weight rows' lines a few blocks ahead (set_pack_prefetch_ahead,
 // the default) or not: the same values (16 to 528 channels, the last fetches past the weights).
 TEST_F(OpsNchwcWinograd, FiltersFetchedAheadOrNotGiveTheSameBits) {
-    std::mt19937 rng(29);
-    ThreadPool two(2);
-    for (const Case& k :
-         {Case{1, 16, 16, 14, 14, 1, 1, 1, 1}, Case{1, 528, 32, 14, 14, 1, 1, 1, 1}}) {
-        const ops::ConvShape s = shape_of(k);
-        const ConvData d = random_conv(s, rng);
-        const auto set = ops::set_pack_prefetch_ahead;
-        EXPECT_EQ(winograd_switched(set, true, s, d, &two),
-                  winograd_switched(set, false, s, d, &two))
-            << "c " << k.c << ", m " << k.m;
-    }
+    expect_switch_keeps_bits(
+        ops::set_pack_prefetch_ahead, 29,
+        {Case{1, 16, 16, 14, 14, 1, 1, 1, 1}, Case{1, 528, 32, 14, 14, 1, 1, 1, 1}});
 }
 
 // The input transform fetching the next block's lines ahead and the output transform the output
