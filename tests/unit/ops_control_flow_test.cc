@@ -12,6 +12,7 @@
 #include "ir/builder.h"
 #include "ops/tensor_util.h"
 #include "runtime/session.h"
+#include "support/expect_error.h"
 #include "support/subgraph_attr.h"
 
 namespace pg {
@@ -123,15 +124,8 @@ TEST(OpsControlFlow, SequenceMapRefusesSequencesOfDifferentLengths) {
     runtime::Session s(*m, runtime::SessionOptions{});
     runtime::Feeds feeds;
     feeds["x"] = ops::RtValue::of(Tensor::from_values<float>(DataType::kFloat32, {1}, {1.0f}));
-    try {
-        s.run(feeds);
-        FAIL() << "expected an error";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput) << e.what();
-        EXPECT_NE(std::string(e.what()).find("input 1 holds 2 tensors, input 0 1"),
-                  std::string::npos)
-            << e.what();
-    }
+    test::expect_error([&] { s.run(feeds); }, ErrorKind::kInvalidInput,
+                       "input 1 holds 2 tensors, input 0 1");
 }
 
 }  // namespace

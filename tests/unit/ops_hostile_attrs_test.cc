@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "support/expect_error.h"
 #include "support/op_runner.h"
 
 namespace pg {
@@ -20,13 +21,8 @@ using test::run_op;
 void expect_refused(const std::string& op, const std::vector<Tensor>& inputs,
                     std::vector<Attribute> attrs, int64_t opset, const std::string& text,
                     size_t outputs = 1) {
-    try {
-        run_op(op, inputs, std::move(attrs), opset, outputs);
-        ADD_FAILURE() << op << ": expected an error naming '" << text << "'";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput) << e.what();
-        EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
-    }
+    test::expect_error([&] { run_op(op, inputs, std::move(attrs), opset, outputs); },
+                       ErrorKind::kInvalidInput, text);
 }
 
 // TfIdfVectorizer's attributes in TF mode, counting the pool's unigrams and bigrams.
