@@ -91,23 +91,22 @@ TfIdfConfig parse_tfidf(const Attrs& a) {
     for (const auto& s : a.get_strings("pool_strings")) pool.emplace_back(s);
     const auto counts = a.get_ints("ngram_counts");
     check_counts(counts, pool.size());
-    int64_t grams = 0;  // n-grams in the pool
+    std::vector<int64_t> per_length(counts.size());  // the pool's n-grams of length i + 1
     for (size_t i = 0; i < counts.size(); ++i) {
         const int64_t end =
             i + 1 < counts.size() ? counts[i + 1] : static_cast<int64_t>(pool.size());
-        grams += (end - counts[i]) / (static_cast<int64_t>(i) + 1);
+        per_length[i] = (end - counts[i]) / (static_cast<int64_t>(i) + 1);
     }
+    int64_t grams = 0;
+    for (int64_t g : per_length) grams += g;
     check_config(c, grams);
     int64_t id = 1;
     for (size_t i = 0; i < counts.size(); ++i) {
         const int64_t n = static_cast<int64_t>(i) + 1;
-        const int64_t end =
-            i + 1 < counts.size() ? counts[i + 1] : static_cast<int64_t>(pool.size());
-        const int64_t count = (end - counts[i]) / n;
         if (n >= c.min_len && n <= c.max_len)
-            add_ngrams(*c.root, pool, static_cast<size_t>(counts[i]), count, n, &id);
+            add_ngrams(*c.root, pool, static_cast<size_t>(counts[i]), per_length[i], n, &id);
         else
-            id += count;
+            id += per_length[i];
     }
     return c;
 }
