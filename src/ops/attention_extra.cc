@@ -76,16 +76,16 @@ LinInputs read_linear_inputs(KernelContext& ctx, const LinConfig& c) {
         fail("LinearAttention: beta is required exactly by delta rules");
     if (ctx.has_input(6) && !c.delta) fail("LinearAttention: erase_gate needs a delta rule");
     if (c.gated) {
-        in.decay = to_doubles(ctx.input(4));
         in.decay_last = step_columns(ctx.input(4), in, "decay");
         if (in.decay_last != c.kv_heads && in.decay_last != c.kv_heads * in.dk)
             fail("LinearAttention: decay must have kv_num_heads or kv_num_heads * d_k columns");
+        in.decay = to_doubles(ctx.input(4));
     }
     if (c.delta) {
-        in.beta = to_doubles(ctx.input(5));
         in.beta_last = step_columns(ctx.input(5), in, "beta");
         if (in.beta_last != c.kv_heads && in.beta_last != 1)
             fail("LinearAttention: beta must have kv_num_heads or 1 columns");
+        in.beta = to_doubles(ctx.input(5));
     }
     if (ctx.has_input(6)) {
         if (step_columns(ctx.input(6), in, "erase_gate") != c.kv_heads * in.dk)

@@ -130,17 +130,19 @@ KernelFn make_sequence_map(const Attrs& a, int64_t) {
     if (!body) fail("SequenceMap: missing body");
     return [body](KernelContext& ctx) {
         const size_t n = input_sequence(ctx, 0, "SequenceMap").size();
-        for (size_t i = 1; i < ctx.num_inputs(); ++i)
-            if (ctx.value(i) && ctx.value(i)->is_sequence() && ctx.value(i)->sequence().size() != n)
+        for (size_t i = 1; i < ctx.num_inputs(); ++i) {
+            const RtValue* v = ctx.value(i);
+            if (!v) fail("SequenceMap: input " + std::to_string(i) + " is missing");
+            if (v->is_sequence() && v->sequence().size() != n)
                 fail("SequenceMap: input " + std::to_string(i) + " holds " +
-                     std::to_string(ctx.value(i)->sequence().size()) + " tensors, input 0 " +
+                     std::to_string(v->sequence().size()) + " tensors, input 0 " +
                      std::to_string(n));
+        }
         std::vector<std::vector<Tensor>> outs(body->outputs().size());
         for (size_t it = 0; it < n; ++it) {
             std::vector<RtValue> in;
             for (size_t i = 0; i < ctx.num_inputs(); ++i) {
                 const RtValue* v = ctx.value(i);
-                if (!v) fail("SequenceMap: input " + std::to_string(i) + " is missing");
                 in.push_back(v->is_sequence() ? RtValue::of(v->sequence().at(it)) : *v);
             }
             auto res = ctx.subgraphs().run(*body, std::move(in));
