@@ -7,6 +7,7 @@
 #include "ops/broadcast.h"
 #include "ops/conv_kernels.h"
 #include "ops/op_table.h"
+#include "ops/quant_matmul_params.h"
 #include "ops/quant_util.h"
 #include "ops/tensor_util.h"
 
@@ -93,17 +94,23 @@ KernelFn make_matmul_integer(const Attrs&, int64_t) {
         const Tensor& b = ctx.input(1);
         const Tensor* azp = ctx.has_input(2) ? &ctx.input(2) : nullptr;
         const Tensor* bzp = ctx.has_input(3) ? &ctx.input(3) : nullptr;
-        auto r = int_matmul(shifted(a, azp, a.rank() - 2, "MatMulInteger"), a.dims(),
-                            shifted(b, bzp, b.rank() - 1, "MatMulInteger"), b.dims());
+        auto r = int_matmul(matmul_shifted(a, azp, MatmulSide::kA, "MatMulInteger"), a.dims(),
+                            matmul_shifted(b, bzp, MatmulSide::kB, "MatMulInteger"), b.dims());
         ctx.set_output(0, int32_tensor(r.dims, r.values));
     };
 }
 
-// Requantizes accumulator values: round(v * multiplier[channel]) + zp, saturated to y_zp's type;
-// one multiplier, or one per index of `channel_axis`.
+// Requantizes accumulator values: round(v * multiplier) + zp, saturated to y_zp's type; one
+// multiplier, one per index of `channel_axis`, or (channel_axis -1) one per value.
 Tensor requantize(const std::vector<int64_t>& acc, const std::vector<int64_t>& dims,
                   const std::vector<double>& mult, int64_t channel_axis, const Tensor& y_zp,
                   const char* op) {
+    if (channel_axis < 0 && mult.size() == acc.size()) {
+        const double zp = scalar_value(y_zp, "y_zero_point");
+        QuantWriter w(y_zp.dtype(), dims, true);
+        for (size_t i = 0; i < acc.size(); ++i) w.set(i, static_cast<double>(acc[i]) * mult[i], zp);
+        return w.take();
+    }
     const bool per_channel = mult.size() != 1;
     if (per_channel && (channel_axis < 0 || channel_axis >= static_cast<int64_t>(dims.size()) ||
                         static_cast<int64_t>(mult.size()) != dims[size_t(channel_axis)]))
@@ -122,13 +129,10 @@ Tensor requantize(const std::vector<int64_t>& acc, const std::vector<int64_t>& d
     return w.take();
 }
 
-// x_scale * w_scale[k] / y_scale, rounded to float as ONNX's reference computes it, per weight
-// scale (x_scale and y_scale: scalars; a per-row x_scale is not supported).
-std::vector<double> multipliers(const Tensor& x_scale, const Tensor& w_scale, const Tensor& y_scale,
-                                const char* op) {
-    if (x_scale.numel() != 1)
-        unsupported(std::string(op) + ": a per-row input scale of shape " +
-                    dims_text(x_scale.dims()));
+// QLinearConv's x_scale * w_scale[k] / y_scale, rounded to float as ONNX's reference computes
+// it, per weight scale (x_scale and y_scale are scalars).
+std::vector<double> multipliers(const Tensor& x_scale, const Tensor& w_scale,
+                                const Tensor& y_scale) {
     const double xs = scalar_value(x_scale, "x_scale"), ys = scalar_value(y_scale, "y_scale");
     std::vector<double> mult;
     for (uint64_t k = 0; k < w_scale.numel(); ++k)
@@ -141,12 +145,12 @@ KernelFn make_qlinear_matmul(const Attrs&, int64_t) {
     return [](KernelContext& ctx) {
         const Tensor& a = ctx.input(0);
         const Tensor& b = ctx.input(3);
-        auto r = int_matmul(shifted(a, &ctx.input(2), a.rank() - 2, "QLinearMatMul"), a.dims(),
-                            shifted(b, &ctx.input(5), b.rank() - 1, "QLinearMatMul"), b.dims());
-        const auto mult = multipliers(ctx.input(1), ctx.input(4), ctx.input(6), "QLinearMatMul");
-        ctx.set_output(0,
-                       requantize(r.values, r.dims, mult, static_cast<int64_t>(r.dims.size()) - 1,
-                                  ctx.input(7), "QLinearMatMul"));
+        const char* op = "QLinearMatMul";
+        auto r = int_matmul(matmul_shifted(a, &ctx.input(2), MatmulSide::kA, op), a.dims(),
+                            matmul_shifted(b, &ctx.input(5), MatmulSide::kB, op), b.dims());
+        const auto mult =
+            matmul_multipliers(a, ctx.input(1), b, ctx.input(4), ctx.input(6), r.dims, op);
+        ctx.set_output(0, requantize(r.values, r.dims, mult, -1, ctx.input(7), op));
     };
 }
 
@@ -233,7 +237,7 @@ KernelFn make_qlinear_conv(const Attrs& a, int64_t) {
                 acc[i] += static_cast<int64_t>(bias.element_as_double(
                     static_cast<uint64_t>((static_cast<int64_t>(i) / osz) % s.m)));
         }
-        const auto mult = multipliers(ctx.input(1), ctx.input(4), ctx.input(6), "QLinearConv");
+        const auto mult = multipliers(ctx.input(1), ctx.input(4), ctx.input(6));
         ctx.set_output(0, requantize(acc, dims, mult, 1, ctx.input(7), "QLinearConv"));
     };
 }
