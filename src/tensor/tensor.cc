@@ -50,6 +50,14 @@ void require_room(DataType dtype, const std::vector<int64_t>& dims, uint64_t num
         require_memory_for(bytes, "a " + dtype_name(dtype) + " tensor of shape " + dims_text(dims));
 }
 
+// The alignment typed reads of an element need: its size, a complex number's part's, 1 for
+// packed sub-byte types.
+uint64_t element_alignment(DataType dtype) {
+    const bool complex = dtype == DataType::kComplex64 || dtype == DataType::kComplex128;
+    const int bits = dtype == DataType::kString ? 8 : dtype_bits(dtype);
+    return std::max(1, (complex ? bits / 2 : bits) / 8);
+}
+
 }  // namespace
 
 std::string dims_text(const std::vector<int64_t>& dims) {
@@ -168,6 +176,17 @@ Tensor Tensor::from_view(DataType dtype, std::vector<int64_t> dims, const uint8_
                                                   std::to_string(t.nbytes_) + " bytes, got " +
                                                   std::to_string(size));
     t.dims_ = std::move(dims);
+    if (reinterpret_cast<uintptr_t>(data) % element_alignment(dtype) != 0) {
+        // An .npz member or external data at an odd offset: typed reads of it would be
+        // misaligned (undefined behaviour; vector code may fault), so it is copied.
+        require_room(dtype, t.dims_, t.numel_, t.nbytes_);
+        std::shared_ptr<uint8_t[]> buf = cache_aligned_buffer(t.nbytes_);
+        std::memcpy(buf.get(), data, t.nbytes_);
+        t.data_ = buf.get();
+        t.owner_ = std::move(buf);
+        t.owned_ = true;
+        return t;
+    }
     t.data_ = data;
     t.owner_ = std::move(owner);
     return t;

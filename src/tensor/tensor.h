@@ -37,7 +37,7 @@ class Tensor {
     // Takes ownership of a buffer of `size` bytes, which must be storage_bytes(dtype, numel).
     static Tensor from_buffer(DataType dtype, std::vector<int64_t> dims,
                               std::shared_ptr<uint8_t[]> buffer, uint64_t size);
-    // A view of `size` bytes at `data`, kept alive by `owner` (e.g. a MappedFile).
+    // A view of `size` bytes at `data` kept alive by `owner`; a copy if misaligned for dtype.
     static Tensor from_view(DataType dtype, std::vector<int64_t> dims, const uint8_t* data,
                             uint64_t size, std::shared_ptr<const void> owner);
     static Tensor from_strings(std::vector<int64_t> dims, std::vector<std::string> values);
