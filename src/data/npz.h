@@ -12,7 +12,8 @@
 
 namespace pg::data {
 
-// True when the bytes start like a zip archive ("PK\x03\x04").
+// True when the bytes start like a zip archive: a member ("PK\x03\x04"), or the end record of
+// an archive with none ("PK\x05\x06", as numpy.savez writes no arrays).
 bool is_npz(const uint8_t* data, uint64_t size);
 
 // Every array of an archive, in directory order; keys lose their ".npy" suffix.

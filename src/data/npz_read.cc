@@ -170,7 +170,8 @@ runners::NamedTensors decode_archive(const Archive& a, std::shared_ptr<const voi
 }  // namespace
 
 bool is_npz(const uint8_t* data, uint64_t size) {
-    return size >= 4 && std::memcmp(data, "PK\x03\x04", 4) == 0;
+    return size >= 4 &&
+           (std::memcmp(data, "PK\x03\x04", 4) == 0 || std::memcmp(data, "PK\x05\x06", 4) == 0);
 }
 
 runners::NamedTensors npz_decode(std::string_view bytes, const std::string& what) {

@@ -216,6 +216,15 @@ TEST(Npz, HostileArchivesAreInvalidInput) {
     }
 }
 
+TEST(Npz, AnArchiveWithoutArraysLoadsAgain) {
+    // A fuzzer finding: an empty feed dict saved as .npz (a bare end record) was then read as JSON.
+    const std::string path = test::make_temp_dir() + "/empty.npz";
+    data::save_inputs(path, {{}});
+    const data::FeedList back = data::load_inputs(path);
+    ASSERT_EQ(back.size(), 1u);
+    EXPECT_TRUE(back[0].empty());
+}
+
 TEST(DataFiles, NpyIsNamedAfterTheModelInput) {
     const std::string path = test::make_temp_dir() + "/arr.npy";
     data::save_npy(path, sample_f32());
