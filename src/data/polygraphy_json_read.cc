@@ -36,12 +36,31 @@ const Json& member(const Json& j, const char* key, const std::string& what) {
     return *it;
 }
 
+// Python's str.encode("latin-1") of a JSON string (held as UTF-8): one byte per code point,
+// which must be below 256.
+std::string latin1_bytes(const std::string& utf8, const std::string& what) {
+    std::string out;
+    out.reserve(utf8.size());
+    for (size_t i = 0; i < utf8.size(); ++i) {
+        const auto c = static_cast<unsigned char>(utf8[i]);
+        if (c < 0x80) {
+            out += static_cast<char>(c);
+        } else if ((c == 0xC2 || c == 0xC3) && i + 1 < utf8.size() &&
+                   (static_cast<unsigned char>(utf8[i + 1]) & 0xC0) == 0x80) {
+            out += static_cast<char>(((c & 0x03) << 6) | (utf8[++i] & 0x3F));
+        } else {
+            bad(what, "ndarray 'array' is neither base64 nor latin-1 text");
+        }
+    }
+    return out;
+}
+
 Tensor decode_ndarray(const Json& j, const std::string& what) {
     const Json& a = member(j, "array", what);
     if (!a.is_string()) bad(what, "ndarray 'array' is not a string");
     const std::string& text = a.get_ref<const std::string&>();
     std::optional<std::string> bytes = base64_decode(text);
-    if (!bytes) bytes = text;  // legacy: latin-1 bytes (ASCII here)
+    if (!bytes) bytes = latin1_bytes(text, what);  // legacy: the .npy bytes as latin-1 text
     const auto* p = reinterpret_cast<const uint8_t*>(bytes->data());
     if (is_npz(p, bytes->size())) return first_npz_array(*bytes, what);
     return npy_decode(p, bytes->size(), what);

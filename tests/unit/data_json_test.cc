@@ -2,6 +2,7 @@
 // Python number formatting, and files we write loading back bit-exactly.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 
 #include "base/error.h"
@@ -9,7 +10,9 @@
 #include "data/base64.h"
 #include "data/data_files.h"
 #include "data/json_text.h"
+#include "data/npy.h"
 #include "data/polygraphy_json.h"
+#include "support/expect_error.h"
 #include "support/test_paths.h"
 
 namespace pg {
@@ -149,6 +152,34 @@ TEST(PolygraphyJson, Bfloat16IsStoredAsFloat32) {
     auto back = data::load_inputs(path);
     EXPECT_EQ(back[0][0].second.dtype(), DataType::kFloat32);
     EXPECT_EQ(back[0][0].second.element_as_double(0), 1.5);
+}
+
+// The .npy bytes as Python's json.dumps writes a latin-1 str: \u00XX past ASCII.
+std::string latin1_json_string(const std::string& bytes) {
+    std::string out = "\"";
+    for (const char ch : bytes) {
+        const auto c = static_cast<unsigned char>(ch);
+        char esc[8];
+        std::snprintf(esc, sizeof esc, "\\u%04x", c);
+        out += c >= 0x20 && c < 0x7f && c != '"' && c != '\\' ? std::string(1, ch) : esc;
+    }
+    return out + "\"";
+}
+
+TEST(PolygraphyJson, LegacyLatin1ArraysDecode) {
+    // Old Polygraphy stored the .npy bytes as latin-1 text: its magic byte 0x93 is U+0093, two
+    // bytes in UTF-8, so the text must be turned back into one byte per code point.
+    const Tensor t = Tensor::from_values<float>(DataType::kFloat32, {3}, {1.5f, -2, 1e-3f});
+    const std::string path = test::make_temp_dir() + "/legacy.json";
+    write_file_atomic(path, "[{\"x\": {\"array\": " + latin1_json_string(data::npy_encode(t)) +
+                                ", \"polygraphy_class\": \"ndarray\"}}]");
+    const data::FeedList back = data::load_inputs(path);
+    ASSERT_EQ(back.size(), 1u);
+    EXPECT_TRUE(back[0][0].second.same_contents(t));
+    write_file_atomic(
+        path, "[{\"x\": {\"array\": \"\\u0193NUMPY\", \"polygraphy_class\": \"ndarray\"}}]");
+    test::expect_error([&] { data::load_inputs(path); }, ErrorKind::kInvalidInput,
+                       "neither base64 nor latin-1");
 }
 
 TEST(PolygraphyJson, WrongKindsAreInvalidInput) {
