@@ -65,16 +65,16 @@ Tensor matmul_tensors(const Tensor& a, const Tensor& b, ThreadPool* pool) {
     const bool per_item_parallel =
         matmul_products_per_thread(static_cast<int64_t>(items.size()), m * n * k, pool);
     run_affine(per_item_parallel ? pool : nullptr, static_cast<int64_t>(items.size()), 1,
-                 [&](int64_t s, int64_t e) {
-                     for (int64_t it = s; it < e; ++it) {
-                         GemmArgs<T> g;
-                         g.m = m, g.n = n, g.k = k;
-                         g.a = a.data<T>() + items[it][0] * m * k, g.lda = k;
-                         g.b = b.data<T>() + items[it][1] * k * n, g.ldb = n;
-                         g.c = dst + items[it][2] * m * n, g.ldc = n;
-                         run_gemm(g, per_item_parallel ? nullptr : pool);
-                     }
-                 });
+               [&](int64_t s, int64_t e) {
+                   for (int64_t it = s; it < e; ++it) {
+                       GemmArgs<T> g;
+                       g.m = m, g.n = n, g.k = k;
+                       g.a = a.data<T>() + items[it][0] * m * k, g.lda = k;
+                       g.b = b.data<T>() + items[it][1] * k * n, g.ldb = n;
+                       g.c = dst + items[it][2] * m * n, g.ldc = n;
+                       run_gemm(g, per_item_parallel ? nullptr : pool);
+                   }
+               });
     return out;
 }
 
@@ -121,6 +121,8 @@ KernelFn make_gemm(const Attrs& at, int64_t) {
     return half_via_float([=](KernelContext& ctx) {
         const Tensor& a = ctx.input(0);
         const Tensor* c = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+        if (ctx.input(1).dtype() != a.dtype() || (c && c->dtype() != a.dtype()))
+            fail("Gemm: A, B and C must have the same type");
         dispatch_numeric(a.dtype(), "Gemm", [&]<typename T>() {
             ctx.set_output(0, gemm_tensors<T>(a, ctx.input(1), c, ta, tb, alpha, beta, ctx.pool()));
         });

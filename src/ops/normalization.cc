@@ -19,6 +19,26 @@ namespace pg::ops {
 
 namespace {
 
+// A parameter (scale, bias, mean, var) as values of X's type T: its own data when the types
+// match, else a converted copy (BatchNormalization's opset 15 lets them differ from X).
+template <typename T>
+struct ParamValues {
+    std::vector<T> held;
+    const T* data = nullptr;
+    ParamValues(const Tensor& p, DataType x_type, const char* op) {
+        if (p.dtype() == x_type) {
+            data = p.data<T>();
+            return;
+        }
+        if (!dtype_is_float(p.dtype()))
+            fail(std::string(op) + ": parameters must be floating point, got " +
+                 dtype_name(p.dtype()));
+        held.resize(p.numel());
+        for (uint64_t i = 0; i < p.numel(); ++i) held[i] = static_cast<T>(p.element_as_double(i));
+        data = held.data();
+    }
+};
+
 KernelFn make_batch_norm(const Attrs& at, int64_t opset) {
     const double eps = at.get_float("epsilon", 1e-5f);
     const bool training = opset >= 14 ? at.get_int("training_mode", 0) != 0
@@ -37,15 +57,21 @@ KernelFn make_batch_norm(const Attrs& at, int64_t opset) {
             if (ctx.input(i).numel() != static_cast<uint64_t>(c))
                 fail("BatchNormalization: parameters must have C elements");
         Tensor y = Tensor::uninitialized(x.dtype(), x.dims());
+        const char* op = "BatchNormalization";
         if (x.dtype() == DataType::kFloat32) {
-            batch_norm_fast(x, ctx.input(1).data<float>(), ctx.input(2).data<float>(),
-                            ctx.input(3).data<float>(), ctx.input(4).data<float>(), eps,
+            using P = ParamValues<float>;
+            const P s(ctx.input(1), x.dtype(), op), b(ctx.input(2), x.dtype(), op);
+            const P m(ctx.input(3), x.dtype(), op), v(ctx.input(4), x.dtype(), op);
+            batch_norm_fast(x, s.data, b.data, m.data, v.data, eps,
                             reinterpret_cast<float*>(y.mutable_bytes()), ctx.pool());
             return ctx.set_output(0, std::move(y));
         }
-        dispatch_float(x.dtype(), "BatchNormalization", [&]<typename T>() {
-            batch_norm<T>(x, ctx.input(1).data<T>(), ctx.input(2).data<T>(), ctx.input(3).data<T>(),
-                          ctx.input(4).data<T>(), eps, reinterpret_cast<T*>(y.mutable_bytes()));
+        dispatch_float(x.dtype(), op, [&]<typename T>() {
+            using P = ParamValues<T>;
+            const P s(ctx.input(1), x.dtype(), op), b(ctx.input(2), x.dtype(), op);
+            const P m(ctx.input(3), x.dtype(), op), v(ctx.input(4), x.dtype(), op);
+            batch_norm<T>(x, s.data, b.data, m.data, v.data, eps,
+                          reinterpret_cast<T*>(y.mutable_bytes()));
         });
         ctx.set_output(0, std::move(y));
     });
@@ -60,9 +86,11 @@ KernelFn make_instance_norm(const Attrs& at, int64_t) {
         if (ctx.input(1).numel() != uint64_t(c) || ctx.input(2).numel() != uint64_t(c))
             fail("InstanceNormalization: scale and B must have C elements");
         Tensor y = Tensor::uninitialized(x.dtype(), x.dims());
-        dispatch_float(x.dtype(), "InstanceNormalization", [&]<typename T>() {
-            group_norm<T>(x, c, ctx.input(1).data<T>(), ctx.input(2).data<T>(), true, eps,
-                          reinterpret_cast<T*>(y.mutable_bytes()), ctx.pool());
+        const char* op = "InstanceNormalization";
+        dispatch_float(x.dtype(), op, [&]<typename T>() {
+            const ParamValues<T> s(ctx.input(1), x.dtype(), op), b(ctx.input(2), x.dtype(), op);
+            group_norm<T>(x, c, s.data, b.data, true, eps, reinterpret_cast<T*>(y.mutable_bytes()),
+                          ctx.pool());
         });
         ctx.set_output(0, std::move(y));
     });
@@ -83,8 +111,10 @@ KernelFn make_group_norm(const Attrs& at, int64_t) {
         if ((!per_channel && scale.numel() != uint64_t(groups)) || bias.numel() != scale.numel())
             fail("GroupNormalization: scale and bias must have num_groups or C elements");
         Tensor y = Tensor::uninitialized(x.dtype(), x.dims());
-        dispatch_float(x.dtype(), "GroupNormalization", [&]<typename T>() {
-            group_norm<T>(x, groups, scale.data<T>(), bias.data<T>(), per_channel, eps,
+        const char* op = "GroupNormalization";
+        dispatch_float(x.dtype(), op, [&]<typename T>() {
+            const ParamValues<T> s(scale, x.dtype(), op), b(bias, x.dtype(), op);
+            group_norm<T>(x, groups, s.data, b.data, per_channel, eps,
                           reinterpret_cast<T*>(y.mutable_bytes()), ctx.pool());
         });
         ctx.set_output(0, std::move(y));

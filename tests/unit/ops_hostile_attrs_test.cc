@@ -211,5 +211,34 @@ TEST(OpsHostileAttrs, QuantizedParametersAreCounted) {
     expect_refused("MatMulInteger", {u8({}, {1}), a}, {}, 10, "operands must have rank >= 1");
 }
 
+TEST(OpsHostileAttrs, GemmInputsOfAnotherTypeAreRefused) {
+    // A float16 A with an int8 B: B was read as floats, past its storage.
+    const Tensor a = Tensor::from_values<uint16_t>(DataType::kFloat16, {1, 2}, {0x3c00, 0x3c00});
+    const Tensor b8 = Tensor::from_values<int8_t>(DataType::kInt8, {2, 2}, {1, 2, 3, 4});
+    expect_refused("Gemm", {a, b8}, {}, 13, "Gemm: A, B and C must have the same type");
+    const Tensor x = test::f32({1, 2}, {1, 2}), b = test::f32({2, 2}, {1, 0, 0, 1});
+    expect_refused("Gemm", {x, b, test::i64({2}, {1, 1})}, {}, 13, "must have the same type");
+}
+
+TEST(OpsHostileAttrs, NormalizationParametersMustBeFloats) {
+    const Tensor x = test::f32({1, 2, 2}, {1, 2, 3, 4});
+    const Tensor s8 = Tensor::from_values<int8_t>(DataType::kInt8, {2}, {1, 1});
+    expect_refused("InstanceNormalization", {x, s8, test::f32({2}, {0, 0})}, {}, 6,
+                   "InstanceNormalization: parameters must be floating point, got int8");
+    expect_refused("BatchNormalization", {x, s8, s8, s8, s8}, {}, 15, "got int8");
+}
+
+TEST(OpsHostileAttrs, BatchNormalizationParametersMayHaveTheirOwnFloatType) {
+    // Opset 15: float64 X, float32 scale / bias / mean / var (they were read as doubles).
+    const Tensor x = Tensor::from_values<double>(DataType::kFloat64, {1, 2, 1}, {3, 5});
+    const Tensor one = test::f32({2}, {1, 2}), zero = test::f32({2}, {0, 0});
+    const Tensor var = test::f32({2}, {1, 1});
+    const Tensor y = run_op("BatchNormalization", {x, one, zero, zero, var},
+                            ir::attrs(Attribute::make_float("epsilon", 0)), 15)[0];
+    ASSERT_EQ(y.dtype(), DataType::kFloat64);
+    EXPECT_EQ(y.element_as_double(0), 3);
+    EXPECT_EQ(y.element_as_double(1), 10);
+}
+
 }  // namespace
 }  // namespace pg
