@@ -110,9 +110,9 @@ KernelFn global_pool(const char* op, int kind, double p) {
             T* dst = reinterpret_cast<T*>(y.mutable_bytes());
             // Planes over the pool (each plane's sum stays in order: the same values).
             run_affine(planes * plane > (1 << 15) ? ctx.pool() : nullptr, planes, 1,
-                         [&](int64_t b, int64_t e) {
-                             global_pool_planes<T>(src + b * plane, dst + b, e - b, plane, kind, p);
-                         });
+                       [&](int64_t b, int64_t e) {
+                           global_pool_planes<T>(src + b * plane, dst + b, e - b, plane, kind, p);
+                       });
         });
         ctx.set_output(0, std::move(y));
     });
@@ -173,6 +173,7 @@ KernelFn make_max_roi_pool(const Attrs& at, int64_t) {
         const Tensor& rois = ctx.input(1);
         if (x.rank() != 4 || rois.rank() != 2 || rois.dims()[1] != 5)
             fail("MaxRoiPool: X must be 4-D and rois (R, 5)");
+        if (rois.dtype() != x.dtype()) fail("MaxRoiPool: X and rois have different types");
         Tensor y = Tensor::zeros(x.dtype(), {rois.dims()[0], x.dims()[1], pooled[0], pooled[1]});
         dispatch_float(x.dtype(), "MaxRoiPool", [&]<typename T>() {
             max_roi_pool<T>(x, rois.data<T>(), rois.dims()[0], pooled, scale,

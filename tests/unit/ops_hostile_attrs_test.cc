@@ -220,6 +220,13 @@ TEST(OpsHostileAttrs, GemmInputsOfAnotherTypeAreRefused) {
     expect_refused("Gemm", {x, b, test::i64({2}, {1, 1})}, {}, 13, "must have the same type");
 }
 
+TEST(OpsHostileAttrs, MaxRoiPoolRoisOfAnotherTypeAreRefused) {
+    const Tensor x = test::f32({1, 1, 2, 2}, {1, 2, 3, 4});
+    const Tensor rois = Tensor::from_values<double>(DataType::kFloat64, {1, 5}, {0, 0, 0, 1, 1});
+    expect_refused("MaxRoiPool", {x, rois}, ir::attrs(Attribute::make_ints("pooled_shape", {1, 1})),
+                   1, "MaxRoiPool: X and rois have different types");
+}
+
 TEST(OpsHostileAttrs, NormalizationParametersMustBeFloats) {
     const Tensor x = test::f32({1, 2, 2}, {1, 2, 3, 4});
     const Tensor s8 = Tensor::from_values<int8_t>(DataType::kInt8, {2}, {1, 1});
