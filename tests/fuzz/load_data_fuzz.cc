@@ -25,16 +25,24 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A folder of this process's, removed when the process exits normally.
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        const char* tmp = std::getenv("TMPDIR");
+        path = fs::path(tmp ? tmp : "/tmp") / ("pg-load-data-fuzz-" + std::to_string(getpid()));
+        fs::create_directories(path);
+    }
+    ~TempDir() {
+        std::error_code ignored;
+        fs::remove_all(path, ignored);
+    }
+};
+
 // This process's folder for the input and the round trip's files.
 const fs::path& work_dir() {
-    static const fs::path dir = [] {
-        const char* tmp = std::getenv("TMPDIR");
-        fs::path d =
-            fs::path(tmp ? tmp : "/tmp") / ("pg-load-data-fuzz-" + std::to_string(getpid()));
-        fs::create_directories(d);
-        return d;
-    }();
-    return dir;
+    static const TempDir dir;
+    return dir.path;
 }
 
 void write_file(const fs::path& path, const uint8_t* data, size_t size) {
