@@ -150,6 +150,10 @@ void check_grid_sample(const Tensor& x, const Tensor& grid, const GridSampleConf
     if (grid.rank() != x.rank() || grid.dims()[0] != x.dims()[0] ||
         grid.dims().back() != x.rank() - 2)
         fail("GridSample: grid must have shape [N, D1, ..., Dr, r] with r = rank(X) - 2");
+    for (size_t a = 2; a < x.dims().size(); ++a)
+        if (x.dims()[a] < 1)
+            fail("GridSample: X has an empty spatial dim (shape " + dims_text(x.dims()) +
+                 "), nothing to sample");
 }
 
 KernelFn grid_sample_kernel(GridSampleConfig c) {

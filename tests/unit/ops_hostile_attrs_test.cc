@@ -227,6 +227,13 @@ TEST(OpsHostileAttrs, MaxRoiPoolRoisOfAnotherTypeAreRefused) {
                    1, "MaxRoiPool: X and rois have different types");
 }
 
+TEST(OpsHostileAttrs, GridSampleRefusesAnEmptyImage) {
+    // X of 0 columns: each sample took the address of its plane in an empty vector.
+    const Tensor x = Tensor::zeros(DataType::kFloat32, {1, 1, 2, 0});
+    expect_refused("GridSample", {x, test::f32({1, 1, 1, 2}, {0, 0})}, {}, 16,
+                   "GridSample: X has an empty spatial dim (shape [1, 1, 2, 0])");
+}
+
 TEST(OpsHostileAttrs, NormalizationParametersMustBeFloats) {
     const Tensor x = test::f32({1, 2, 2}, {1, 2, 3, 4});
     const Tensor s8 = Tensor::from_values<int8_t>(DataType::kInt8, {2}, {1, 1});
