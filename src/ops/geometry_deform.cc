@@ -21,6 +21,9 @@ struct DeformConfig {
 
 // Bilinear sample of an h x w plane at (y, x); pixels outside read as zero.
 double bilinear_zero(const double* p, int64_t h, int64_t w, double y, double x) {
+    // Outside (-1, h) x (-1, w) every tap is padding (and the casts below would overflow for a
+    // huge or NaN offset).
+    if (!(y > -1 && y < static_cast<double>(h) && x > -1 && x < static_cast<double>(w))) return 0;
     const double y0 = std::floor(y), x0 = std::floor(x);
     const int64_t iy = static_cast<int64_t>(y0), ix = static_cast<int64_t>(x0);
     const double fy = y - y0, fx = x - x0;
@@ -83,7 +86,7 @@ double deform_at(const DeformShapes& s, const DeformConfig& c, const std::vector
     double acc = 0;
     for (int64_t ci = 0; ci < s.icg; ++ci) {
         const int64_t ic = g * s.icg + ci, og = ic / icpo;
-        const double* xp = &x[static_cast<size_t>((n * s.ic + ic) * s.ih * s.iw)];
+        const double* xp = x.data() + (n * s.ic + ic) * s.ih * s.iw;  // x may be empty
         for (int64_t t = 0; t < taps; ++t) {
             const int64_t ki = t / s.kw, kj = t % s.kw;
             const int64_t ob = ((n * c.offset_group + og) * taps + t) * 2;

@@ -2,6 +2,8 @@
 // modes, Col2Im overlap, CenterCropPad and DeformConv, with hand-computed values.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <cmath>
 #include "base/error.h"
 #include "base/float16.h"
@@ -188,6 +190,22 @@ TEST(OpsGeometry, DeformConvZeroOffsetIsConvAndOffsetsInterpolate) {
     auto moved = run_op("DeformConv",
                         {x, w, f32({1, 8, 1, 1}, {0.5f, 0, 0.5f, 0, 0.5f, 0, 0.5f, 0})}, {}, 19);
     EXPECT_FLOAT_EQ(test::values_f32(moved[0])[0], 8.5f);
+}
+
+TEST(OpsGeometry, DeformConvFarOffsetsAndEmptyImagesReadPadding) {
+    // Offsets far outside (or NaN) sample padding: 0 (their floor no longer goes through an
+    // overflowing int64 cast).
+    const Tensor x = f32({1, 1, 2, 2}, {1, 2, 3, 4}), w = f32({1, 1, 2, 2}, {1, 1, 1, 1});
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    auto far = run_op("DeformConv",
+                      {x, w, f32({1, 8, 1, 1}, {1e30f, 0, -1e30f, 0, nan, 0, 0, 3e9f})}, {}, 19);
+    EXPECT_EQ(test::values_f32(far[0])[0], 0.0f);
+    // A 0 x 0 image padded by one: a 2 x 2 output of padding.
+    auto empty = run_op("DeformConv",
+                        {Tensor::zeros(DataType::kFloat32, {1, 1, 0, 0}), f32({1, 1, 1, 1}, {1}),
+                         Tensor::zeros(DataType::kFloat32, {1, 2, 2, 2})},
+                        ir::attrs(ir::Attribute::make_ints("pads", {1, 1, 1, 1})), 19);
+    EXPECT_EQ(test::values_f32(empty[0]), std::vector<float>(4, 0.0f));
 }
 
 }  // namespace
