@@ -2,12 +2,11 @@
 // modes, Col2Im overlap, CenterCropPad and DeformConv, with hand-computed values.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 
-#include <cmath>
 #include "base/error.h"
 #include "base/float16.h"
-
 #include "ir/builder.h"
 #include "runtime/session.h"
 #include "support/op_runner.h"
