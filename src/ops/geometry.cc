@@ -57,6 +57,11 @@ double reflect(double x, double lo, double hi) {
     if (range <= 0) return lo;
     if (x < lo || x > hi) {
         const double dx = x < lo ? lo - x : x - hi;
+        if (!(dx / range < 4503599627370496.0)) {  // 2^52 ranges away: no exact int64 count
+            const bool even = std::fmod(std::floor(dx / range), 2.0) == 0;
+            const double r = std::fmod(dx, range);
+            return (x < lo) == even ? lo + r : hi - r;
+        }
         const int64_t n = static_cast<int64_t>(dx / range);
         const double r = dx - static_cast<double>(n) * range;
         const bool toward_lo = (x < lo) == (n % 2 == 0);
@@ -99,6 +104,9 @@ AxisTaps axis_taps(double g, int64_t len, const GridSampleConfig& c) {
         if (c.padding == "border") x = std::clamp(x, 0.0, static_cast<double>(len - 1));
         if (c.padding == "reflection") x = reflect(x, lo, hi);
     }
+    // Far outside (zeros padding) or NaN, every tap reads padding: a point 3 pixels out gives
+    // the same taps and keeps the int64 casts below defined.
+    if (!(x >= lo - 3 && x <= hi + 3)) x = x > hi ? hi + 3 : lo - 3;
     AxisTaps t;
     const auto add = [&](int64_t i, double w) {
         t.index[static_cast<size_t>(t.n)] = padded_index(i, len, c.padding, lo, hi);

@@ -191,6 +191,22 @@ TEST(OpsGeometry, DeformConvZeroOffsetIsConvAndOffsetsInterpolate) {
     EXPECT_FLOAT_EQ(test::values_f32(moved[0])[0], 8.5f);
 }
 
+TEST(OpsGeometry, GridSampleFarAndNaNCoordinates) {
+    // Coordinates far outside (and NaN) read zeros padding; under reflection a coordinate 1e300
+    // away still lands inside the image. Neither goes through an overflowing int64 cast.
+    const Tensor x = f32({1, 1, 2, 2}, {1, 2, 3, 4});
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const Tensor grid = f32({1, 1, 3, 2}, {1e30f, 0, -3e38f, 0.5f, nan, 0});
+    EXPECT_EQ(test::values_f32(run_op("GridSample", {x, grid}, {}, 16)[0]),
+              (std::vector<float>{0, 0, 0}));
+    const auto reflected = test::values_f32(
+        run_op("GridSample", {x, f32({1, 1, 1, 2}, {3e38f, 0})},
+               ir::attrs(ir::Attribute::make_string("padding_mode", "reflection")), 16)[0]);
+    ASSERT_EQ(reflected.size(), 1u);
+    EXPECT_GE(reflected[0], 1.0f);
+    EXPECT_LE(reflected[0], 4.0f);
+}
+
 TEST(OpsGeometry, DeformConvFarOffsetsAndEmptyImagesReadPadding) {
     // Offsets far outside (or NaN) sample padding: 0 (their floor no longer goes through an
     // overflowing int64 cast).
