@@ -752,6 +752,9 @@ void max_roi_pool(const Tensor& x, const T* rois, int64_t num_rois,
     const T* px = x.data<T>();
     for (int64_t r = 0; r < num_rois; ++r) {
         const T* roi = rois + r * 5;
+        for (int k = 0; k < 5; ++k)  // past 2^52 (or NaN) the int64 casts below overflow
+            if (!(std::fabs(static_cast<double>(roi[k]) * (k ? scale : 1.0)) < 4503599627370496.0))
+                fail("MaxRoiPool: roi " + std::to_string(r) + " holds a non-finite or huge value");
         const auto b = static_cast<int64_t>(roi[0]);
         if (b < 0 || b >= n) fail("MaxRoiPool: roi batch index out of range");
         const auto x1 = static_cast<int64_t>(std::round(roi[1] * scale)),

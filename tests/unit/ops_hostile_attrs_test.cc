@@ -4,6 +4,7 @@
 // out-of-bounds access, an unbounded allocation or a hang.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -232,6 +233,16 @@ TEST(OpsHostileAttrs, GridSampleRefusesAnEmptyImage) {
     const Tensor x = Tensor::zeros(DataType::kFloat32, {1, 1, 2, 0});
     expect_refused("GridSample", {x, test::f32({1, 1, 1, 2}, {0, 0})}, {}, 16,
                    "GridSample: X has an empty spatial dim (shape [1, 1, 2, 0])");
+}
+
+TEST(OpsHostileAttrs, MaxRoiPoolRefusesNonFiniteAndHugeRois) {
+    const Tensor x = test::f32({1, 1, 2, 2}, {1, 2, 3, 4});
+    const auto pooled = [] { return ir::attrs(Attribute::make_ints("pooled_shape", {1, 1})); };
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    expect_refused("MaxRoiPool", {x, test::f32({1, 5}, {0, 0, 0, nan, 1})}, pooled(), 1,
+                   "MaxRoiPool: roi 0 holds a non-finite or huge value");
+    expect_refused("MaxRoiPool", {x, test::f32({1, 5}, {0, 0, 0, 1, 1e30f})}, pooled(), 1,
+                   "non-finite or huge");
 }
 
 TEST(OpsHostileAttrs, NormalizationParametersMustBeFloats) {
