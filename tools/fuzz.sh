@@ -24,8 +24,7 @@ corpus=$work/corpus-$target
 
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DPG_FUZZ=ON -DPG_BUILD_TESTS=OFF -DPG_BUILD_BENCH=OFF >/dev/null
-cmake --build "$build" -j "$jobs" --target "$target" pg_fuzz_make_seeds pg_fuzz_make_data_seeds \
-    pg_make_examples
+cmake --build "$build" -j "$jobs" --target "$target" pg_fuzz_make_seeds pg_make_examples
 
 # Seeds: models written by the project's own generators. Small models under ../shared/data, when
 # present, are read in place (symlinked, never copied into the repository). $PG_SHARED_DIR
@@ -33,7 +32,7 @@ cmake --build "$build" -j "$jobs" --target "$target" pg_fuzz_make_seeds pg_fuzz_
 mkdir -p "$corpus" "$work/seeds" "$work/data-seeds" "$work/artifacts"
 "$work/pg_fuzz_make_seeds" "$work/seeds" >/dev/null
 "$build/pg_make_examples" "$work/seeds" >/dev/null
-"$work/pg_fuzz_make_data_seeds" "$work/data-seeds"
+"$work/pg_fuzz_make_seeds" --data "$work/data-seeds"
 seed_dirs=("$work/seeds")
 [ "$target" = load_data_fuzz ] && seed_dirs=("$work/data-seeds")
 shared=${PG_SHARED_DIR:-$root/../shared}

@@ -1,7 +1,11 @@
 // Writes seed models for the load_model fuzzer, built with our own IR builder: typed and raw
-// tensors of several dtypes, strings, a subgraph, a function, value_info and metadata.
-// Usage: pg_fuzz_make_seeds OUT_DIR
+// tensors of several dtypes, strings, a subgraph, a function, value_info and metadata; with
+// --data, the load_data fuzzer's seed data files instead (data_seeds.h).
+// Usage: pg_fuzz_make_seeds [--data] OUT_DIR
 #include <cstdio>
+#include <string>
+
+#include "data_seeds.h"
 
 #include "base/error.h"
 #include "ir/builder.h"
@@ -63,12 +67,17 @@ void write(const ir::Model& m, const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: %s OUT_DIR\n", argv[0]);
+    const bool data = argc == 3 && std::string(argv[1]) == "--data";
+    if (argc != 2 && !data) {
+        std::fprintf(stderr, "usage: %s [--data] OUT_DIR\n", argv[0]);
         return 2;
     }
     try {
-        const std::string dir = argv[1];
+        const std::string dir = argv[argc - 1];
+        if (data) {
+            write_data_seeds(dir);
+            return 0;
+        }
         write(*tensors_model(), dir + "/tensors.onnx");
         write(*subgraph_model(), dir + "/subgraph.onnx");
         pg::onnx::SaveOptions ext;

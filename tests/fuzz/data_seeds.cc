@@ -1,11 +1,8 @@
-// Writes seed data files for the load_data fuzzer with our own writers: .npy arrays of several
-// dtypes and ranks, a .npz feed dict, a Polygraphy inputs JSON file of two iterations, a
-// RunResults JSON file and a TensorProto .pb file.
-// Usage: pg_fuzz_make_data_seeds OUT_DIR
-#include <cstdio>
+// Seed data files for the load_data fuzzer, written with our own writers (data_seeds.h).
+#include "data_seeds.h"
+
 #include <string>
 
-#include "base/error.h"
 #include "data/data_files.h"
 #include "data/npy.h"
 #include "onnx/tensor_file.h"
@@ -23,7 +20,9 @@ Tensor longs() {
     return Tensor::from_values<int64_t>(DataType::kInt64, {4}, {1, -2, 1LL << 40, 0});
 }
 
-void write_all(const std::string& dir) {
+}  // namespace
+
+void write_data_seeds(const std::string& dir) {
     pg::data::save_npy(dir + "/f32.npy", floats());
     pg::data::save_npy(dir + "/i64.npy", longs());
     pg::data::save_npy(dir + "/bool.npy",
@@ -41,20 +40,4 @@ void write_all(const std::string& dir) {
     pg::data::save_outputs(dir + "/outputs.json", results);
     pg::onnx::write_tensor_pb(dir + "/input_0.pb", "x", floats());
     pg::onnx::write_tensor_pb(dir + "/output_0.pb", "out", longs());
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: %s OUT_DIR\n", argv[0]);
-        return 2;
-    }
-    try {
-        write_all(argv[1]);
-    } catch (const pg::Error& e) {
-        std::fprintf(stderr, "%s\n", e.what());
-        return 1;
-    }
-    return 0;
 }
