@@ -105,25 +105,23 @@ KernelFn make_matmul_integer(const Attrs&, int64_t) {
 Tensor requantize(const std::vector<int64_t>& acc, const std::vector<int64_t>& dims,
                   const std::vector<double>& mult, int64_t channel_axis, const Tensor& y_zp,
                   const char* op) {
-    if (channel_axis < 0 && mult.size() == acc.size()) {
-        const double zp = scalar_value(y_zp, "y_zero_point");
-        QuantWriter w(y_zp.dtype(), dims, true);
-        for (size_t i = 0; i < acc.size(); ++i) w.set(i, static_cast<double>(acc[i]) * mult[i], zp);
-        return w.take();
-    }
-    const bool per_channel = mult.size() != 1;
+    const bool each = channel_axis < 0 && mult.size() == acc.size();
+    const bool per_channel = !each && mult.size() != 1;
     if (per_channel && (channel_axis < 0 || channel_axis >= static_cast<int64_t>(dims.size()) ||
                         static_cast<int64_t>(mult.size()) != dims[size_t(channel_axis)]))
         fail(std::string(op) + ": " + std::to_string(mult.size()) +
              " weight scales for an output of shape " + dims_text(dims));
     const double zp = scalar_value(y_zp, "y_zero_point");
     QuantWriter w(y_zp.dtype(), dims, true);
-    int64_t inner = 1;
-    for (size_t k = static_cast<size_t>(channel_axis) + 1; k < dims.size(); ++k) inner *= dims[k];
-    const int64_t len = per_channel ? dims[static_cast<size_t>(channel_axis)] : 1;
+    // Value i takes multiplier (i / inner) % len.
+    int64_t inner = 1, len = each ? static_cast<int64_t>(acc.size()) : 1;
+    if (per_channel) {
+        for (size_t k = static_cast<size_t>(channel_axis) + 1; k < dims.size(); ++k)
+            inner *= dims[k];
+        len = dims[static_cast<size_t>(channel_axis)];
+    }
     for (size_t i = 0; i < acc.size(); ++i) {
-        const double m =
-            mult[per_channel ? static_cast<size_t>((static_cast<int64_t>(i) / inner) % len) : 0];
+        const double m = mult[static_cast<size_t>((static_cast<int64_t>(i) / inner) % len)];
         w.set(i, static_cast<double>(acc[i]) * m, zp);
     }
     return w.take();

@@ -179,13 +179,9 @@ Tensor Tensor::from_view(DataType dtype, std::vector<int64_t> dims, const uint8_
     if (reinterpret_cast<uintptr_t>(data) % element_alignment(dtype) != 0) {
         // An .npz member or external data at an odd offset: typed reads of it would be
         // misaligned (undefined behaviour; vector code may fault), so it is copied.
-        require_room(dtype, t.dims_, t.numel_, t.nbytes_);
-        std::shared_ptr<uint8_t[]> buf = cache_aligned_buffer(t.nbytes_);
-        std::memcpy(buf.get(), data, t.nbytes_);
-        t.data_ = buf.get();
-        t.owner_ = std::move(buf);
-        t.owned_ = true;
-        return t;
+        Tensor copy = uninitialized(dtype, std::move(t.dims_));
+        if (size) std::memcpy(copy.mutable_bytes(), data, size);
+        return copy;
     }
     t.data_ = data;
     t.owner_ = std::move(owner);
