@@ -140,6 +140,31 @@ KernelFn make_scan(const Attrs& a, int64_t) {
     };
 }
 
+// Scan-8's state count; refuses inputs that are not (sequence_lens, states..., scans...) with
+// every state of (batch, ...) and every scan input of (batch, length, ...), of one batch and
+// length, before any is indexed.
+size_t scan8_states(const KernelContext& ctx, int64_t num_scans) {
+    if (num_scans < 1 || static_cast<size_t>(num_scans) + 1 > ctx.num_inputs())
+        fail("Scan: num_scan_inputs " + std::to_string(num_scans) + " does not fit its " +
+             std::to_string(ctx.num_inputs()) + " inputs");
+    const size_t num_state = ctx.num_inputs() - 1 - static_cast<size_t>(num_scans);
+    int64_t batch = -1, len = -1;
+    for (size_t i = 1; i < ctx.num_inputs(); ++i) {
+        const Tensor& t = ctx.input(i);
+        const bool scan = i > num_state;
+        if (t.rank() < (scan ? 2 : 1))
+            fail("Scan: input " + std::to_string(i) + " needs " +
+                 (scan ? "(batch, sequence" : "(batch") + ", ...) dims, got " +
+                 dims_text(t.dims()));
+        if (batch >= 0 && t.dims()[0] != batch) fail("Scan: inputs have different batch sizes");
+        if (scan && len >= 0 && t.dims()[1] != len)
+            fail("Scan inputs have different sequence lengths");
+        batch = t.dims()[0];
+        if (scan) len = t.dims()[1];
+    }
+    return num_state;
+}
+
 // Scan-8: inputs (sequence_lens, states..., scans...) with a leading batch axis; the body runs
 // per batch entry over axis 1 (or its reverse per scan_input_directions / `directions`).
 KernelFn make_scan8(const Attrs& a, int64_t) {
@@ -147,7 +172,7 @@ KernelFn make_scan8(const Attrs& a, int64_t) {
     const int64_t num_scans = a.require_int("num_scan_inputs");
     const std::vector<int64_t> dirs = a.get_ints("directions");
     return [=](KernelContext& ctx) {
-        const size_t num_state = ctx.num_inputs() - 1 - static_cast<size_t>(num_scans);
+        const size_t num_state = scan8_states(ctx, num_scans);
         const int64_t batch = ctx.input(1).dims()[0];
         std::vector<std::vector<Tensor>> states(num_state),
             scans(body->outputs().size() - num_state);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "base/heap.h"
 #include "ir/graph.h"
@@ -233,6 +234,9 @@ Plan plan_resize(KernelContext& ctx, const ResizeConfig& c, const std::vector<in
             const size_t a = static_cast<size_t>(axes[k]);
             if (sizes[k] < 0)
                 fail("Resize: sizes must not be negative, got " + std::to_string(sizes[k]));
+            if (dims[a] == 0 && sizes[k] > 0)  // no values to sample from
+                fail("Resize: axis " + std::to_string(a) + " has size 0 and cannot be resized to " +
+                     std::to_string(sizes[k]));
             p.out[a] = sizes[k];
             p.scales[a] = static_cast<double>(sizes[k]) / static_cast<double>(dims[a]);
         }
@@ -279,6 +283,18 @@ void require_working_set(std::vector<int64_t> dims, const std::vector<int64_t>& 
     require_memory_for(most * sizeof(double), "Resize to " + dims_text(out));
 }
 
+// v as the integer type T, clamped to T's range (NaN: 0): a cubic resize of integers overshoots
+// the input's range near steps, and a double past T's range is undefined as a T.
+template <typename T>
+T saturated(double v) {
+    if (std::isnan(v)) return T(0);
+    if (v <= static_cast<double>(std::numeric_limits<T>::lowest()))
+        return std::numeric_limits<T>::lowest();
+    if (v >= static_cast<double>(std::numeric_limits<T>::max()))
+        return std::numeric_limits<T>::max();
+    return static_cast<T>(v);
+}
+
 KernelFn resize_kernel(ResizeConfig c) {
     return half_via_float([c](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
@@ -296,8 +312,8 @@ KernelFn resize_kernel(ResizeConfig c) {
         dispatch_numeric(x.dtype(), "Resize", [&]<typename T>() {
             T* dst = reinterpret_cast<T*>(out.mutable_bytes());
             for (size_t i = 0; i < data.size(); ++i) {
-                if constexpr (std::is_integral_v<T>)
-                    dst[i] = static_cast<T>(std::nearbyint(data[i]));
+                if constexpr (std::is_integral_v<T>)  // cubic overshoot saturates
+                    dst[i] = saturated<T>(std::nearbyint(data[i]));
                 else
                     dst[i] = static_cast<T>(data[i]);
             }

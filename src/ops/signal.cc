@@ -107,10 +107,17 @@ KernelFn make_stft(const Attrs& a, int64_t) {
     const bool onesided = a.get_int("onesided", 1) != 0;
     return [onesided](KernelContext& ctx) {
         const Tensor& sig = ctx.input(0);  // [batch, length, 1|2]
+        if (sig.rank() != 3 || (sig.dims()[2] != 1 && sig.dims()[2] != 2))
+            fail("STFT: signal must be (batch, length, 1 or 2), got " + dims_text(sig.dims()));
         const int64_t step = scalar_int64(ctx.input(1), "STFT frame_step");
         const Tensor* window = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+        if (window && window->rank() != 1)
+            fail("STFT: window must be 1-D, got " + dims_text(window->dims()));
         int64_t flen = window ? window->dims()[0] : 0;
         if (ctx.has_input(3)) flen = scalar_int64(ctx.input(3), "STFT frame_length");
+        if (window && window->dims()[0] != flen)
+            fail("STFT: window has " + std::to_string(window->dims()[0]) +
+                 " values, frame_length is " + std::to_string(flen));
         const int64_t B = sig.dims()[0], L = sig.dims()[1], comp = sig.dims()[2];
         if (flen <= 0 || step <= 0 || flen > L) fail("STFT: invalid frame_length or frame_step");
         const int64_t frames = (L - flen) / step + 1, bins = onesided ? flen / 2 + 1 : flen;

@@ -149,6 +149,10 @@ Tensor concat_tensors(const std::vector<Tensor>& items, int64_t axis) {
 
 Tensor select_along(const Tensor& t, int64_t axis, int64_t index) {
     std::vector<int64_t> dims = t.dims();
+    if (axis < 0 || axis >= t.rank() || index < 0 || index >= dims[static_cast<size_t>(axis)])
+        throw Error(ErrorKind::kInternal, "select_along: index " + std::to_string(index) +
+                                              " on axis " + std::to_string(axis) + " of " +
+                                              dims_text(dims));  // the caller's to check
     const int64_t n = dims[static_cast<size_t>(axis)];
     dims.erase(dims.begin() + axis);
     Tensor out = Tensor::zeros(t.dtype(), dims);

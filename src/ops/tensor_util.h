@@ -47,7 +47,8 @@ Tensor make_scalar_int64(int64_t v);
 Tensor stack_tensors(const std::vector<Tensor>& items, int64_t axis);
 // Concatenates tensors along an existing axis.
 Tensor concat_tensors(const std::vector<Tensor>& items, int64_t axis);
-// The slice `index` of `t` along `axis`, with that axis removed.
+// The slice `index` of `t` along `axis`, with that axis removed. An axis or index out of range
+// is kInternal: callers check their inputs first.
 Tensor select_along(const Tensor& t, int64_t axis, int64_t index);
 // Elements [start, start + length) of `t` along `axis` (the axis is kept).
 Tensor narrow_along(const Tensor& t, int64_t axis, int64_t start, int64_t length);

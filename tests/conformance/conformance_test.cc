@@ -16,6 +16,7 @@
 #include "onnx/model_io.h"
 #include "onnx/tensor_file.h"
 #include "runtime/session.h"
+#include "support/node_test_data.h"
 #include "support/test_paths.h"
 
 namespace pg {
@@ -87,19 +88,6 @@ std::string compare(const Tensor& expected, const Tensor& actual) {
     return "";
 }
 
-std::string hint_for(const ir::Value* v) {
-    if (!v || !v->has_type()) return "tensor";
-    if (v->type().kind == ir::TypeKind::kSequence) return "sequence";
-    if (v->type().kind == ir::TypeKind::kOptional) return "optional";
-    return "tensor";
-}
-
-ops::RtValue to_rt(const onnx::StoredValue& v) {
-    if (v.kind == onnx::StoredKind::kSequence) return ops::RtValue::of_sequence(v.sequence);
-    if (v.kind == onnx::StoredKind::kNone) return ops::RtValue();
-    return ops::RtValue::of(v.tensor);
-}
-
 std::string compare_value(const onnx::StoredValue& e, const ops::RtValue& a) {
     if (e.kind == onnx::StoredKind::kNone) return a.is_none() ? "" : "expected an empty optional";
     if (e.kind == onnx::StoredKind::kSequence) {
@@ -133,14 +121,15 @@ std::string run_case(const fs::path& dir) {
         runtime::Feeds feeds;
         for (size_t k = 0; fs::exists(data / ("input_" + std::to_string(k) + ".pb")); ++k) {
             const ir::Value* in = k < real_inputs.size() ? real_inputs[k] : nullptr;
-            auto v = onnx::read_value_pb((data / ("input_" + std::to_string(k) + ".pb")).string(), hint_for(in));
-            if (in) feeds[in->name()] = to_rt(v);
+            const fs::path f = data / ("input_" + std::to_string(k) + ".pb");
+            ops::RtValue v = test::read_node_test_input(f.string(), in);
+            if (in) feeds[in->name()] = std::move(v);
         }
         auto results = session->run(feeds);
         for (size_t k = 0; k < results.size(); ++k) {
             const fs::path f = data / ("output_" + std::to_string(k) + ".pb");
             if (!fs::exists(f)) continue;
-            auto e = onnx::read_value_pb(f.string(), hint_for(g.outputs()[k]));
+            auto e = onnx::read_value_pb(f.string(), test::pb_hint_for(g.outputs()[k]));
             if (auto d = compare_value(e, results[k].second); !d.empty())
                 return "output '" + results[k].first + "': " + d;
         }

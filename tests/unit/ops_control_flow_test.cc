@@ -1,7 +1,7 @@
 // Integer scalars read exactly (ops/tensor_util.h: element_int64, scalar_int64) and the control
 // flow that depends on them: a Loop whose trip count is int64's maximum, as tf2onnx writes every
 // while loop (read through a double it became -2^63 and the body never ran), and Scan-8's
-// sequence lengths.
+// sequence lengths and inputs.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -126,6 +126,41 @@ TEST(OpsControlFlow, SequenceMapRefusesSequencesOfDifferentLengths) {
     feeds["x"] = ops::RtValue::of(Tensor::from_values<float>(DataType::kFloat32, {1}, {1.0f}));
     test::expect_error([&] { s.run(feeds); }, ErrorKind::kInvalidInput,
                        "input 1 holds 2 tensors, input 0 1");
+}
+
+// Scan-8 (sequence_lens omitted) adding the rows of x (1, 3, 2) to a state s of `state_dims`:
+// (1, 2) as ONNX requires. Its inputs' batch axes were indexed unchecked, and a scalar state (the
+// input sweep, tests/conformance/input_sweep_test.cc) read dims()[0] of an empty vector.
+std::vector<float> run_scan8(std::vector<int64_t> state_dims) {
+    auto m = ir::new_model(8);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* st = b.input("s", DataType::kFloat32, state_dims);
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{1, 3, 2});
+    ir::Node* scan = b.op_multi("Scan", {nullptr, st, x}, 1,
+                                ir::attrs(ir::Attribute::make_int("num_scan_inputs", 1)), "scan");
+    ir::GraphBuilder sb(*test::add_branch(scan, "body"));
+    ir::Value* sum = sb.input("sum", DataType::kFloat32, std::vector<int64_t>{2});
+    ir::Value* row = sb.input("row", DataType::kFloat32, std::vector<int64_t>{2});
+    sb.output(sb.op("Add", {sum, row}, {}, "add"), DataType::kFloat32, {2});
+    b.output(scan->output(0), DataType::kFloat32, {1, 2});
+    runtime::Session session(*m, runtime::SessionOptions{});
+    runtime::Feeds feeds;
+    int64_t count = 1;
+    for (const int64_t d : state_dims) count *= d;
+    const std::vector<float> zeros(static_cast<size_t>(count), 0.0f);
+    feeds["s"] =
+        ops::RtValue::of(Tensor::from_values<float>(DataType::kFloat32, state_dims, zeros));
+    feeds["x"] = ops::RtValue::of(
+        Tensor::from_values<float>(DataType::kFloat32, {1, 3, 2}, {1, 2, 3, 4, 5, 6}));
+    const Tensor& out = session.run(feeds).at(0).second.tensor();
+    return std::vector<float>(out.data<float>(), out.data<float>() + out.numel());
+}
+
+TEST(OpsControlFlow, Scan8ChecksItsInputsBatchAxes) {
+    EXPECT_EQ(run_scan8({1, 2}), (std::vector<float>{9, 12}));
+    test::expect_error([] { run_scan8({}); }, ErrorKind::kInvalidInput, "input 1 needs (batch");
+    test::expect_error([] { run_scan8({2, 2}); }, ErrorKind::kInvalidInput,
+                       "different batch sizes");
 }
 
 }  // namespace

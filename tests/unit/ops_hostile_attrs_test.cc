@@ -265,5 +265,22 @@ TEST(OpsHostileAttrs, BatchNormalizationParametersMayHaveTheirOwnFloatType) {
     EXPECT_EQ(y.element_as_double(1), 10);
 }
 
+// STFT indexed its signal's three dims and its window's one unchecked (a scalar signal: the input
+// sweep, tests/conformance/), and read a window shorter than frame_length past its end.
+TEST(OpsHostileAttrs, StftChecksItsSignalAndWindow) {
+    const Tensor signal = test::f32({1, 8, 1}, {1, 2, 3, 4, 5, 6, 7, 8});
+    const Tensor step = test::i64({}, {4});
+    expect_refused("STFT", {test::f32({}, {1}), step}, {}, 17,
+                   "signal must be (batch, length, 1 or 2), got []");
+    expect_refused("STFT", {test::f32({1, 8, 3}, std::vector<float>(24, 1.0f)), step}, {}, 17,
+                   "signal must be (batch, length, 1 or 2)");
+    expect_refused("STFT", {signal, step, test::f32({}, {1})}, {}, 17, "window must be 1-D");
+    expect_refused("STFT", {signal, step, test::f32({3}, {1, 1, 1}), test::i64({}, {4})}, {}, 17,
+                   "window has 3 values, frame_length is 4");
+    const Tensor y = run_op("STFT", {signal, step, test::f32({4}, {1, 1, 1, 1})}, {}, 17).at(0);
+    EXPECT_EQ(y.dims(), (std::vector<int64_t>{1, 2, 3, 2}));  // onesided: 4 / 2 + 1 bins
+    EXPECT_FLOAT_EQ(test::values_f32(y)[0], 10.0f);            // 1 + 2 + 3 + 4
+}
+
 }  // namespace
 }  // namespace pg

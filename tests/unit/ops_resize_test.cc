@@ -1,11 +1,14 @@
 // Resize with hostile scales: an output dim past int64 (1e30, inf) or a NaN / non-positive
 // scale is invalid input with a message naming it; the cast of such a dim to int64 was undefined.
+// Also empty axes and integer overshoot.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "base/error.h"
+#include "support/expect_error.h"
 #include "support/op_runner.h"
 
 namespace pg {
@@ -78,6 +81,49 @@ TEST(OpsResize, OrdinaryScalesStillWork) {
             {test::f32({1, 1, 2, 2}, {1, 2, 3, 4}), Tensor(), test::f32({4}, {1, 1, 2, 2})}, {}, 13)
             .at(0);
     EXPECT_EQ(y.dims(), (std::vector<int64_t>{1, 1, 4, 4}));
+}
+
+// An axis of size 0 has nothing to sample from: sizes that grow it are refused (the cubic, linear
+// and nearest modes read past the empty input: the input sweep, tests/conformance/); sizes of 0
+// there give an empty output.
+TEST(OpsResize, AnEmptyAxisCannotGrow) {
+    auto sized = [](std::vector<int64_t> sizes, const std::string& mode) {
+        return test::run_op("Resize",
+                            {Tensor::zeros(DataType::kFloat32, {1, 1, 0, 2}), Tensor(), Tensor(),
+                             test::i64({4}, sizes)},
+                            ir::attrs(ir::Attribute::make_string("mode", mode)), 13)
+            .at(0);
+    };
+    for (const char* mode : {"nearest", "linear", "cubic"}) {
+        test::expect_error([&] { sized({1, 1, 3, 3}, mode); }, ErrorKind::kInvalidInput,
+                           "axis 2 has size 0 and cannot be resized to 3");
+        EXPECT_EQ(sized({1, 1, 0, 3}, mode).dims(), (std::vector<int64_t>{1, 1, 0, 3})) << mode;
+    }
+}
+
+// A cubic resize of integers overshoots next to a step (0, 0, 255, 255 upsampled: about -18 and
+// 273); the values saturate to the type's range, where a cast from double past it was undefined
+// (and on x86 wrapped 273 to 17).
+TEST(OpsResize, IntegerCubicOvershootSaturates) {
+    const std::vector<float> steps{0, 0, 255, 255};
+    const auto cubic = [] { return ir::attrs(ir::Attribute::make_string("mode", "cubic")); };
+    const Tensor scales = test::f32({4}, {1, 1, 1, 2});
+    const Tensor wide =
+        test::run_op("Resize", {test::f32({1, 1, 1, 4}, steps), Tensor(), scales}, cubic(), 13)
+            .at(0);
+    const Tensor bytes =
+        test::run_op(
+            "Resize",
+            {Tensor::from_values<uint8_t>(DataType::kUInt8, {1, 1, 1, 4}, {0, 0, 255, 255}),
+             Tensor(), scales},
+            cubic(), 13)
+            .at(0);
+    ASSERT_EQ(bytes.numel(), 8u);
+    const std::vector<float> ref = test::values_f32(wide);
+    EXPECT_GT(*std::max_element(ref.begin(), ref.end()), 255.0f);  // it does overshoot
+    EXPECT_LT(*std::min_element(ref.begin(), ref.end()), 0.0f);
+    for (size_t i = 0; i < ref.size(); ++i)
+        EXPECT_EQ(bytes.data<uint8_t>()[i], std::clamp(std::nearbyint(ref[i]), 0.0f, 255.0f)) << i;
 }
 
 }  // namespace

@@ -1,0 +1,399 @@
+// Input sweep: every ONNX node test run again with one of its inputs changed, one input and one
+// change at a time: given another element type (declared and fed, its values converted), or
+// another shape of its own type (empty, a scalar, flattened, with a leading 1, its dims reversed;
+// declared of unknown rank). ONNX's type constraints and the ops' shape rules refuse most of
+// these models, so the reference interpreter must answer each one with a result or a pg::Error
+// naming the problem; kInternal, any other exception or a crash is a bug, and so is an input
+// widened without loss (float32 to float64, int8 to int64) that changes the outputs. A kernel that
+// dispatches on X's type and reads another input as that type, or trusts a shape it did not
+// check, reads past the input's storage: the sanitizer build (-DPG_SANITIZE=ON) shows those (see
+// docs/adding-an-op.md). The fuzzers found such holes one at a time (Gemm, the normalizations,
+// MaxRoiPool); this visits every op's every input.
+// PG_INPUT_SWEEP_ALL=1 tries every type of kAllTypes (else kQuickTypes, for the test run);
+// PG_INPUT_SWEEP_FILTER=REGEX limits the tests (and prints each case as it starts).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <optional>
+#include <regex>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/log.h"
+#include "onnx/model_io.h"
+#include "onnx/tensor_file.h"
+#include "ops/cast.h"
+#include "runtime/session.h"
+#include "support/node_test_data.h"
+#include "support/test_paths.h"
+
+namespace pg {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr DataType kAllTypes[] = {DataType::kFloat32,  DataType::kFloat64, DataType::kFloat16,
+                                  DataType::kBFloat16, DataType::kInt8,    DataType::kUInt8,
+                                  DataType::kInt32,    DataType::kInt64,   DataType::kBool};
+constexpr DataType kQuickTypes[] = {DataType::kFloat32, DataType::kFloat64, DataType::kInt8,
+                                    DataType::kInt64};
+
+// values as T: rounded toward zero and clamped to T's range, NaN as 0.
+template <typename T>
+Tensor narrowed(const std::vector<double>& values, DataType dtype, std::vector<int64_t> dims) {
+    std::vector<T> out(values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+        const double v = std::isnan(values[i]) ? 0.0 : values[i];
+        if constexpr (std::is_integral_v<T>)
+            out[i] = v <= double(std::numeric_limits<T>::lowest())
+                         ? std::numeric_limits<T>::lowest()
+                     : v >= double(std::numeric_limits<T>::max()) ? std::numeric_limits<T>::max()
+                                                                  : static_cast<T>(v);
+        else
+            out[i] = static_cast<T>(values[i]);
+    }
+    return Tensor::from_values(dtype, std::move(dims), out);
+}
+
+// t's values as `dtype` (one of kAllTypes).
+Tensor converted(const Tensor& t, DataType dtype) {
+    std::vector<double> v(t.numel());
+    for (uint64_t i = 0; i < t.numel(); ++i) v[i] = t.element_as_double(i);
+    switch (dtype) {
+        case DataType::kFloat32:
+            return narrowed<float>(v, dtype, t.dims());
+        case DataType::kFloat64:
+            return narrowed<double>(v, dtype, t.dims());
+        case DataType::kInt8:
+            return narrowed<int8_t>(v, dtype, t.dims());
+        case DataType::kUInt8:
+            return narrowed<uint8_t>(v, dtype, t.dims());
+        case DataType::kInt32:
+            return narrowed<int32_t>(v, dtype, t.dims());
+        case DataType::kInt64:
+            return narrowed<int64_t>(v, dtype, t.dims());
+        case DataType::kBool: {
+            for (double& x : v) x = x != 0.0;
+            return narrowed<uint8_t>(v, dtype, t.dims());
+        }
+        default:
+            return ops::cast_to_narrow(narrowed<double>(v, DataType::kFloat64, t.dims()), dtype,
+                                       {});
+    }
+}
+
+// Whether every value of `from` is exactly a value of `to` of the same meaning (a float to a wider
+// float, a signed or unsigned integer to a wider signed one): a kernel that accepts the wider type
+// must then give the test's expected outputs, within float tolerances.
+bool widens(DataType from, DataType to) {
+    const int fb = dtype_bits(from), tb = dtype_bits(to);
+    if (dtype_is_float(from) && dtype_is_float(to))
+        return tb > fb && (from != DataType::kBFloat16 || tb > 16);
+    return dtype_is_integer(from) && dtype_is_integer(to) && dtype_is_signed(to) && tb > fb &&
+           from != DataType::kBool;
+}
+
+// Whether an op reading v gives its type a meaning of its own: the target of CastLike, the
+// output type of the quantizing ops' output zero point (wider: no saturation), the bits of BitCast
+// and the bitwise ops, the random draws of Bernoulli and the *Like generators. Widening such an
+// input changes the result.
+bool type_has_meaning(const ir::Value& v) {
+    for (const ir::Use& u : v.uses()) {
+        const std::string& op = u.node->op_type;
+        if ((op == "CastLike" && u.index == 1) || (op == "QuantizeLinear" && u.index == 2) ||
+            ((op == "QLinearMatMul" || op == "QLinearConv") && u.index == 7) || op == "BitCast" ||
+            op.rfind("Bitwise", 0) == 0 || op == "BitShift" || op == "Bernoulli" ||
+            op.rfind("Random", 0) == 0)
+            return true;
+    }
+    return false;
+}
+
+// "" when every value of `actual` is within rtol 1e-3, atol 1e-5 of `expected`'s (NaN matching
+// NaN), whatever their types; else the first difference.
+std::string values_differ(const Tensor& expected, const Tensor& actual) {
+    if (expected.dims() != actual.dims()) return "shape differs";
+    if (expected.is_string() || actual.is_string()) return "";
+    for (uint64_t i = 0; i < expected.numel(); ++i) {
+        const double e = expected.element_as_double(i), a = actual.element_as_double(i);
+        if ((std::isnan(e) && std::isnan(a)) || e == a) continue;
+        if (!(std::fabs(a - e) <= 1e-5 + 1e-3 * std::fabs(e)))
+            return "element " + std::to_string(i) + ": " + std::to_string(a) + ", expected " +
+                   std::to_string(e);
+    }
+    return "";
+}
+
+// The run's tensor outputs against the data set's expected ones (those stored as the type the
+// model declares: older test sets store bfloat16 data as uint16).
+std::string outputs_differ(const ir::Graph& g, const fs::path& data,
+                           const runtime::Results& results) {
+    for (size_t k = 0; k < results.size() && k < g.outputs().size(); ++k) {
+        const fs::path f = data / ("output_" + std::to_string(k) + ".pb");
+        if (!fs::exists(f) || !results[k].second.is_tensor()) continue;
+        const onnx::StoredValue e = onnx::read_value_pb(f.string());
+        if (e.kind != onnx::StoredKind::kTensor ||
+            e.tensor.dtype() != g.outputs()[k]->type().elem_type)
+            continue;
+        if (const std::string d = values_differ(e.tensor, results[k].second.tensor()); !d.empty())
+            return "output '" + results[k].first + "' " + d;
+    }
+    return "";
+}
+
+// One change to one input: another element type, or its own type in another shape.
+struct Change {
+    enum Shape { kKeep, kEmpty, kScalar, kFlat, kUnsqueezed, kReversed };
+    DataType dtype = DataType::kUndefined;  // kUndefined: the input's own
+    Shape shape = kKeep;
+};
+
+constexpr Change::Shape kShapeChanges[] = {Change::kEmpty, Change::kScalar, Change::kFlat,
+                                           Change::kUnsqueezed, Change::kReversed};
+
+std::string describe(const Change& c) {
+    static const char* const kShapes[] = {"",          "empty",      "a scalar",
+                                          "flattened", "unsqueezed", "with its dims reversed"};
+    return c.shape == Change::kKeep ? "as " + dtype_name(c.dtype) : kShapes[c.shape];
+}
+
+// t in the shape c asks for (whole bytes per element: the caller's to check), nullopt where that
+// shape is t's own or needs values t does not have.
+std::optional<Tensor> reshaped(const Tensor& t, Change::Shape shape) {
+    std::vector<int64_t> dims = t.dims();
+    const size_t bytes = static_cast<size_t>(dtype_bits(t.dtype()) / 8);
+    switch (shape) {
+        case Change::kEmpty:
+            if (dims.empty() || t.numel() == 0) return std::nullopt;
+            dims[0] = 0;
+            return Tensor::zeros(t.dtype(), dims);
+        case Change::kScalar:
+            if (dims.empty() || t.numel() == 0) return std::nullopt;
+            return Tensor::from_bytes(t.dtype(), {},
+                                      std::string(reinterpret_cast<const char*>(t.bytes()), bytes));
+        case Change::kFlat:
+            if (dims.size() == 1) return std::nullopt;
+            return t.reshaped({static_cast<int64_t>(t.numel())});
+        case Change::kUnsqueezed:
+            dims.insert(dims.begin(), 1);
+            return t.reshaped(dims);
+        case Change::kReversed:
+            if (std::equal(dims.begin(), dims.end(), dims.rbegin())) return std::nullopt;
+            std::reverse(dims.begin(), dims.end());
+            return t.reshaped(dims);
+        case Change::kKeep:
+            break;
+    }
+    return std::nullopt;
+}
+
+struct Outcome {
+    bool bug = false;
+    std::string what;  // "ran", "same" (the change leaves the input as it is), the refusal, the bug
+};
+
+// Plans and runs `model` on `feeds` once; compares the outputs with the data set's when `wider`.
+Outcome run_changed(const ir::Model& model, const runtime::Feeds& feeds, const fs::path& data,
+                    bool wider) {
+    try {
+        runtime::SessionOptions opts;
+        opts.threads = 1;
+        runtime::Session session(model, opts);
+        const runtime::Results results = session.run(feeds);
+        if (const std::string d = wider ? outputs_differ(*model.graph, data, results) : "";
+            !d.empty())
+            return {true, "wrong values as a wider type: " + d};
+    } catch (const Error& e) {
+        const bool internal = e.kind() == ErrorKind::kInternal;
+        return {internal, std::string(error_kind_name(e.kind())) + ": " + e.what()};
+    } catch (const std::exception& e) {
+        return {true, std::string("exception: ") + e.what()};
+    }
+    return {false, "ran"};
+}
+
+// The test's first data set with input k changed, planned and run once.
+Outcome run_with_change(const fs::path& dir, size_t k, const Change& change) {
+    auto model = onnx::load_model((dir / "model.onnx").string());
+    std::vector<ir::Value*> inputs;
+    for (ir::Value* v : model->graph->inputs())
+        if (!v->is_initializer()) inputs.push_back(v);
+    const fs::path data = dir / "test_data_set_0";
+    runtime::Feeds feeds;
+    bool wider = false;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        const fs::path f = data / ("input_" + std::to_string(i) + ".pb");
+        if (!fs::exists(f)) continue;
+        if (i != k) {
+            feeds[inputs[i]->name()] = test::read_node_test_input(f.string(), inputs[i]);
+            continue;
+        }
+        const Tensor stored = onnx::read_value_pb(f.string()).tensor;
+        std::optional<Tensor> t;
+        if (change.shape == Change::kKeep) {
+            t = converted(stored, change.dtype);
+            wider = stored.dtype() == inputs[i]->type().elem_type &&
+                    widens(stored.dtype(), change.dtype) && !type_has_meaning(*inputs[i]);
+        } else if (!(t = reshaped(stored, change.shape))) {
+            return {false, "same"};
+        }
+        const bool keep_shape = change.shape == Change::kKeep;
+        inputs[i]->set_type(
+            ir::TypeInfo::tensor(t->dtype(), keep_shape ? inputs[i]->type().shape : std::nullopt));
+        feeds[inputs[i]->name()] = ops::RtValue::of(*t);
+    }
+    return run_changed(*model, feeds, data, wider);
+}
+
+// The inputs of the test in `dir` that the sweep retypes: tensors of a numeric type other than
+// the complex ones, with a .pb in the first data set. Their positions among the graph inputs
+// without an initializer, and their types.
+std::vector<std::pair<size_t, DataType>> sweepable_inputs(const fs::path& dir) {
+    const auto model = onnx::load_model((dir / "model.onnx").string());
+    std::vector<std::pair<size_t, DataType>> out;
+    size_t i = 0;
+    for (const ir::Value* v : model->graph->inputs()) {
+        if (v->is_initializer()) continue;
+        const DataType t = v->type().elem_type;
+        const bool numeric = v->type().is_tensor() && t != DataType::kString &&
+                             t != DataType::kComplex64 && t != DataType::kComplex128;
+        if (numeric && fs::exists(dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb")))
+            out.emplace_back(i, t);
+        ++i;
+    }
+    return out;
+}
+
+struct SweepTally {
+    int tests = 0, cases = 0, ran = 0;
+    std::vector<std::string> failures;
+};
+
+// The changes the sweep makes to an input of type `own`: each of `types` but its own, and each
+// shape change where its elements are whole bytes.
+std::vector<Change> changes_for(DataType own, const std::vector<DataType>& types) {
+    std::vector<Change> out;
+    for (const DataType t : types)
+        if (t != own) out.push_back({t, Change::kKeep});
+    if (dtype_bits(own) % 8 == 0)
+        for (const Change::Shape s : kShapeChanges) out.push_back({DataType::kUndefined, s});
+    return out;
+}
+
+// Every input of one test, each changed in each way of changes_for; one line per case to `out`:
+// "start WHAT" before it runs, then "ran|refused|same|bug WHAT: OUTCOME" (one line).
+void sweep_test(const fs::path& dir, const std::vector<DataType>& types, FILE* out) {
+    const std::string name = dir.filename().string();
+    std::vector<std::pair<size_t, DataType>> inputs;
+    try {
+        inputs = sweepable_inputs(dir);
+    } catch (const Error&) {
+        return;  // a model this build cannot load is the conformance suite's business
+    }
+    for (const auto& [k, own] : inputs)
+        for (const Change& c : changes_for(own, types)) {
+            const std::string what = name + " input " + std::to_string(k) + " " + describe(c);
+            std::fprintf(out, "start %s\n", what.c_str());
+            std::fflush(out);  // the last line names the case when a crash ends the process
+            Outcome r = run_with_change(dir, k, c);
+            std::replace(r.what.begin(), r.what.end(), '\n', ' ');
+            const char* kind = r.bug              ? "bug"
+                               : r.what == "ran"  ? "ran"
+                               : r.what == "same" ? "same"
+                                                  : "refused";
+            std::fprintf(out, "%s %s: %s\n", kind, what.c_str(), r.what.c_str());
+            std::fflush(out);
+        }
+}
+
+// sweep_test in a child process, so that a crash ends one test's cases, not the suite: its lines
+// counted into `tally`; a child that does not exit 0 (a signal, a sanitizer report) is a failure
+// naming the case it was running.
+void sweep_test_isolated(const fs::path& dir, const std::vector<DataType>& types, bool verbose,
+                         SweepTally& tally) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        ::close(fds[0]);
+        FILE* out = ::fdopen(fds[1], "w");
+        sweep_test(dir, types, out);
+        std::fclose(out);
+        std::_Exit(0);
+    }
+    ::close(fds[1]);
+    FILE* in = ::fdopen(fds[0], "r");
+    std::string last;
+    for (char line[8192]; std::fgets(line, sizeof line, in);) {
+        std::string l(line);
+        if (!l.empty() && l.back() == '\n') l.pop_back();
+        const std::string kind = l.substr(0, l.find(' ')), rest = l.substr(kind.size() + 1);
+        if (kind == "start") {
+            last = rest;
+            continue;
+        }
+        last.clear();
+        if (verbose) std::printf("  %s %s\n", kind.c_str(), rest.c_str());
+        if (kind == "same") continue;
+        ++tally.cases;
+        tally.ran += kind == "ran";
+        if (kind == "bug") tally.failures.push_back(rest);
+    }
+    std::fclose(in);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ++tally.tests;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        tally.failures.push_back(dir.filename().string() + ": the process ended (" +
+                                 (WIFSIGNALED(status)
+                                      ? "signal " + std::to_string(WTERMSIG(status))
+                                      : "exit " + std::to_string(WEXITSTATUS(status))) +
+                                 ")" + (last.empty() ? "" : " while running: " + last));
+}
+
+void sweep_suite(const std::string& root, const char* label) {
+    logger().set_threshold(Severity::kCritical);
+    const bool all = std::getenv("PG_INPUT_SWEEP_ALL") != nullptr;
+    const std::vector<DataType> types =
+        all ? std::vector<DataType>(std::begin(kAllTypes), std::end(kAllTypes))
+            : std::vector<DataType>(std::begin(kQuickTypes), std::end(kQuickTypes));
+    const char* filter = std::getenv("PG_INPUT_SWEEP_FILTER");
+    std::vector<fs::path> dirs;
+    for (const auto& e : fs::directory_iterator(root))
+        if (e.is_directory() && fs::exists(e.path() / "model.onnx")) dirs.push_back(e.path());
+    std::sort(dirs.begin(), dirs.end());
+    SweepTally tally;
+    for (const fs::path& dir : dirs) {
+        if (filter && !std::regex_search(dir.filename().string(), std::regex(filter))) continue;
+        sweep_test_isolated(dir, types, filter != nullptr, tally);
+    }
+    std::printf(
+        "[input sweep] %s: %d tests, %d changed inputs (%d ran, the others refused), %zu "
+        "failures\n",
+        label, tally.tests, tally.cases, tally.ran, tally.failures.size());
+    for (const std::string& f : tally.failures) ADD_FAILURE() << f;
+}
+
+TEST(InputSweep, Onnx122NodeTests) {
+    const std::string root = test::shared_dir();
+    if (root.empty() || !fs::is_directory(root + "/data/onnx-node-tests-1.22"))
+        GTEST_SKIP() << "../shared not present";
+    sweep_suite(root + "/data/onnx-node-tests-1.22", "onnx-node-tests-1.22");
+}
+
+TEST(InputSweep, DebianNodeTests) {
+    const std::string root = test::onnx_testdata_dir();
+    if (root.empty()) GTEST_SKIP() << "libonnx-testdata not installed";
+    sweep_suite(root + "/node", "libonnx-testdata/node");
+}
+
+}  // namespace
+}  // namespace pg
