@@ -156,6 +156,10 @@ AttnInputs read_attention_inputs(KernelContext& ctx, const AttnConfig& c) {
         fail("Attention: q_num_heads must be a multiple of kv_num_heads");
     if (!in.nonpad.empty() && static_cast<int64_t>(in.nonpad.size()) != q.b)
         fail("Attention: nonpad_kv_seqlen must have one entry per batch");
+    for (const int64_t n : in.nonpad)
+        if (n < 0 || n > k.s)
+            fail("Attention: nonpad_kv_seqlen holds " + std::to_string(n) + ", outside [0, " +
+                 std::to_string(k.s) + "] (the key sequence length)");
     return in;
 }
 

@@ -166,11 +166,17 @@ Col2ImPlan plan_col2im(const Tensor& x, Col2ImPlan p) {
     for (size_t i = 0; i < r; ++i) {
         if (p.block[i] < 1 || p.strides[i] < 1 || p.dil[i] < 1 || p.image[i] < 0)
             fail("Col2Im: block_shape, strides and dilations must be positive");
-        const int64_t span = p.dil[i] * (p.block[i] - 1) + 1;
-        p.cols.push_back((p.image[i] + p.pads[i] + p.pads[i + r] - span) / p.strides[i] + 1);
-        p.block_size *= p.block[i];
-        p.blocks *= p.cols.back();
-        p.image_size *= p.image[i];
+        if (p.pads[i] < 0 || p.pads[i + r] < 0) fail("Col2Im: pads must not be negative");
+        int64_t span = 0, padded = 0;  // sizes past int64 (the input sweep's huge image_shape)
+        if (__builtin_mul_overflow(p.dil[i], p.block[i] - 1, &span) ||
+            __builtin_add_overflow(p.image[i], p.pads[i], &padded) ||
+            __builtin_add_overflow(padded, p.pads[i + r], &padded) ||
+            __builtin_mul_overflow(p.block_size, p.block[i], &p.block_size) ||
+            __builtin_mul_overflow(p.image_size, p.image[i], &p.image_size))
+            fail("Col2Im: image_shape, block_shape and attributes give sizes past int64");
+        p.cols.push_back((padded - span - 1) / p.strides[i] + 1);
+        if (__builtin_mul_overflow(p.blocks, p.cols.back(), &p.blocks))
+            fail("Col2Im: image_shape, block_shape and attributes give sizes past int64");
     }
     if (x.dims()[1] % p.block_size != 0 || x.dims()[2] != p.blocks)
         fail("Col2Im: input shape does not match image_shape, block_shape and attributes");

@@ -149,6 +149,10 @@ rnn::RnnDims rnn::check_dims(const KernelContext& ctx, const RnnConfig& c) {
         d.lens = to_int64_vector(ctx.input(4), "sequence_lens");
         if (static_cast<int64_t>(d.lens.size()) != d.batch)
             fail("sequence_lens must hold one length per batch row");
+        for (size_t b = 0; b < d.lens.size(); ++b)
+            if (d.lens[b] < 0 || d.lens[b] > d.seq)
+                fail("sequence_lens[" + std::to_string(b) + "] is " + std::to_string(d.lens[b]) +
+                     ", outside [0, " + std::to_string(d.seq) + "] (the sequence length)");
     }
     const int64_t state = dirs * d.batch * c.hidden;
     if (ctx.has_input(5) && numel(5) != state) fail("initial_h has the wrong shape");

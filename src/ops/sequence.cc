@@ -102,7 +102,14 @@ std::vector<int64_t> split_sizes(KernelContext& ctx, int64_t dim) {
         return sizes;
     }
     int64_t total = 0;
-    for (int64_t x : v) total += x;
+    for (int64_t x : v) {
+        if (x < 0 || x > dim - total)  // before the sum could overflow
+            fail(
+                "SplitToSequence: split sizes must not be negative or add up past the axis "
+                "length " +
+                std::to_string(dim));
+        total += x;
+    }
     if (total != dim) fail("SplitToSequence: split sizes do not add up to the axis length");
     return v;
 }

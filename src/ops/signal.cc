@@ -168,6 +168,24 @@ MakeKernel window(std::function<double(double, double)> w) {
 }
 
 // MelWeightMatrix as ONNX's reference computes it (including its mel_step over num_mel_bins + 2).
+// The FFT bins of the num_mel_bins + 2 edges, equally spaced in mel between lo and hi Hz.
+std::vector<int64_t> mel_edges(int64_t bins, int64_t dft, double rate, double lo, double hi) {
+    if (!std::isfinite(rate) || !std::isfinite(lo) || !std::isfinite(hi))
+        fail("MelWeightMatrix: sample_rate and the edge frequencies must be finite");
+    const double mlo = 2595 * std::log10(1 + lo / 700), mhi = 2595 * std::log10(1 + hi / 700);
+    const double step = (mhi - mlo) / static_cast<double>(bins + 2);
+    std::vector<int64_t> f(static_cast<size_t>(bins + 2));
+    for (int64_t i = 0; i < bins + 2; ++i) {
+        const double hz = 700 * (std::pow(10.0, (static_cast<double>(i) * step + mlo) / 2595) - 1);
+        const double bin = std::floor(static_cast<double>(dft + 1) * hz / rate);
+        if (!(std::fabs(bin) < 9e18))  // NaN below -700 Hz, or past int64
+            fail("MelWeightMatrix: edge frequencies " + std::to_string(lo) + " to " +
+                 std::to_string(hi) + " Hz fall outside the spectrum");
+        f[static_cast<size_t>(i)] = static_cast<int64_t>(bin);
+    }
+    return f;
+}
+
 KernelFn make_mel(const Attrs& a, int64_t) {
     const DataType out = static_cast<DataType>(a.get_int("output_datatype", 1));
     return [out](KernelContext& ctx) {
@@ -179,16 +197,9 @@ KernelFn make_mel(const Attrs& a, int64_t) {
         if (bins <= 0 || dft <= 0 || rate <= 0)
             fail("MelWeightMatrix: sizes and sample_rate must be positive");
         const int64_t spec = dft / 2 + 1;
-        const double mlo = 2595 * std::log10(1 + lo / 700), mhi = 2595 * std::log10(1 + hi / 700);
-        const double step = (mhi - mlo) / static_cast<double>(bins + 2);
-        std::vector<int64_t> f(static_cast<size_t>(bins + 2));
-        for (int64_t i = 0; i < bins + 2; ++i) {
-            const double hz =
-                700 * (std::pow(10.0, (static_cast<double>(i) * step + mlo) / 2595) - 1);
-            f[static_cast<size_t>(i)] =
-                static_cast<int64_t>(std::floor(static_cast<double>(dft + 1) * hz / rate));
-        }
+        // The output first: its check bounds bins (and dft) before the edges take bins + 2 values.
         std::vector<double> w = double_scratch({spec, bins}, "MelWeightMatrix");
+        const std::vector<int64_t> f = mel_edges(bins, dft, rate, lo, hi);
         auto at = [&](int64_t j, int64_t i) -> double& {
             if (j < 0 || j >= spec) fail("MelWeightMatrix: frequency bin out of range");
             return w[static_cast<size_t>(j * bins + i)];

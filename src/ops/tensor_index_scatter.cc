@@ -8,6 +8,7 @@
 #include "ir/graph.h"
 #include "ops/dispatch.h"
 #include "ops/half.h"
+#include "ops/int_wrap.h"
 #include "ops/op_table.h"
 #include "ops/tensor_shape_take.h"
 #include "ops/tensor_util.h"
@@ -121,9 +122,9 @@ void cumsum_line(const T* x, T* y, int64_t n, int64_t stride, bool exclusive, bo
         const int64_t p = (reverse ? n - 1 - j : j) * stride;
         if (exclusive) {
             y[p] = acc;
-            acc = static_cast<T>(acc + x[p]);
+            acc = wrap_add(acc, x[p]);
         } else {
-            acc = static_cast<T>(acc + x[p]);
+            acc = wrap_add(acc, x[p]);
             y[p] = acc;
         }
     }

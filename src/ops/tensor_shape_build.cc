@@ -155,11 +155,16 @@ KernelFn make_range(const Attrs&, int64_t) {
             const double n = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) /
                                        static_cast<double>(delta));
             if (std::isnan(n)) fail("Range: start, limit or delta is NaN");
-            if (n > 4294967296.0) fail("Range would produce " + std::to_string(n) + " elements");
-            std::vector<T> v(static_cast<size_t>(std::max(n, 0.0)));
-            for (size_t i = 0; i < v.size(); ++i)
+            if (n > 9e18) fail("Range would produce " + std::to_string(n) + " elements");
+            // Under the memory ceiling before anything is allocated (a window function's expanded
+            // body ran Range up to int32's maximum: 8 GiB, faulted in for a minute).
+            const std::vector<int64_t> dims{static_cast<int64_t>(std::max(n, 0.0))};
+            checked_output_count(dims, sizeof(T), "Range: ", "");
+            Tensor out = Tensor::uninitialized(s.dtype(), dims);
+            T* v = reinterpret_cast<T*>(out.mutable_bytes());
+            for (uint64_t i = 0; i < out.numel(); ++i)
                 v[i] = static_cast<T>(start + static_cast<T>(i) * delta);
-            ctx.set_output(0, Tensor::from_values(s.dtype(), {static_cast<int64_t>(v.size())}, v));
+            ctx.set_output(0, std::move(out));
         });
     });
 }

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/heap.h"
 #include "base/log.h"
 #include "onnx/model_io.h"
 #include "onnx/tensor_file.h"
@@ -37,6 +38,9 @@ namespace pg {
 namespace {
 
 namespace fs = std::filesystem;
+
+constexpr uint64_t kCeiling = 256ull << 20;  // bytes a changed model may ask for
+constexpr unsigned kSecondsPerTest = 60;     // every change of one test, at most
 
 constexpr DataType kAllTypes[] = {DataType::kFloat32,  DataType::kFloat64, DataType::kFloat16,
                                   DataType::kBFloat16, DataType::kInt8,    DataType::kUInt8,
@@ -61,31 +65,43 @@ Tensor narrowed(const std::vector<double>& values, DataType dtype, std::vector<i
     return Tensor::from_values(dtype, std::move(dims), out);
 }
 
+// values as a tensor of `dtype` (a numeric type of whole bytes) and `dims`.
+Tensor from_doubles(std::vector<double> v, DataType dtype, std::vector<int64_t> dims) {
+    switch (dtype) {
+        case DataType::kFloat32:
+            return narrowed<float>(v, dtype, dims);
+        case DataType::kFloat64:
+            return narrowed<double>(v, dtype, dims);
+        case DataType::kInt8:
+            return narrowed<int8_t>(v, dtype, dims);
+        case DataType::kUInt8:
+            return narrowed<uint8_t>(v, dtype, dims);
+        case DataType::kInt32:
+            return narrowed<int32_t>(v, dtype, dims);
+        case DataType::kInt64:
+            return narrowed<int64_t>(v, dtype, dims);
+        case DataType::kInt16:
+            return narrowed<int16_t>(v, dtype, dims);
+        case DataType::kUInt16:
+            return narrowed<uint16_t>(v, dtype, dims);
+        case DataType::kUInt32:
+            return narrowed<uint32_t>(v, dtype, dims);
+        case DataType::kUInt64:
+            return narrowed<uint64_t>(v, dtype, dims);
+        case DataType::kBool: {
+            for (double& x : v) x = x != 0.0;
+            return narrowed<uint8_t>(v, dtype, dims);
+        }
+        default:
+            return ops::cast_to_narrow(narrowed<double>(v, DataType::kFloat64, dims), dtype, {});
+    }
+}
+
 // t's values as `dtype` (one of kAllTypes).
 Tensor converted(const Tensor& t, DataType dtype) {
     std::vector<double> v(t.numel());
     for (uint64_t i = 0; i < t.numel(); ++i) v[i] = t.element_as_double(i);
-    switch (dtype) {
-        case DataType::kFloat32:
-            return narrowed<float>(v, dtype, t.dims());
-        case DataType::kFloat64:
-            return narrowed<double>(v, dtype, t.dims());
-        case DataType::kInt8:
-            return narrowed<int8_t>(v, dtype, t.dims());
-        case DataType::kUInt8:
-            return narrowed<uint8_t>(v, dtype, t.dims());
-        case DataType::kInt32:
-            return narrowed<int32_t>(v, dtype, t.dims());
-        case DataType::kInt64:
-            return narrowed<int64_t>(v, dtype, t.dims());
-        case DataType::kBool: {
-            for (double& x : v) x = x != 0.0;
-            return narrowed<uint8_t>(v, dtype, t.dims());
-        }
-        default:
-            return ops::cast_to_narrow(narrowed<double>(v, DataType::kFloat64, t.dims()), dtype,
-                                       {});
-    }
+    return from_doubles(std::move(v), dtype, t.dims());
 }
 
 // Whether every value of `from` is exactly a value of `to` of the same meaning (a float to a wider
@@ -147,12 +163,19 @@ std::string outputs_differ(const ir::Graph& g, const fs::path& data,
     return "";
 }
 
-// One change to one input: another element type, or its own type in another shape.
+// One change to one input: another element type, its own type in another shape, or every value
+// replaced by one (its type and shape kept).
 struct Change {
     enum Shape { kKeep, kEmpty, kScalar, kFlat, kUnsqueezed, kReversed };
     DataType dtype = DataType::kUndefined;  // kUndefined: the input's own
     Shape shape = kKeep;
+    std::optional<double> fill;
 };
+
+// The values an input is filled with: for floats the non-finite ones and a huge one, for integers
+// those used as indices, counts and sizes go wrong with (clamped to the type's range).
+constexpr double kFloatFills[] = {NAN, INFINITY, -INFINITY, 1e30};
+constexpr double kIntFills[] = {-1, 0, 1e12, -1e300};
 
 constexpr Change::Shape kShapeChanges[] = {Change::kEmpty, Change::kScalar, Change::kFlat,
                                            Change::kUnsqueezed, Change::kReversed};
@@ -160,6 +183,11 @@ constexpr Change::Shape kShapeChanges[] = {Change::kEmpty, Change::kScalar, Chan
 std::string describe(const Change& c) {
     static const char* const kShapes[] = {"",          "empty",      "a scalar",
                                           "flattened", "unsqueezed", "with its dims reversed"};
+    if (c.fill) {
+        char v[32];
+        std::snprintf(v, sizeof v, "%g", *c.fill);
+        return std::string("filled with ") + v;
+    }
     return c.shape == Change::kKeep ? "as " + dtype_name(c.dtype) : kShapes[c.shape];
 }
 
@@ -236,14 +264,17 @@ Outcome run_with_change(const fs::path& dir, size_t k, const Change& change) {
         }
         const Tensor stored = onnx::read_value_pb(f.string()).tensor;
         std::optional<Tensor> t;
-        if (change.shape == Change::kKeep) {
+        if (change.fill) {
+            t = from_doubles(std::vector<double>(stored.numel(), *change.fill), stored.dtype(),
+                             stored.dims());
+        } else if (change.shape == Change::kKeep) {
             t = converted(stored, change.dtype);
             wider = stored.dtype() == inputs[i]->type().elem_type &&
                     widens(stored.dtype(), change.dtype) && !type_has_meaning(*inputs[i]);
         } else if (!(t = reshaped(stored, change.shape))) {
             return {false, "same"};
         }
-        const bool keep_shape = change.shape == Change::kKeep;
+        const bool keep_shape = change.shape == Change::kKeep;  // and a fill
         inputs[i]->set_type(
             ir::TypeInfo::tensor(t->dtype(), keep_shape ? inputs[i]->type().shape : std::nullopt));
         feeds[inputs[i]->name()] = ops::RtValue::of(*t);
@@ -251,12 +282,22 @@ Outcome run_with_change(const fs::path& dir, size_t k, const Change& change) {
     return run_changed(*model, feeds, data, wider);
 }
 
-// The inputs of the test in `dir` that the sweep retypes: tensors of a numeric type other than
-// the complex ones, with a .pb in the first data set. Their positions among the graph inputs
-// without an initializer, and their types.
-std::vector<std::pair<size_t, DataType>> sweepable_inputs(const fs::path& dir) {
+// An input the sweep changes: its position among the graph inputs without an initializer, its
+// type, and whether it is filled with each value of kFloatFills / kIntFills: not in a model with a
+// Loop, whose trip count may come from it (a loop of 1e12 passes is the model's, not a hang).
+struct SweepInput {
+    size_t index;
+    DataType type;
+    bool fills;
+};
+
+// The inputs of the test in `dir` that the sweep changes: tensors of a numeric type other than
+// the complex ones, with a .pb in the first data set.
+std::vector<SweepInput> sweepable_inputs(const fs::path& dir) {
     const auto model = onnx::load_model((dir / "model.onnx").string());
-    std::vector<std::pair<size_t, DataType>> out;
+    bool loops = false;
+    for (const auto& n : model->graph->nodes()) loops = loops || n->op_type == "Loop";
+    std::vector<SweepInput> out;
     size_t i = 0;
     for (const ir::Value* v : model->graph->inputs()) {
         if (v->is_initializer()) continue;
@@ -264,7 +305,7 @@ std::vector<std::pair<size_t, DataType>> sweepable_inputs(const fs::path& dir) {
         const bool numeric = v->type().is_tensor() && t != DataType::kString &&
                              t != DataType::kComplex64 && t != DataType::kComplex128;
         if (numeric && fs::exists(dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb")))
-            out.emplace_back(i, t);
+            out.push_back({i, t, !loops});
         ++i;
     }
     return out;
@@ -275,14 +316,21 @@ struct SweepTally {
     std::vector<std::string> failures;
 };
 
-// The changes the sweep makes to an input of type `own`: each of `types` but its own, and each
-// shape change where its elements are whole bytes.
-std::vector<Change> changes_for(DataType own, const std::vector<DataType>& types) {
+// The changes the sweep makes to `in`: each of `types` but its own, and where its elements are
+// whole bytes each shape change and (but for bool) each fill of its kind when in.fills.
+std::vector<Change> changes_for(const SweepInput& in, const std::vector<DataType>& types) {
+    const DataType own = in.type;
     std::vector<Change> out;
     for (const DataType t : types)
-        if (t != own) out.push_back({t, Change::kKeep});
-    if (dtype_bits(own) % 8 == 0)
-        for (const Change::Shape s : kShapeChanges) out.push_back({DataType::kUndefined, s});
+        if (t != own) out.push_back({t, Change::kKeep, std::nullopt});
+    if (dtype_bits(own) % 8) return out;
+    for (const Change::Shape s : kShapeChanges)
+        out.push_back({DataType::kUndefined, s, std::nullopt});
+    if (own == DataType::kBool || !in.fills) return out;
+    for (const double v : dtype_is_float(own)
+                              ? std::vector<double>(std::begin(kFloatFills), std::end(kFloatFills))
+                              : std::vector<double>(std::begin(kIntFills), std::end(kIntFills)))
+        out.push_back({DataType::kUndefined, Change::kKeep, v});
     return out;
 }
 
@@ -290,14 +338,15 @@ std::vector<Change> changes_for(DataType own, const std::vector<DataType>& types
 // "start WHAT" before it runs, then "ran|refused|same|bug WHAT: OUTCOME" (one line).
 void sweep_test(const fs::path& dir, const std::vector<DataType>& types, FILE* out) {
     const std::string name = dir.filename().string();
-    std::vector<std::pair<size_t, DataType>> inputs;
+    std::vector<SweepInput> inputs;
     try {
         inputs = sweepable_inputs(dir);
     } catch (const Error&) {
         return;  // a model this build cannot load is the conformance suite's business
     }
-    for (const auto& [k, own] : inputs)
-        for (const Change& c : changes_for(own, types)) {
+    for (const SweepInput& in : inputs)
+        for (const Change& c : changes_for(in, types)) {
+            const size_t k = in.index;
             const std::string what = name + " input " + std::to_string(k) + " " + describe(c);
             std::fprintf(out, "start %s\n", what.c_str());
             std::fflush(out);  // the last line names the case when a crash ends the process
@@ -324,6 +373,8 @@ void sweep_test_isolated(const fs::path& dir, const std::vector<DataType>& types
     ASSERT_GE(pid, 0);
     if (pid == 0) {
         ::close(fds[0]);
+        set_memory_ceiling(kCeiling);  // a fill asking for 1e12 values is refused as a user sees it
+        ::alarm(kSecondsPerTest);      // a hang ends the child (SIGALRM, 14)
         FILE* out = ::fdopen(fds[1], "w");
         sweep_test(dir, types, out);
         std::fclose(out);

@@ -4,6 +4,7 @@
 // out-of-bounds access, an unbounded allocation or a hang.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
