@@ -26,10 +26,21 @@ int64_t sequence_position(KernelContext& ctx, size_t input, int64_t n, bool inse
     return pos < 0 ? pos + n : pos;
 }
 
+// A sequence's tensors share one type (ONNX's S = seq(T)): refuses `t` of another type than
+// items[0]'s.
+void require_sequence_type(const std::vector<Tensor>& items, const Tensor& t, const char* op) {
+    if (!items.empty() && t.dtype() != items[0].dtype())
+        fail(std::string(op) + ": a sequence of " + dtype_name(items[0].dtype()) +
+             " tensors cannot hold a " + dtype_name(t.dtype()) + " tensor");
+}
+
 KernelFn make_sequence_construct(const Attrs&, int64_t) {
     return [](KernelContext& ctx) {
         std::vector<Tensor> items;
-        for (size_t i = 0; i < ctx.num_inputs(); ++i) items.push_back(ctx.input(i));
+        for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+            require_sequence_type(items, ctx.input(i), "SequenceConstruct");
+            items.push_back(ctx.input(i));
+        }
         ctx.set_output(0, RtValue::of_sequence(std::move(items)));
     };
 }
@@ -53,6 +64,7 @@ KernelFn make_sequence_insert(const Attrs&, int64_t) {
         const int64_t n = static_cast<int64_t>(seq.size());
         const int64_t pos =
             ctx.has_input(2) ? sequence_position(ctx, 2, n, true, "SequenceInsert") : n;
+        require_sequence_type(seq, ctx.input(1), "SequenceInsert");
         seq.insert(seq.begin() + pos, ctx.input(1));
         ctx.set_output(0, RtValue::of_sequence(std::move(seq)));
     };

@@ -129,10 +129,20 @@ Tensor stack_tensors(const std::vector<Tensor>& items, int64_t axis) {
 
 Tensor concat_tensors(const std::vector<Tensor>& items, int64_t axis) {
     if (items.empty()) fail("cannot concatenate an empty list of tensors");
-    std::vector<int64_t> dims = items[0].dims();
-    dims[static_cast<size_t>(axis)] = 0;
-    for (const auto& t : items)
-        dims[static_cast<size_t>(axis)] += t.dims()[static_cast<size_t>(axis)];
+    const size_t a = static_cast<size_t>(axis);
+    std::vector<int64_t> base = items[0].dims();  // every item's dims, but 0 along the axis
+    base[a] = 0;
+    std::vector<int64_t> dims = base;
+    for (const auto& t : items) {
+        std::vector<int64_t> d = t.dims();
+        const bool same_rank = t.dtype() == items[0].dtype() && d.size() == base.size();
+        if (same_rank) d[a] = 0;
+        if (!same_rank || d != base)
+            fail("cannot concatenate " + dtype_name(items[0].dtype()) + " " +
+                 dims_text(items[0].dims()) + " and " + dtype_name(t.dtype()) + " " +
+                 dims_text(t.dims()) + " along axis " + std::to_string(axis));
+        dims[a] += t.dims()[a];
+    }
     Tensor out = Tensor::zeros(items[0].dtype(), dims);
     std::vector<std::string> strings(out.numel());
     const size_t esize = element_size(out, "concat");

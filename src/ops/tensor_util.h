@@ -45,7 +45,8 @@ Tensor make_scalar_bool(bool v);
 Tensor make_scalar_int64(int64_t v);
 // Stacks same-shaped tensors along a new axis `axis` (0 <= axis <= rank).
 Tensor stack_tensors(const std::vector<Tensor>& items, int64_t axis);
-// Concatenates tensors along an existing axis.
+// Concatenates tensors along an existing axis (kInvalidInput unless they have one type and the
+// same dims but along it).
 Tensor concat_tensors(const std::vector<Tensor>& items, int64_t axis);
 // The slice `index` of `t` along `axis`, with that axis removed. An axis or index out of range
 // is kInternal: callers check their inputs first.

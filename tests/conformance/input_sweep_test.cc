@@ -446,5 +446,12 @@ TEST(InputSweep, DebianNodeTests) {
     sweep_suite(root + "/node", "libonnx-testdata/node");
 }
 
+TEST(InputSweep, DebianOtherSuites) {
+    const std::string root = test::onnx_testdata_dir();
+    if (root.empty()) GTEST_SKIP() << "libonnx-testdata not installed";
+    for (const char* s : {"pytorch-converted", "pytorch-operator", "simple"})
+        if (fs::is_directory(root + "/" + s)) sweep_suite(root + "/" + s, s);
+}
+
 }  // namespace
 }  // namespace pg

@@ -13,6 +13,8 @@
 
 #include "base/error.h"
 #include "base/heap.h"
+#include "ir/builder.h"
+#include "runtime/session.h"
 #include "support/expect_error.h"
 #include "support/op_runner.h"
 
@@ -140,6 +142,44 @@ TEST(OpsHostileValues, IntegerCumSumWraps) {
             .at(0);
     EXPECT_EQ(y.data<int32_t>()[0], kTop);
     EXPECT_EQ(y.data<int32_t>()[1], std::numeric_limits<int32_t>::min());
+}
+
+// SequenceConstruct (x, y) -> ConcatFromSequence(axis 0) with y fed as `y`. A sequence of mixed
+// types was concatenated as the first's type (wrong values, or reads past the smaller one's
+// storage), and tensors of another rank were concatenated unchecked (a crash): Debian's
+// simple/test_sequence_model4 under the input sweep.
+Tensor concat_of_sequence(const Tensor& y) {
+    auto m = ir::new_model(12);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{2, 2});
+    ir::Value* yv = b.input("y", y.dtype(), ir::Shape{});
+    yv->set_type(ir::TypeInfo::tensor(y.dtype(), std::nullopt));  // any rank
+    ir::Value* seq = b.op("SequenceConstruct", {x, yv}, {}, "seq");
+    ir::Value* out =
+        b.op("ConcatFromSequence", {seq}, ir::attrs(Attribute::make_int("axis", 0)), "cat");
+    b.output(out, DataType::kFloat32, {-1, 2});
+    runtime::Session session(*m, runtime::SessionOptions{});
+    runtime::Feeds feeds;
+    feeds["x"] = ops::RtValue::of(test::f32({2, 2}, {1, 2, 3, 4}));
+    feeds["y"] = ops::RtValue::of(y);
+    return session.run(feeds).at(0).second.tensor();
+}
+
+TEST(OpsHostileValues, SequencesHoldOneTypeAndConcatenateMatchingDims) {
+    test::expect_error(
+        [] {
+            concat_of_sequence(Tensor::from_values<double>(DataType::kFloat64, {1, 2}, {5, 6}));
+        },
+        ErrorKind::kInvalidInput, "a sequence of float32 tensors cannot hold a float64 tensor");
+    test::expect_error([] { concat_of_sequence(test::f32({}, {5})); }, ErrorKind::kInvalidInput,
+                       "cannot concatenate float32 [2, 2] and float32 [] along axis 0");
+    test::expect_error(
+        [] {
+            concat_of_sequence(test::f32({1, 3}, {5, 6, 7}));
+        },
+        ErrorKind::kInvalidInput, "and float32 [1, 3] along axis 0");
+    EXPECT_EQ(test::values_f32(concat_of_sequence(test::f32({1, 2}, {5, 6}))),
+              (std::vector<float>{1, 2, 3, 4, 5, 6}));
 }
 
 }  // namespace
