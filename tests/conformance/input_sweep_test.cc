@@ -1,14 +1,16 @@
 // Input sweep: every ONNX node test run again with one of its inputs changed, one input and one
-// change at a time: given another element type (declared and fed, its values converted), or
+// change at a time: given another element type (declared and fed, its values converted),
 // another shape of its own type (empty, a scalar, flattened, with a leading 1, its dims reversed;
-// declared of unknown rank). ONNX's type constraints and the ops' shape rules refuse most of
+// declared of unknown rank), or every value replaced by one hostile value (kFloatFills,
+// kIntFills). ONNX's type constraints and the ops' shape rules refuse most of
 // these models, so the reference interpreter must answer each one with a result or a pg::Error
 // naming the problem; kInternal, any other exception or a crash is a bug, and so is an input
 // widened without loss (float32 to float64, int8 to int64) that changes the outputs. A kernel that
 // dispatches on X's type and reads another input as that type, or trusts a shape it did not
 // check, reads past the input's storage: the sanitizer build (-DPG_SANITIZE=ON) shows those (see
 // docs/adding-an-op.md). The fuzzers found such holes one at a time (Gemm, the normalizations,
-// MaxRoiPool); this visits every op's every input.
+// MaxRoiPool); this visits every op's every input. Each test's cases run in a child process
+// under a memory ceiling and a time limit, so a crash or a hang fails that test, naming the case.
 // PG_INPUT_SWEEP_ALL=1 tries every type of kAllTypes (else kQuickTypes, for the test run);
 // PG_INPUT_SWEEP_FILTER=REGEX limits the tests (and prints each case as it starts).
 #include <gtest/gtest.h>
