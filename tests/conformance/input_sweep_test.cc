@@ -1,7 +1,7 @@
-// Input sweep: every ONNX node test run again with one of its inputs changed, one input and one
-// change at a time: given another element type (declared and fed, its values converted),
-// another shape of its own type (empty, a scalar, flattened, with a leading 1, its dims reversed;
-// declared of unknown rank), or every value replaced by one hostile value (kFloatFills,
+// Input sweep: every ONNX node test run again with one of its inputs or initializers changed, one
+// value and one change at a time: given another element type (declared and fed, its values
+// converted), another shape of its own type (empty, a scalar, flattened, with a leading 1, its dims
+// reversed; declared of unknown rank), or every value replaced by one hostile value (kFloatFills,
 // kIntFills). ONNX's type constraints and the ops' shape rules refuse most of
 // these models, so the reference interpreter must answer each one with a result or a pg::Error
 // naming the problem; kInternal, any other exception or a crash is a bug, and so is an input
@@ -248,53 +248,74 @@ Outcome run_changed(const ir::Model& model, const runtime::Feeds& feeds, const f
     return {false, "ran"};
 }
 
-// The test's first data set with input k changed, planned and run once.
-Outcome run_with_change(const fs::path& dir, size_t k, const Change& change) {
+// What the sweep changes: a graph input (its position among those without an initializer) or an
+// initializer (by name), its type, and whether it is filled with each value of kFloatFills /
+// kIntFills: not in a model with a Loop, whose trip count may come from it (a loop of 1e12
+// passes is the model's, not a hang).
+struct SweepInput {
+    size_t index;      // graph inputs
+    std::string name;  // initializers ("" for graph inputs)
+    DataType type;
+    bool fills;
+    std::string label() const {
+        return name.empty() ? "input " + std::to_string(index) : "initializer " + name;
+    }
+};
+
+// `stored` as `change` asks; nullopt when that leaves it as it is. *wider: a lossless widening of
+// a value v whose type has no meaning of its own (its outputs must then match the expected ones).
+std::optional<Tensor> apply_change(const Tensor& stored, const Change& change, const ir::Value& v,
+                                   bool* wider) {
+    if (change.fill)
+        return from_doubles(std::vector<double>(stored.numel(), *change.fill), stored.dtype(),
+                            stored.dims());
+    if (change.shape != Change::kKeep) return reshaped(stored, change.shape);
+    *wider = stored.dtype() == v.type().elem_type && widens(stored.dtype(), change.dtype) &&
+             !type_has_meaning(v);
+    return converted(stored, change.dtype);
+}
+
+// The test's first data set with `target` changed, planned and run once.
+Outcome run_with_change(const fs::path& dir, const SweepInput& target, const Change& change) {
     auto model = onnx::load_model((dir / "model.onnx").string());
     std::vector<ir::Value*> inputs;
     for (ir::Value* v : model->graph->inputs())
         if (!v->is_initializer()) inputs.push_back(v);
     const fs::path data = dir / "test_data_set_0";
     runtime::Feeds feeds;
-    bool wider = false;
     for (size_t i = 0; i < inputs.size(); ++i) {
         const fs::path f = data / ("input_" + std::to_string(i) + ".pb");
-        if (!fs::exists(f)) continue;
-        if (i != k) {
+        if (fs::exists(f))
             feeds[inputs[i]->name()] = test::read_node_test_input(f.string(), inputs[i]);
-            continue;
-        }
-        const Tensor stored = onnx::read_value_pb(f.string()).tensor;
-        std::optional<Tensor> t;
-        if (change.fill) {
-            t = from_doubles(std::vector<double>(stored.numel(), *change.fill), stored.dtype(),
-                             stored.dims());
-        } else if (change.shape == Change::kKeep) {
-            t = converted(stored, change.dtype);
-            wider = stored.dtype() == inputs[i]->type().elem_type &&
-                    widens(stored.dtype(), change.dtype) && !type_has_meaning(*inputs[i]);
-        } else if (!(t = reshaped(stored, change.shape))) {
-            return {false, "same"};
-        }
-        const bool keep_shape = change.shape == Change::kKeep;  // and a fill
-        inputs[i]->set_type(
-            ir::TypeInfo::tensor(t->dtype(), keep_shape ? inputs[i]->type().shape : std::nullopt));
-        feeds[inputs[i]->name()] = ops::RtValue::of(*t);
     }
+    ir::Value* v = inputs.at(target.index);
+    if (!target.name.empty())
+        for (ir::Value* init : model->graph->initializers())
+            if (init->name() == target.name) v = init;
+    const Tensor stored =
+        target.name.empty() ? feeds[v->name()].tensor() : v->initializer()->tensor;
+    bool wider = false;
+    const std::optional<Tensor> t = apply_change(stored, change, *v, &wider);
+    if (!t) return {false, "same"};
+    const bool keep_shape = change.shape == Change::kKeep;  // and a fill
+    v->set_type(ir::TypeInfo::tensor(t->dtype(),
+                                     keep_shape && v->has_type() ? v->type().shape : std::nullopt));
+    if (target.name.empty())
+        feeds[v->name()] = ops::RtValue::of(*t);
+    else
+        v->mutable_initializer()->tensor = *t;
     return run_changed(*model, feeds, data, wider);
 }
 
-// An input the sweep changes: its position among the graph inputs without an initializer, its
-// type, and whether it is filled with each value of kFloatFills / kIntFills: not in a model with a
-// Loop, whose trip count may come from it (a loop of 1e12 passes is the model's, not a hang).
-struct SweepInput {
-    size_t index;
-    DataType type;
-    bool fills;
-};
+// Whether values of type t are ones the sweep converts and fills (numeric, not complex).
+bool sweepable_type(const ir::TypeInfo& type) {
+    const DataType t = type.elem_type;
+    return type.is_tensor() && t != DataType::kString && t != DataType::kComplex64 &&
+           t != DataType::kComplex128 && t != DataType::kUndefined;
+}
 
-// The inputs of the test in `dir` that the sweep changes: tensors of a numeric type other than
-// the complex ones, with a .pb in the first data set.
+// What the sweep changes in the test in `dir`: each numeric graph input with a .pb in the first
+// data set, then each numeric initializer (the weights the fused and blocked Conv paths read).
 std::vector<SweepInput> sweepable_inputs(const fs::path& dir) {
     const auto model = onnx::load_model((dir / "model.onnx").string());
     bool loops = false;
@@ -303,12 +324,15 @@ std::vector<SweepInput> sweepable_inputs(const fs::path& dir) {
     size_t i = 0;
     for (const ir::Value* v : model->graph->inputs()) {
         if (v->is_initializer()) continue;
-        const DataType t = v->type().elem_type;
-        const bool numeric = v->type().is_tensor() && t != DataType::kString &&
-                             t != DataType::kComplex64 && t != DataType::kComplex128;
-        if (numeric && fs::exists(dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb")))
-            out.push_back({i, t, !loops});
+        if (sweepable_type(v->type()) &&
+            fs::exists(dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb")))
+            out.push_back({i, "", v->type().elem_type, !loops});
         ++i;
+    }
+    for (const ir::Value* v : model->graph->initializers()) {
+        const Tensor& t = v->initializer()->tensor;
+        if (sweepable_type(ir::TypeInfo::tensor(t.dtype(), std::nullopt)) && t.has_data())
+            out.push_back({0, v->name(), t.dtype(), !loops});
     }
     return out;
 }
@@ -348,11 +372,10 @@ void sweep_test(const fs::path& dir, const std::vector<DataType>& types, FILE* o
     }
     for (const SweepInput& in : inputs)
         for (const Change& c : changes_for(in, types)) {
-            const size_t k = in.index;
-            const std::string what = name + " input " + std::to_string(k) + " " + describe(c);
+            const std::string what = name + " " + in.label() + " " + describe(c);
             std::fprintf(out, "start %s\n", what.c_str());
             std::fflush(out);  // the last line names the case when a crash ends the process
-            Outcome r = run_with_change(dir, k, c);
+            Outcome r = run_with_change(dir, in, c);
             std::replace(r.what.begin(), r.what.end(), '\n', ' ');
             const char* kind = r.bug              ? "bug"
                                : r.what == "ran"  ? "ran"
