@@ -32,6 +32,7 @@
 #include "onnx/model_io.h"
 #include "onnx/tensor_file.h"
 #include "ops/cast.h"
+#include "ops/dispatch.h"
 #include "runtime/session.h"
 #include "support/node_test_data.h"
 #include "support/test_paths.h"
@@ -69,34 +70,16 @@ Tensor narrowed(const std::vector<double>& values, DataType dtype, std::vector<i
 
 // values as a tensor of `dtype` (a numeric type of whole bytes) and `dims`.
 Tensor from_doubles(std::vector<double> v, DataType dtype, std::vector<int64_t> dims) {
-    switch (dtype) {
-        case DataType::kFloat32:
-            return narrowed<float>(v, dtype, dims);
-        case DataType::kFloat64:
-            return narrowed<double>(v, dtype, dims);
-        case DataType::kInt8:
-            return narrowed<int8_t>(v, dtype, dims);
-        case DataType::kUInt8:
-            return narrowed<uint8_t>(v, dtype, dims);
-        case DataType::kInt32:
-            return narrowed<int32_t>(v, dtype, dims);
-        case DataType::kInt64:
-            return narrowed<int64_t>(v, dtype, dims);
-        case DataType::kInt16:
-            return narrowed<int16_t>(v, dtype, dims);
-        case DataType::kUInt16:
-            return narrowed<uint16_t>(v, dtype, dims);
-        case DataType::kUInt32:
-            return narrowed<uint32_t>(v, dtype, dims);
-        case DataType::kUInt64:
-            return narrowed<uint64_t>(v, dtype, dims);
-        case DataType::kBool: {
-            for (double& x : v) x = x != 0.0;
-            return narrowed<uint8_t>(v, dtype, dims);
-        }
-        default:
-            return ops::cast_to_narrow(narrowed<double>(v, DataType::kFloat64, dims), dtype, {});
+    if (dtype == DataType::kBool) {
+        for (double& x : v) x = x != 0.0;
+        return narrowed<uint8_t>(v, dtype, dims);
     }
+    if (dtype_is_float(dtype) && dtype_bits(dtype) < 32)  // float16, bfloat16, float8: as Cast
+        return ops::cast_to_narrow(narrowed<double>(v, DataType::kFloat64, dims), dtype, {});
+    std::optional<Tensor> out;
+    ops::dispatch_numeric(dtype, "input sweep",
+                          [&]<typename T>() { out = narrowed<T>(v, dtype, dims); });
+    return *out;
 }
 
 // t's values as `dtype` (one of kAllTypes).
