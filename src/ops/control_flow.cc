@@ -100,6 +100,37 @@ int64_t scan_length(KernelContext& ctx, const ScanConfig& c, size_t num_state) {
     return len;
 }
 
+// Refuses a per-scan attribute list of another length than `want` (empty: the default).
+void check_scan_list(const std::vector<int64_t>& v, size_t want, const char* name) {
+    if (!v.empty() && v.size() != want)
+        fail(std::string("Scan: ") + name + " has " + std::to_string(v.size()) + " values for " +
+             std::to_string(want) + " scans");
+}
+
+// The scan outputs of a Scan body with `outputs` outputs after `num_state` states (kInvalidInput
+// when it has fewer outputs than states).
+size_t scan_outputs(const ir::Graph& body, size_t num_state) {
+    if (body.outputs().size() < num_state)
+        fail("Scan: the body has " + std::to_string(body.outputs().size()) + " outputs for " +
+             std::to_string(num_state) + " states");
+    return body.outputs().size() - num_state;
+}
+
+// Scan-9's state count; refuses a num_scan_inputs outside [1, inputs] and per-scan lists of
+// another length than their scans, before any is indexed.
+size_t scan_states(const KernelContext& ctx, const ScanConfig& c) {
+    if (c.num_scan_inputs < 1 || static_cast<uint64_t>(c.num_scan_inputs) > ctx.num_inputs())
+        fail("Scan: num_scan_inputs " + std::to_string(c.num_scan_inputs) + " does not fit its " +
+             std::to_string(ctx.num_inputs()) + " inputs");
+    const size_t scans = static_cast<size_t>(c.num_scan_inputs);
+    const size_t num_state = ctx.num_inputs() - scans, outs = scan_outputs(*c.body, num_state);
+    check_scan_list(c.in_axes, scans, "scan_input_axes");
+    check_scan_list(c.in_dirs, scans, "scan_input_directions");
+    check_scan_list(c.out_axes, outs, "scan_output_axes");
+    check_scan_list(c.out_dirs, outs, "scan_output_directions");
+    return num_state;
+}
+
 void scan_emit(KernelContext& ctx, const ScanConfig& c, size_t num_state,
                std::vector<std::vector<Tensor>>& scans) {
     for (size_t k = 0; k < scans.size(); ++k) {
@@ -116,7 +147,7 @@ KernelFn make_scan(const Attrs& a, int64_t) {
                  a.get_ints("scan_input_axes"),  a.get_ints("scan_input_directions"),
                  a.get_ints("scan_output_axes"), a.get_ints("scan_output_directions")};
     return [c](KernelContext& ctx) {
-        const size_t num_state = ctx.num_inputs() - static_cast<size_t>(c.num_scan_inputs);
+        const size_t num_state = scan_states(ctx, c);
         const int64_t len = scan_length(ctx, c, num_state);
         std::vector<RtValue> state;
         for (size_t i = 0; i < num_state; ++i) state.push_back(*ctx.value(i));
@@ -142,12 +173,16 @@ KernelFn make_scan(const Attrs& a, int64_t) {
 
 // Scan-8's state count; refuses inputs that are not (sequence_lens, states..., scans...) with
 // every state of (batch, ...) and every scan input of (batch, length, ...), of one batch and
-// length, before any is indexed.
-size_t scan8_states(const KernelContext& ctx, int64_t num_scans) {
+// length, a body of fewer outputs than states and `directions` of another length than the scans,
+// before any is indexed.
+size_t scan8_states(const KernelContext& ctx, const ir::Graph& body, int64_t num_scans,
+                    const std::vector<int64_t>& dirs) {
     if (num_scans < 1 || static_cast<size_t>(num_scans) + 1 > ctx.num_inputs())
         fail("Scan: num_scan_inputs " + std::to_string(num_scans) + " does not fit its " +
              std::to_string(ctx.num_inputs()) + " inputs");
     const size_t num_state = ctx.num_inputs() - 1 - static_cast<size_t>(num_scans);
+    scan_outputs(body, num_state);
+    check_scan_list(dirs, static_cast<size_t>(num_scans), "directions");
     int64_t batch = -1, len = -1;
     for (size_t i = 1; i < ctx.num_inputs(); ++i) {
         const Tensor& t = ctx.input(i);
@@ -172,7 +207,7 @@ KernelFn make_scan8(const Attrs& a, int64_t) {
     const int64_t num_scans = a.require_int("num_scan_inputs");
     const std::vector<int64_t> dirs = a.get_ints("directions");
     return [=](KernelContext& ctx) {
-        const size_t num_state = scan8_states(ctx, num_scans);
+        const size_t num_state = scan8_states(ctx, *body, num_scans, dirs);
         const int64_t batch = ctx.input(1).dims()[0];
         std::vector<std::vector<Tensor>> states(num_state),
             scans(body->outputs().size() - num_state);

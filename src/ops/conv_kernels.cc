@@ -27,15 +27,29 @@ WindowAttrs read_window_attrs(const Attrs& a) {
 
 namespace {
 
-int64_t floor_div(int64_t a, int64_t b) {
-    return a >= 0 ? a / b : -((-a + b - 1) / b);
+int64_t floor_div(int64_t a, int64_t b) {  // b > 0; no overflow for any a
+    return a / b - (a % b < 0);
+}
+
+// a * b + c, failing (kInvalidInput, naming `op`) where that overflows int64: a window's extent,
+// padded input and SAME pads from attributes such as a kernel of 2^62 (the sums later taken from
+// them then stay inside int64).
+int64_t window_arith(int64_t a, int64_t b, int64_t c, const char* op) {
+    int64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r) || __builtin_add_overflow(r, c, &r))
+        fail(std::string(op) + ": the window's size, pads or strides overflow int64");
+    return r;
 }
 
 // Output size along one axis with explicit pads.
-int64_t pooled_size(int64_t in, int64_t ek, int64_t s, int64_t pb, int64_t pe, bool ceil_mode) {
-    const int64_t span = in + pb + pe - ek;
+int64_t pooled_size(int64_t in, int64_t ek, int64_t s, int64_t pb, int64_t pe, bool ceil_mode,
+                    const char* op) {
+    const int64_t padded = window_arith(1, window_arith(1, in, pb, op), pe, op);
+    window_arith(1, in, pe, op);  // the padded input's end (pool_window.h)
+    const int64_t span = window_arith(-1, ek, padded, op);
+    if (span < -(int64_t{1} << 62)) return 0;  // negative pads of about int64's lowest
     if (!ceil_mode) return floor_div(span, s) + 1;
-    int64_t out = floor_div(span + s - 1, s) + 1;
+    int64_t out = -floor_div(-span, s) + 1;  // ceil(span / s) + 1
     if ((out - 1) * s >= in + pb) --out;  // the last window must start inside input or begin pad
     return out;
 }
@@ -62,10 +76,11 @@ Window make_window(const WindowAttrs& a, const std::vector<int64_t>& in,
         w.dil[j] = a.dilations.empty() ? 1 : a.dilations[i];
         if (w.stride[j] < 1 || w.dil[j] < 1 || w.kernel[j] < 1)
             fail(std::string(op) + ": strides, dilations and kernel sizes must be positive");
-        const int64_t ek = (w.kernel[j] - 1) * w.dil[j] + 1;
+        const int64_t ek = window_arith(w.kernel[j] - 1, w.dil[j], 1, op);
         if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
-            w.out[j] = (w.in[j] + w.stride[j] - 1) / w.stride[j];
-            const int64_t total = std::max<int64_t>(0, (w.out[j] - 1) * w.stride[j] + ek - w.in[j]);
+            w.out[j] = w.in[j] / w.stride[j] + (w.in[j] % w.stride[j] != 0);
+            const int64_t total =
+                std::max<int64_t>(0, window_arith(w.out[j] - 1, w.stride[j], ek - w.in[j], op));
             w.pad_begin[j] = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
             w.pad_end[j] = total - w.pad_begin[j];
             continue;
@@ -74,10 +89,13 @@ Window make_window(const WindowAttrs& a, const std::vector<int64_t>& in,
             w.pad_begin[j] = a.pads[i], w.pad_end[j] = a.pads[i + nd];
         else if (a.auto_pad != "NOTSET" && a.auto_pad != "VALID")
             fail(std::string(op) + ": unknown auto_pad '" + a.auto_pad + "'");
-        w.out[j] = pooled_size(w.in[j], ek, w.stride[j], w.pad_begin[j], w.pad_end[j], a.ceil_mode);
+        w.out[j] =
+            pooled_size(w.in[j], ek, w.stride[j], w.pad_begin[j], w.pad_end[j], a.ceil_mode, op);
         if (check_output && w.out[j] < 1)
             fail(std::string(op) + ": the window is larger than the padded input");
     }
+    // a window's tap count (a pool's divisor with count_include_pad) fits in int64
+    window_arith(window_arith(w.kernel[0], w.kernel[1], 0, op), w.kernel[2], 0, op);
     return w;
 }
 

@@ -28,26 +28,20 @@ template <typename F>
 int64_t visit_window(const Window& g, int64_t o, F&& f) {
     const int64_t pos[3] = {o / (g.out[1] * g.out[2]), o / g.out[2] % g.out[1], o % g.out[2]};
     int64_t start[3], padded = 1;
-    int64_t lo[3], hi[3];  // tap ranges inside the padded input
+    int64_t lo[3], hi[3];  // tap ranges inside the input
     for (int a = 0; a < 3; ++a) {
         start[a] = pos[a] * g.stride[a] - g.pad_begin[a];
-        lo[a] = 0, hi[a] = 0;
-        for (int64_t k = 0; k < g.kernel[a]; ++k) {
-            const int64_t i = start[a] + k * g.dil[a];
-            if (i < g.in[a] + g.pad_end[a]) hi[a] = k + 1;
-        }
-        padded *= hi[a] - lo[a];
+        int64_t plo = 0, phi = 0;  // taps before the padded input's end
+        taps_between(start[a], g.dil[a], g.kernel[a], start[a], g.in[a] + g.pad_end[a], &plo, &phi);
+        padded *= phi;
+        taps_between(start[a], g.dil[a], g.kernel[a], 0, g.in[a], &lo[a], &hi[a]);
     }
-    for (int64_t kd = 0; kd < hi[0]; ++kd) {
+    for (int64_t kd = lo[0]; kd < hi[0]; ++kd) {
         const int64_t id = start[0] + kd * g.dil[0];
-        if (id < 0 || id >= g.in[0]) continue;
-        for (int64_t kh = 0; kh < hi[1]; ++kh) {
+        for (int64_t kh = lo[1]; kh < hi[1]; ++kh) {
             const int64_t ih = start[1] + kh * g.dil[1];
-            if (ih < 0 || ih >= g.in[1]) continue;
-            for (int64_t kw = 0; kw < hi[2]; ++kw) {
-                const int64_t iw = start[2] + kw * g.dil[2];
-                if (iw >= 0 && iw < g.in[2]) f((id * g.in[1] + ih) * g.in[2] + iw);
-            }
+            for (int64_t kw = lo[2]; kw < hi[2]; ++kw)
+                f((id * g.in[1] + ih) * g.in[2] + start[2] + kw * g.dil[2]);
         }
     }
     return padded;
@@ -84,6 +78,9 @@ template <typename T, typename Init, typename Run>
 void pool_row(const Window& g, const AxisTaps t[3], const T* xp, int64_t od, int64_t oh,
               Init&& init, Run&& run) {
     const int64_t d0 = t[0].lo[od], d1 = t[0].hi[od], h0 = t[1].lo[oh], h1 = t[1].hi[oh];
+    int64_t k0 = 0, k1 = 0;  // the taps kw that some output column sees inside the row
+    taps_between(-g.pad_begin[2], g.dil[2], g.kernel[2], -(g.out[2] - 1) * g.stride[2], g.in[2],
+                 &k0, &k1);
     for (int64_t ow = 0; ow < g.out[2]; ++ow) {
         const bool empty = d0 == d1 || h0 == h1 || t[2].lo[ow] == t[2].hi[ow];
         const int64_t id = t[0].start[od] + d0 * g.dil[0], ih = t[1].start[oh] + h0 * g.dil[1];
@@ -95,7 +92,7 @@ void pool_row(const Window& g, const AxisTaps t[3], const T* xp, int64_t od, int
         for (int64_t kh = h0; kh < h1; ++kh) {
             const int64_t id = t[0].start[od] + kd * g.dil[0], ih = t[1].start[oh] + kh * g.dil[1];
             const T* row = xp + (id * g.in[1] + ih) * g.in[2];
-            for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+            for (int64_t kw = k0; kw < k1; ++kw) {
                 const int64_t off = kw * g.dil[2] - g.pad_begin[2];
                 int64_t lo, hi;
                 inside_columns(g, off, &lo, &hi);
@@ -461,7 +458,8 @@ bool avg_padded_plan(const Window& g, const AxisTaps t[3], bool include_pad, Avg
     a->ow8 = (g.out[2] + 7) / 8 * 8;
     a->rows = (g.out[1] - 1) * g.stride[1] + (g.kernel[1] - 1) * g.dil[1] + 1;
     a->cols = (a->ow8 - 1) * g.stride[2] + (g.kernel[2] - 1) * g.dil[2] + 1;
-    if (a->rows * a->cols > (int64_t{1} << 20)) return false;
+    constexpr int64_t kMax = int64_t{1} << 20;
+    if (a->rows > kMax || a->cols > kMax || a->rows * a->cols > kMax) return false;
     a->div.assign(static_cast<size_t>(g.out[1] * a->ow8), 1.0f);
     for (int64_t oh = 0; oh < g.out[1]; ++oh)
         for (int64_t ow = 0; ow < g.out[2]; ++ow) {
@@ -739,8 +737,14 @@ std::vector<int64_t> unpooled_dims(const WindowAttrs& wa, const std::vector<int6
     for (size_t i = 0; i < nd; ++i) {
         const int64_t s = wa.strides.empty() ? 1 : wa.strides[i];
         if (s < 1) fail("MaxUnpool: strides must be positive");
-        const int64_t pads = wa.pads.empty() ? 0 : wa.pads[i] + wa.pads[i + nd];
-        out.push_back((x_dims[i + 2] - 1) * s + wa.kernel_shape[i] - pads);
+        const int64_t pb = wa.pads.empty() ? 0 : wa.pads[i],
+                      pe = wa.pads.empty() ? 0 : wa.pads[i + nd];
+        int64_t d = 0;
+        if (__builtin_mul_overflow(x_dims[i + 2] - 1, s, &d) ||
+            __builtin_add_overflow(d, wa.kernel_shape[i], &d) ||
+            __builtin_sub_overflow(d, pb, &d) || __builtin_sub_overflow(d, pe, &d))
+            fail("MaxUnpool: the output size overflows int64");
+        out.push_back(d);
     }
     return out;
 }

@@ -189,15 +189,16 @@ bool SeparableMax::fits(const Window& g) {
     if (g.in[0] != 1 || g.kernel[0] != 1 || g.out[0] != 1 || g.dil[1] != 1 || g.dil[2] != 1)
         return false;
     for (int a = 1; a < 3; ++a)
-        if (g.pad_begin[a] < 0 || g.pad_end[a] < 0 || g.stride[a] < 1 || g.kernel[a] < 1)
-            return false;
+        if (g.pad_begin[a] < 0 || g.pad_end[a] < 0 || g.stride[a] < 1 || g.kernel[a] < 1 ||
+            g.stride[a] > kMaxFloats || g.kernel[a] > kMaxFloats || g.out[a] > kMaxFloats)
+            return false;  // (the last three: sizes() stays inside int64)
     // Strided windows read each input value about once, which the exact loops also do; the
     // padded copy then pays only on small planes (3x3 stride 2, against the exact loops: 0.88-0.99
     // at 27x27, 1.03-1.18 at 54x54, 1.5 at 109x109; stride 1 0.29-0.41 at 6x6 to 27x27).
     if ((g.stride[1] > 1 || g.stride[2] > 1) && g.in_size() > kStridedMaxPlane) return false;
     int64_t rows, cols, pitch;
     sizes(g, &rows, &cols, &pitch);
-    return rows * pitch <= kMaxFloats;
+    return rows <= kMaxFloats && pitch <= kMaxFloats && rows * pitch <= kMaxFloats;
 }
 
 SeparableMax::SeparableMax(const Window& g)

@@ -182,14 +182,18 @@ KernelFn make_depth_to_space(const Attrs& a, int64_t) {
     const bool crd = a.get_string("mode", "DCR") == "CRD";
     return [=](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
-        if (x.rank() != 4 || b <= 0 || x.dims()[1] % (b * b) != 0)
+        int64_t bb = 0;  // blocksize^2 (2^40 squared wrapped to 0: a division by zero)
+        if (x.rank() != 4 || b <= 0 || __builtin_mul_overflow(b, b, &bb) || x.dims()[1] % bb != 0)
             fail("DepthToSpace: input must be NCHW with C divisible by blocksize^2");
-        const int64_t n = x.dims()[0], c = x.dims()[1] / (b * b), h = x.dims()[2], w = x.dims()[3];
+        const int64_t n = x.dims()[0], c = x.dims()[1] / bb, h = x.dims()[2], w = x.dims()[3];
+        int64_t hb = 0, wb = 0;  // (C = 0 divides by any blocksize)
+        if (__builtin_mul_overflow(h, b, &hb) || __builtin_mul_overflow(w, b, &wb))
+            fail("DepthToSpace: the output's height or width overflows int64");
         const Dims six = {n, c, h, b, w, b};
         const Dims s = crd ? strides_of({n, c, b, b, h, w}) : strides_of({n, b, b, c, h, w});
         const Dims st = crd ? Dims{s[0], s[1], s[4], s[2], s[5], s[3]}
                             : Dims{s[0], s[3], s[4], s[1], s[5], s[2]};
-        rearrange(ctx, x, six, st, {n, c, h * b, w * b}, "DepthToSpace");
+        rearrange(ctx, x, six, st, {n, c, hb, wb}, "DepthToSpace");
     };
 }
 
@@ -200,9 +204,12 @@ KernelFn make_space_to_depth(const Attrs& a, int64_t) {
         if (x.rank() != 4 || b <= 0 || x.dims()[2] % b != 0 || x.dims()[3] % b != 0)
             fail("SpaceToDepth: input must be NCHW with H and W divisible by blocksize");
         const int64_t n = x.dims()[0], c = x.dims()[1], h = x.dims()[2] / b, w = x.dims()[3] / b;
+        int64_t cbb = 0;  // (H = W = 0 divide by any blocksize)
+        if (__builtin_mul_overflow(c, b, &cbb) || __builtin_mul_overflow(cbb, b, &cbb))
+            fail("SpaceToDepth: the output's channels overflow int64");
         const Dims s = strides_of({n, c, h, b, w, b});
-        rearrange(ctx, x, {n, b, b, c, h, w}, {s[0], s[3], s[5], s[1], s[2], s[4]},
-                  {n, c * b * b, h, w}, "SpaceToDepth");
+        rearrange(ctx, x, {n, b, b, c, h, w}, {s[0], s[3], s[5], s[1], s[2], s[4]}, {n, cbb, h, w},
+                  "SpaceToDepth");
     };
 }
 

@@ -21,13 +21,8 @@
 #include <filesystem>
 #include <limits>
 #include <optional>
-#include <regex>
-
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "base/error.h"
-#include "base/heap.h"
 #include "base/log.h"
 #include "onnx/model_io.h"
 #include "onnx/tensor_file.h"
@@ -35,6 +30,7 @@
 #include "ops/dispatch.h"
 #include "runtime/session.h"
 #include "support/node_test_data.h"
+#include "support/sweep_harness.h"
 #include "support/test_paths.h"
 
 namespace pg {
@@ -206,31 +202,6 @@ std::optional<Tensor> reshaped(const Tensor& t, Change::Shape shape) {
     return std::nullopt;
 }
 
-struct Outcome {
-    bool bug = false;
-    std::string what;  // "ran", "same" (the change leaves the input as it is), the refusal, the bug
-};
-
-// Plans and runs `model` on `feeds` once; compares the outputs with the data set's when `wider`.
-Outcome run_changed(const ir::Model& model, const runtime::Feeds& feeds, const fs::path& data,
-                    bool wider) {
-    try {
-        runtime::SessionOptions opts;
-        opts.threads = 1;
-        runtime::Session session(model, opts);
-        const runtime::Results results = session.run(feeds);
-        if (const std::string d = wider ? outputs_differ(*model.graph, data, results) : "";
-            !d.empty())
-            return {true, "wrong values as a wider type: " + d};
-    } catch (const Error& e) {
-        const bool internal = e.kind() == ErrorKind::kInternal;
-        return {internal, std::string(error_kind_name(e.kind())) + ": " + e.what()};
-    } catch (const std::exception& e) {
-        return {true, std::string("exception: ") + e.what()};
-    }
-    return {false, "ran"};
-}
-
 // What the sweep changes: a graph input (its position among those without an initializer) or an
 // initializer (by name), its type, and whether it is filled with each value of kFloatFills /
 // kIntFills: not in a model with a Loop, whose trip count may come from it (a loop of 1e12
@@ -259,18 +230,12 @@ std::optional<Tensor> apply_change(const Tensor& stored, const Change& change, c
 }
 
 // The test's first data set with `target` changed, planned and run once.
-Outcome run_with_change(const fs::path& dir, const SweepInput& target, const Change& change) {
+test::SweepOutcome run_with_change(const fs::path& dir, const SweepInput& target,
+                                   const Change& change) {
     auto model = onnx::load_model((dir / "model.onnx").string());
     std::vector<ir::Value*> inputs;
-    for (ir::Value* v : model->graph->inputs())
-        if (!v->is_initializer()) inputs.push_back(v);
+    runtime::Feeds feeds = test::first_data_set_feeds(dir, *model, &inputs);
     const fs::path data = dir / "test_data_set_0";
-    runtime::Feeds feeds;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-        const fs::path f = data / ("input_" + std::to_string(i) + ".pb");
-        if (fs::exists(f))
-            feeds[inputs[i]->name()] = test::read_node_test_input(f.string(), inputs[i]);
-    }
     ir::Value* v = inputs.at(target.index);
     if (!target.name.empty())
         for (ir::Value* init : model->graph->initializers())
@@ -287,7 +252,10 @@ Outcome run_with_change(const fs::path& dir, const SweepInput& target, const Cha
         feeds[v->name()] = ops::RtValue::of(*t);
     else
         v->mutable_initializer()->tensor = *t;
-    return run_changed(*model, feeds, data, wider);
+    return test::run_changed_model(*model, feeds, [&](const runtime::Results& results) {
+        const std::string d = wider ? outputs_differ(*model->graph, data, results) : "";
+        return d.empty() ? d : "wrong values as a wider type: " + d;
+    });
 }
 
 // Whether values of type t are ones the sweep converts and fills (numeric, not complex).
@@ -320,11 +288,6 @@ std::vector<SweepInput> sweepable_inputs(const fs::path& dir) {
     return out;
 }
 
-struct SweepTally {
-    int tests = 0, cases = 0, ran = 0;
-    std::vector<std::string> failures;
-};
-
 // The changes the sweep makes to `in`: each of `types` but its own, and where its elements are
 // whole bytes each shape change and (but for bool) each fill of its kind when in.fills.
 std::vector<Change> changes_for(const SweepInput& in, const std::vector<DataType>& types) {
@@ -343,8 +306,7 @@ std::vector<Change> changes_for(const SweepInput& in, const std::vector<DataType
     return out;
 }
 
-// Every input of one test, each changed in each way of changes_for; one line per case to `out`:
-// "start WHAT" before it runs, then "ran|refused|same|bug WHAT: OUTCOME" (one line).
+// Every input of one test, each changed in each way of changes_for, one sweep_case each.
 void sweep_test(const fs::path& dir, const std::vector<DataType>& types, FILE* out) {
     const std::string name = dir.filename().string();
     std::vector<SweepInput> inputs;
@@ -354,68 +316,9 @@ void sweep_test(const fs::path& dir, const std::vector<DataType>& types, FILE* o
         return;  // a model this build cannot load is the conformance suite's business
     }
     for (const SweepInput& in : inputs)
-        for (const Change& c : changes_for(in, types)) {
-            const std::string what = name + " " + in.label() + " " + describe(c);
-            std::fprintf(out, "start %s\n", what.c_str());
-            std::fflush(out);  // the last line names the case when a crash ends the process
-            Outcome r = run_with_change(dir, in, c);
-            std::replace(r.what.begin(), r.what.end(), '\n', ' ');
-            const char* kind = r.bug              ? "bug"
-                               : r.what == "ran"  ? "ran"
-                               : r.what == "same" ? "same"
-                                                  : "refused";
-            std::fprintf(out, "%s %s: %s\n", kind, what.c_str(), r.what.c_str());
-            std::fflush(out);
-        }
-}
-
-// sweep_test in a child process, so that a crash ends one test's cases, not the suite: its lines
-// counted into `tally`; a child that does not exit 0 (a signal, a sanitizer report) is a failure
-// naming the case it was running.
-void sweep_test_isolated(const fs::path& dir, const std::vector<DataType>& types, bool verbose,
-                         SweepTally& tally) {
-    int fds[2];
-    ASSERT_EQ(::pipe(fds), 0);
-    std::fflush(nullptr);
-    const pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-        ::close(fds[0]);
-        set_memory_ceiling(kCeiling);  // a fill asking for 1e12 values is refused as a user sees it
-        ::alarm(kSecondsPerTest);      // a hang ends the child (SIGALRM, 14)
-        FILE* out = ::fdopen(fds[1], "w");
-        sweep_test(dir, types, out);
-        std::fclose(out);
-        std::_Exit(0);
-    }
-    ::close(fds[1]);
-    FILE* in = ::fdopen(fds[0], "r");
-    std::string last;
-    for (char line[8192]; std::fgets(line, sizeof line, in);) {
-        std::string l(line);
-        if (!l.empty() && l.back() == '\n') l.pop_back();
-        const std::string kind = l.substr(0, l.find(' ')), rest = l.substr(kind.size() + 1);
-        if (kind == "start") {
-            last = rest;
-            continue;
-        }
-        last.clear();
-        if (verbose) std::printf("  %s %s\n", kind.c_str(), rest.c_str());
-        if (kind == "same") continue;
-        ++tally.cases;
-        tally.ran += kind == "ran";
-        if (kind == "bug") tally.failures.push_back(rest);
-    }
-    std::fclose(in);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    ++tally.tests;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        tally.failures.push_back(dir.filename().string() + ": the process ended (" +
-                                 (WIFSIGNALED(status)
-                                      ? "signal " + std::to_string(WTERMSIG(status))
-                                      : "exit " + std::to_string(WEXITSTATUS(status))) +
-                                 ")" + (last.empty() ? "" : " while running: " + last));
+        for (const Change& c : changes_for(in, types))
+            test::sweep_case(out, name + " " + in.label() + " " + describe(c),
+                             [&] { return run_with_change(dir, in, c); });
 }
 
 void sweep_suite(const std::string& root, const char* label) {
@@ -425,20 +328,12 @@ void sweep_suite(const std::string& root, const char* label) {
         all ? std::vector<DataType>(std::begin(kAllTypes), std::end(kAllTypes))
             : std::vector<DataType>(std::begin(kQuickTypes), std::end(kQuickTypes));
     const char* filter = std::getenv("PG_INPUT_SWEEP_FILTER");
-    std::vector<fs::path> dirs;
-    for (const auto& e : fs::directory_iterator(root))
-        if (e.is_directory() && fs::exists(e.path() / "model.onnx")) dirs.push_back(e.path());
-    std::sort(dirs.begin(), dirs.end());
-    SweepTally tally;
-    for (const fs::path& dir : dirs) {
-        if (filter && !std::regex_search(dir.filename().string(), std::regex(filter))) continue;
-        sweep_test_isolated(dir, types, filter != nullptr, tally);
-    }
-    std::printf(
-        "[input sweep] %s: %d tests, %d changed inputs (%d ran, the others refused), %zu "
-        "failures\n",
-        label, tally.tests, tally.cases, tally.ran, tally.failures.size());
-    for (const std::string& f : tally.failures) ADD_FAILURE() << f;
+    test::SweepTally tally;
+    for (const fs::path& dir : test::sweep_test_dirs(root, filter))
+        test::sweep_isolated(
+            dir.filename().string(), [&](FILE* out) { sweep_test(dir, types, out); }, kCeiling,
+            kSecondsPerTest, filter != nullptr, tally);
+    test::report_sweep("input sweep", label, "changed inputs", tally);
 }
 
 TEST(InputSweep, Onnx122NodeTests) {

@@ -1,0 +1,146 @@
+#include "support/sweep_harness.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <regex>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/heap.h"
+#include "support/node_test_data.h"
+
+namespace pg::test {
+
+namespace fs = std::filesystem;
+
+SweepOutcome run_changed_model(const ir::Model& model, const runtime::Feeds& feeds,
+                               const std::function<std::string(const runtime::Results&)>& check) {
+    try {
+        runtime::SessionOptions opts;
+        opts.threads = 1;
+        runtime::Session session(model, opts);
+        const runtime::Results results = session.run(feeds);
+        if (const std::string d = check ? check(results) : ""; !d.empty()) return {true, d};
+    } catch (const Error& e) {
+        const bool internal = e.kind() == ErrorKind::kInternal;
+        return {internal, std::string(error_kind_name(e.kind())) + ": " + e.what()};
+    } catch (const std::exception& e) {
+        return {true, std::string("exception: ") + e.what()};
+    }
+    return {false, "ran"};
+}
+
+void sweep_case(FILE* out, const std::string& what, const std::function<SweepOutcome()>& run) {
+    std::fprintf(out, "start %s\n", what.c_str());
+    std::fflush(out);  // the last line names the case when a crash ends the process
+    const auto t0 = std::chrono::steady_clock::now();
+    SweepOutcome r = run();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (s >= 1.0) r.what += " [" + std::to_string(static_cast<int>(s)) + " s]";
+    std::replace(r.what.begin(), r.what.end(), '\n', ' ');
+    const char* kind = r.bug              ? "bug"
+                       : r.what == "ran"  ? "ran"
+                       : r.what == "same" ? "same"
+                                          : "refused";
+    std::fprintf(out, "%s %s: %s\n", kind, what.c_str(), r.what.c_str());
+    std::fflush(out);
+}
+
+namespace {
+
+// Counts the child's lines from `in` into `tally`; returns the case it started last without an
+// outcome ("" when none).
+std::string tally_lines(FILE* in, bool verbose, SweepTally& tally) {
+    std::string last;
+    for (char line[8192]; std::fgets(line, sizeof line, in);) {
+        std::string l(line);
+        if (!l.empty() && l.back() == '\n') l.pop_back();
+        const size_t space = l.find(' ');
+        if (space == std::string::npos) continue;
+        const std::string kind = l.substr(0, space), rest = l.substr(space + 1);
+        if (kind == "start") {
+            last = rest;
+            continue;
+        }
+        last.clear();
+        if (verbose) std::printf("  %s %s\n", kind.c_str(), rest.c_str());
+        if (kind == "same") continue;
+        ++tally.cases;
+        tally.ran += kind == "ran";
+        if (kind == "bug") tally.failures.push_back(rest);
+    }
+    return last;
+}
+
+}  // namespace
+
+void sweep_isolated(const std::string& test, const std::function<void(FILE*)>& cases,
+                    uint64_t ceiling, unsigned seconds, bool verbose, SweepTally& tally) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        ::close(fds[0]);
+        set_memory_ceiling(
+            ceiling);      // a change asking for 1e12 values is refused as a user sees it
+        ::alarm(seconds);  // a hang ends the child (SIGALRM, 14)
+        FILE* out = ::fdopen(fds[1], "w");
+        cases(out);
+        std::fclose(out);
+        std::_Exit(0);
+    }
+    ::close(fds[1]);
+    FILE* in = ::fdopen(fds[0], "r");
+    const std::string last = tally_lines(in, verbose, tally);
+    std::fclose(in);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ++tally.tests;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        tally.failures.push_back(test + ": the process ended (" +
+                                 (WIFSIGNALED(status)
+                                      ? "signal " + std::to_string(WTERMSIG(status))
+                                      : "exit " + std::to_string(WEXITSTATUS(status))) +
+                                 ")" + (last.empty() ? "" : " while running: " + last));
+}
+
+std::vector<fs::path> sweep_test_dirs(const std::string& root, const char* filter) {
+    std::vector<fs::path> dirs;
+    const std::regex re(filter ? filter : "");
+    for (const auto& e : fs::directory_iterator(root))
+        if (e.is_directory() && fs::exists(e.path() / "model.onnx") &&
+            (!filter || std::regex_search(e.path().filename().string(), re)))
+            dirs.push_back(e.path());
+    std::sort(dirs.begin(), dirs.end());
+    return dirs;
+}
+
+runtime::Feeds first_data_set_feeds(const fs::path& dir, const ir::Model& model,
+                                    std::vector<ir::Value*>* inputs) {
+    std::vector<ir::Value*> fed;
+    for (ir::Value* v : model.graph->inputs())
+        if (!v->is_initializer()) fed.push_back(v);
+    runtime::Feeds feeds;
+    for (size_t i = 0; i < fed.size(); ++i) {
+        const fs::path f = dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb");
+        if (fs::exists(f)) feeds[fed[i]->name()] = read_node_test_input(f.string(), fed[i]);
+    }
+    if (inputs) *inputs = std::move(fed);
+    return feeds;
+}
+
+void report_sweep(const char* sweep, const std::string& label, const char* changed,
+                  const SweepTally& tally) {
+    std::printf("[%s] %s: %d tests, %d %s (%d ran, the others refused), %zu failures\n", sweep,
+                label.c_str(), tally.tests, tally.cases, changed, tally.ran, tally.failures.size());
+    for (const std::string& f : tally.failures) ADD_FAILURE() << f;
+}
+
+}  // namespace pg::test

@@ -1,0 +1,60 @@
+// What the conformance sweeps share (input_sweep_test.cc, attribute_sweep_test.cc): each runs every
+// ONNX node test again with one thing changed, one change at a time, and asks that the reference
+// interpreter answer each changed model with a result or a pg::Error naming the problem. A test's
+// cases run in a forked child under a memory ceiling and a time limit, so a crash or a hang fails
+// that test, naming the case it was running, and the suite goes on.
+#pragma once
+
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ir/model.h"
+#include "runtime/session.h"
+
+namespace pg::test {
+
+// One case's outcome: "ran", "same" (the change left the model as it was), the refusal (the
+// error's kind and message), or the bug when `bug`.
+struct SweepOutcome {
+    bool bug = false;
+    std::string what;
+};
+
+struct SweepTally {
+    int tests = 0, cases = 0, ran = 0;
+    std::vector<std::string> failures;
+};
+
+// Plans `model` and runs it once on `feeds` (one thread). kInternal, any other exception, or a
+// difference `check` reports (it returns "" for none; may be empty) is a bug.
+SweepOutcome run_changed_model(const ir::Model& model, const runtime::Feeds& feeds,
+                               const std::function<std::string(const runtime::Results&)>& check);
+
+// Writes "start WHAT", runs `run`, then "ran|refused|same|bug WHAT: OUTCOME" to `out` (the child's
+// pipe; the last "start" line names the case a crash ended). A case of a second or more has its
+// seconds appended ("[3 s]").
+void sweep_case(FILE* out, const std::string& what, const std::function<SweepOutcome()>& run);
+
+// Runs `cases` (which calls sweep_case for each of one test's cases) in a forked child with a
+// memory ceiling of `ceiling` bytes and an alarm after `seconds`; counts its lines into `tally`
+// (printing each when `verbose`). A child that does not exit 0 is a failure naming its last case.
+void sweep_isolated(const std::string& test, const std::function<void(FILE*)>& cases,
+                    uint64_t ceiling, unsigned seconds, bool verbose, SweepTally& tally);
+
+// The node test folders under `root` (those with a model.onnx), sorted; when `filter` is given,
+// those whose name it matches (a regex) only.
+std::vector<std::filesystem::path> sweep_test_dirs(const std::string& root, const char* filter);
+
+// The first data set's inputs of the test in `dir` for `model` (which the caller may change
+// afterwards), by name; `inputs`, when given, receives the graph inputs without an initializer.
+runtime::Feeds first_data_set_feeds(const std::filesystem::path& dir, const ir::Model& model,
+                                    std::vector<ir::Value*>* inputs = nullptr);
+
+// "[SWEEP] LABEL: N tests, N changed ..., N failures" and one gtest failure per failure.
+void report_sweep(const char* sweep, const std::string& label, const char* changed,
+                  const SweepTally& tally);
+
+}  // namespace pg::test
