@@ -159,8 +159,57 @@ std::vector<float> run_scan8(std::vector<int64_t> state_dims) {
 TEST(OpsControlFlow, Scan8ChecksItsInputsBatchAxes) {
     EXPECT_EQ(run_scan8({1, 2}), (std::vector<float>{9, 12}));
     test::expect_error([] { run_scan8({}); }, ErrorKind::kInvalidInput, "input 1 needs (batch");
-    test::expect_error([] { run_scan8({2, 2}); }, ErrorKind::kInvalidInput,
-                       "different batch sizes");
+    test::expect_error(
+        [] {
+            run_scan8({2, 2});
+        },
+        ErrorKind::kInvalidInput, "different batch sizes");
+}
+
+// Scan-9 adding the rows of x (3, 2) to a state s (2), with `num_scans` and `more` attributes.
+// The attribute sweep (tests/conformance/attribute_sweep_test.cc) found num_scan_inputs unchecked
+// (-3: 5 "states" of 2 inputs, SIGSEGV) and the per-scan lists indexed past their ends.
+std::vector<float> run_scan9(int64_t num_scans, std::vector<ir::Attribute> more = {}) {
+    auto m = ir::new_model(16);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* st = b.input("s", DataType::kFloat32, std::vector<int64_t>{2});
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{3, 2});
+    more.push_back(ir::Attribute::make_int("num_scan_inputs", num_scans));
+    ir::Node* scan = b.op_multi("Scan", {st, x}, 1, std::move(more), "scan");
+    ir::GraphBuilder sb(*test::add_branch(scan, "body"));
+    ir::Value* sum = sb.input("sum", DataType::kFloat32, std::vector<int64_t>{2});
+    ir::Value* row = sb.input("row", DataType::kFloat32, std::vector<int64_t>{2});
+    sb.output(sb.op("Add", {sum, row}, {}, "add"), DataType::kFloat32, {2});
+    b.output(scan->output(0), DataType::kFloat32, {2});
+    runtime::Session session(*m, runtime::SessionOptions{});
+    runtime::Feeds feeds;
+    feeds["s"] = ops::RtValue::of(Tensor::from_values<float>(DataType::kFloat32, {2}, {0, 0}));
+    feeds["x"] = ops::RtValue::of(
+        Tensor::from_values<float>(DataType::kFloat32, {3, 2}, {1, 2, 3, 4, 5, 6}));
+    const Tensor& out = session.run(feeds).at(0).second.tensor();
+    return std::vector<float>(out.data<float>(), out.data<float>() + out.numel());
+}
+
+TEST(OpsControlFlow, Scan9ChecksItsAttributes) {
+    EXPECT_EQ(run_scan9(1), (std::vector<float>{9, 12}));
+    for (const int64_t n : {int64_t{-3}, int64_t{0}, int64_t{3}, kMax, kMin})
+        test::expect_error([n] { run_scan9(n); }, ErrorKind::kInvalidInput,
+                           "num_scan_inputs " + std::to_string(n) + " does not fit its 2 inputs");
+    EXPECT_EQ(run_scan9(1, ir::attrs(ir::Attribute::make_ints("scan_input_axes", {}))),
+              (std::vector<float>{9, 12}));  // empty: the default
+    test::expect_error(
+        [] {
+            run_scan9(1, ir::attrs(ir::Attribute::make_ints("scan_input_axes", {0, 0})));
+        },
+        ErrorKind::kInvalidInput, "scan_input_axes has 2 values for 1 scans");
+    test::expect_error(
+        [] {
+            run_scan9(1, ir::attrs(ir::Attribute::make_ints("scan_input_directions", {0, 1})));
+        },
+        ErrorKind::kInvalidInput, "scan_input_directions has 2 values for 1 scans");
+    test::expect_error(
+        [] { run_scan9(1, ir::attrs(ir::Attribute::make_ints("scan_output_axes", {0}))); },
+        ErrorKind::kInvalidInput, "scan_output_axes has 1 values for 0 scans");
 }
 
 }  // namespace

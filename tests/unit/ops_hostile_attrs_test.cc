@@ -280,7 +280,29 @@ TEST(OpsHostileAttrs, StftChecksItsSignalAndWindow) {
                    "window has 3 values, frame_length is 4");
     const Tensor y = run_op("STFT", {signal, step, test::f32({4}, {1, 1, 1, 1})}, {}, 17).at(0);
     EXPECT_EQ(y.dims(), (std::vector<int64_t>{1, 2, 3, 2}));  // onesided: 4 / 2 + 1 bins
-    EXPECT_FLOAT_EQ(test::values_f32(y)[0], 10.0f);            // 1 + 2 + 3 + 4
+    EXPECT_FLOAT_EQ(test::values_f32(y)[0], 10.0f);           // 1 + 2 + 3 + 4
+}
+
+// The attribute sweep (tests/conformance/attribute_sweep_test.cc): a blocksize of 2^40 squared
+// wrapped to 0, and C % 0 was a division by zero (SIGFPE).
+TEST(OpsHostileAttrs, DepthToSpaceBlocksizeSquaredOverflows) {
+    const Tensor x = test::f32({1, 4, 1, 1}, {1, 2, 3, 4});
+    for (const int64_t b :
+         {int64_t{1} << 32, int64_t{1} << 40, std::numeric_limits<int64_t>::max()})
+        expect_refused("DepthToSpace", {x}, ir::attrs(Attribute::make_int("blocksize", b)), 13,
+                       "C divisible by blocksize^2");
+    const Tensor empty = Tensor::zeros(DataType::kFloat32, {1, 0, 2, 2});
+    expect_refused("DepthToSpace", {empty},
+                   ir::attrs(Attribute::make_int("blocksize", int64_t{1} << 62)), 13,
+                   "C divisible by blocksize^2");
+    const Tensor tall = Tensor::zeros(DataType::kFloat32, {1, 0, int64_t{1} << 33, 1});
+    expect_refused("DepthToSpace", {tall},
+                   ir::attrs(Attribute::make_int("blocksize", int64_t{1} << 31)), 13,
+                   "height or width overflows");
+    const Tensor flat = Tensor::zeros(DataType::kFloat32, {1, 3, 0, 0});
+    expect_refused("SpaceToDepth", {flat},
+                   ir::attrs(Attribute::make_int("blocksize", int64_t{1} << 40)), 13,
+                   "channels overflow");
 }
 
 }  // namespace
