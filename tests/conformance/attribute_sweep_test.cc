@@ -1,6 +1,7 @@
-// Attribute sweep: every ONNX node test run again with one attribute of one main-graph node
-// changed, one change at a time: set to a hostile value of its type (negative, zero, huge, the
-// int64 extremes; NaN, the infinities; empty strings and lists, lists one shorter or longer),
+// Attribute sweep: every ONNX node test run again with one attribute of one node (of the main
+// graph or a subgraph) changed, one change at a time: set to a hostile value of its type
+// (negative, zero, huge, the int64 extremes; NaN, the infinities; empty strings and lists, lists
+// one shorter or longer),
 // given as another attribute type (an int as a float or a list), removed, or (for attributes of
 // that op that other tests of the suite set) added. ONNX's rules refuse most of these models, so
 // the reference interpreter must answer each with a result or a pg::Error naming the problem;
@@ -188,6 +189,22 @@ bool addable(const ir::Attribute& a) {
            a.type != ir::AttrType::kSparseTensors;
 }
 
+// Every node of g and of the graphs in its nodes' attributes (If's branches, Loop's and Scan's
+// bodies), depth first: a node's place in this list names it in a fresh copy of the model.
+void all_nodes(const ir::Graph& g, std::vector<ir::Node*>& out) {
+    for (const auto& n : g.nodes()) {
+        out.push_back(n.get());
+        for (const ir::Attribute& a : n->attributes)
+            for (const auto& sub : a.graphs) all_nodes(*sub, out);
+    }
+}
+
+std::vector<ir::Node*> all_nodes(const ir::Model& m) {
+    std::vector<ir::Node*> out;
+    all_nodes(*m.graph, out);
+    return out;
+}
+
 Examples collect_examples(const std::vector<fs::path>& dirs) {
     Examples out;
     for (const fs::path& dir : dirs) {
@@ -197,7 +214,7 @@ Examples collect_examples(const std::vector<fs::path>& dirs) {
         } catch (const Error&) {
             continue;
         }
-        for (const auto& n : model->graph->nodes())
+        for (const ir::Node* n : all_nodes(*model))
             for (const ir::Attribute& a : n->attributes)
                 if (addable(a) && !out[op_key(*n)].count(a.name))
                     out[op_key(*n)].emplace(a.name, ir::clone_attribute(a, nullptr));
@@ -205,7 +222,7 @@ Examples collect_examples(const std::vector<fs::path>& dirs) {
     return out;
 }
 
-// What one case changes: node `node` (index in the main graph), its attribute `name` (added from
+// What one case changes: node `node` (its index in all_nodes), its attribute `name` (added from
 // the examples when the node does not set it), then `variant` applied (nullptr: removed; an
 // added attribute with no variant is added as the example has it).
 struct Target {
@@ -219,7 +236,7 @@ test::SweepOutcome run_with_change(const fs::path& dir, const Examples& examples
                                    const Target& target, const Variant* variant) {
     auto model = onnx::load_model((dir / "model.onnx").string());
     const runtime::Feeds feeds = test::first_data_set_feeds(dir, *model);
-    ir::Node& node = *model->graph->nodes().at(target.node);
+    ir::Node& node = *all_nodes(*model).at(target.node);
     auto& attrs = node.attributes;
     if (target.added)
         attrs.push_back(ir::clone_attribute(examples.at(op_key(node)).at(target.name), nullptr));
@@ -232,8 +249,8 @@ test::SweepOutcome run_with_change(const fs::path& dir, const Examples& examples
     return test::run_changed_model(*model, feeds, {});
 }
 
-// Every attribute of every main-graph node of the test in `dir`, each changed in each way, and
-// each attribute the examples have for its op that it does not set, added; one sweep_case each.
+// Every attribute of every node (subgraphs' too) of the test in `dir`, each changed in each way,
+// and each attribute the examples have for its op that it does not set, added; one sweep_case each.
 void sweep_test(const fs::path& dir, const Examples& examples, FILE* out) {
     std::unique_ptr<ir::Model> model;
     try {
@@ -242,7 +259,7 @@ void sweep_test(const fs::path& dir, const Examples& examples, FILE* out) {
         return;  // a model this build cannot load is the conformance suite's business
     }
     const std::string test = dir.filename().string();
-    const auto& nodes = model->graph->nodes();
+    const std::vector<ir::Node*> nodes = all_nodes(*model);
     for (size_t k = 0; k < nodes.size(); ++k) {
         const ir::Node& n = *nodes[k];
         const std::string where = test + " node " + std::to_string(k) + " (" + n.op_type + ") ";
