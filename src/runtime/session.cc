@@ -12,6 +12,7 @@
 #include "ir/topo.h"
 #include "ops/concat_slice.h"
 #include "ops/op_table.h"
+#include "ops/type_groups.h"
 #include "runtime/feeds.h"
 #include "runtime/fuse.h"
 #include "runtime/plan.h"
@@ -155,6 +156,7 @@ void Session::Impl::plan_step(const ir::Graph& g, const ir::Node& n, GraphPlan& 
                               [&] { return function_kernel(n, *f); });
     } else if (const ops::OpDef* def = ops::op_table().find(n.domain, n.op_type, version)) {
         kernel = with_context(step_context(s), [&] { return def->make(ops::Attrs(n), version); });
+        kernel = ops::with_type_groups(n.domain, n.op_type, version, std::move(kernel));
     } else {
         missing.insert((n.domain.empty() ? "" : n.domain + "::") + n.op_type + " (opset " +
                        std::to_string(version) + ")");

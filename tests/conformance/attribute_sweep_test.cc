@@ -8,8 +8,9 @@
 // kInternal, any other exception, a crash or a hang is a bug (support/sweep_harness.h runs each
 // test's cases in a child under a memory ceiling and a time limit). The input sweep does the
 // same for the graph's inputs and initializers; the fuzzers reach attributes only by chance.
-// The tests of function bodies expanded into their nodes (*_expanded: about 80 % of the cases, 2.5
-// minutes) run with PG_ATTRIBUTE_SWEEP_ALL=1 only; their ops have tests of their own.
+// PG_ATTRIBUTE_SWEEP_ALL=1 adds the tests of function bodies expanded into their nodes (*_expanded:
+// about 80 % of the cases, 2.5 minutes; their ops have tests of their own) and runs each changed
+// model that runs once more as --ref-precision fp64 runs it (float32 promoted to float64).
 // PG_ATTRIBUTE_SWEEP_FILTER=REGEX limits the tests (and prints each case with its outcome).
 #include <gtest/gtest.h>
 
@@ -231,9 +232,10 @@ struct Target {
     bool added;
 };
 
-// The test in `dir` with `target` changed, planned and run on its first data set.
+// The test in `dir` with `target` changed, planned and run on its first data set; when it runs
+// and `fp64`, also as --ref-precision fp64 runs it.
 test::SweepOutcome run_with_change(const fs::path& dir, const Examples& examples,
-                                   const Target& target, const Variant* variant) {
+                                   const Target& target, const Variant* variant, bool fp64) {
     auto model = onnx::load_model((dir / "model.onnx").string());
     const runtime::Feeds feeds = test::first_data_set_feeds(dir, *model);
     ir::Node& node = *all_nodes(*model).at(target.node);
@@ -246,12 +248,13 @@ test::SweepOutcome run_with_change(const fs::path& dir, const Examples& examples
         variant->apply(*it);
     else if (!target.added)
         attrs.erase(it);
-    return test::run_changed_model(*model, feeds, {});
+    const test::SweepOutcome fp32 = test::run_changed_model(*model, feeds, {});
+    return fp32.what == "ran" && fp64 ? test::run_as_fp64(*model, feeds) : fp32;
 }
 
 // Every attribute of every node (subgraphs' too) of the test in `dir`, each changed in each way,
 // and each attribute the examples have for its op that it does not set, added; one sweep_case each.
-void sweep_test(const fs::path& dir, const Examples& examples, FILE* out) {
+void sweep_test(const fs::path& dir, const Examples& examples, bool fp64, FILE* out) {
     std::unique_ptr<ir::Model> model;
     try {
         model = onnx::load_model((dir / "model.onnx").string());
@@ -267,10 +270,10 @@ void sweep_test(const fs::path& dir, const Examples& examples, FILE* out) {
             if (!a.ref_attr_name.empty()) continue;
             const Target t{k, a.name, false};
             test::sweep_case(out, where + a.name + " removed",
-                             [&] { return run_with_change(dir, examples, t, nullptr); });
+                             [&] { return run_with_change(dir, examples, t, nullptr, fp64); });
             for (const Variant& v : variants_of(a))
                 test::sweep_case(out, where + a.name + " " + v.label,
-                                 [&] { return run_with_change(dir, examples, t, &v); });
+                                 [&] { return run_with_change(dir, examples, t, &v, fp64); });
         }
         const auto ex = examples.find(op_key(n));
         if (ex == examples.end()) continue;
@@ -280,10 +283,10 @@ void sweep_test(const fs::path& dir, const Examples& examples, FILE* out) {
                 continue;
             const Target t{k, name, true};
             test::sweep_case(out, where + name + " added",
-                             [&] { return run_with_change(dir, examples, t, nullptr); });
+                             [&] { return run_with_change(dir, examples, t, nullptr, fp64); });
             for (const Variant& v : variants_of(a))
                 test::sweep_case(out, where + name + " added " + v.label,
-                                 [&] { return run_with_change(dir, examples, t, &v); });
+                                 [&] { return run_with_change(dir, examples, t, &v, fp64); });
         }
     }
 }
@@ -297,8 +300,8 @@ void sweep_suite(const std::string& root, const char* label) {
     for (const fs::path& dir : test::sweep_test_dirs(root, filter)) {
         if (!all && dir.filename().string().find("_expanded") != std::string::npos) continue;
         test::sweep_isolated(
-            dir.filename().string(), [&](FILE* out) { sweep_test(dir, examples, out); }, kCeiling,
-            kSecondsPerTest, filter != nullptr, tally);
+            dir.filename().string(), [&](FILE* out) { sweep_test(dir, examples, all, out); },
+            kCeiling, kSecondsPerTest, filter != nullptr, tally);
     }
     test::report_sweep("attribute sweep", label, "changed attributes", tally);
 }

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -51,9 +50,12 @@ std::vector<ManifestEntry> read_manifest() {
     return out;
 }
 
-const ManifestEntry* match(const std::vector<ManifestEntry>& m, const std::string& name, const std::string& source) {
+const ManifestEntry* match(const std::vector<ManifestEntry>& m, const std::string& name,
+                           const std::string& source) {
     for (const auto& e : m)
-        if ((e.source.empty() || source.rfind(e.source, 0) == 0) && std::regex_match(name, e.pattern)) return &e;
+        if ((e.source.empty() || source.rfind(e.source, 0) == 0) &&
+            std::regex_match(name, e.pattern))
+            return &e;
     return nullptr;
 }
 
@@ -69,12 +71,15 @@ std::string compare(const Tensor& expected, const Tensor& actual) {
         return "dtype " + dtype_name(actual.dtype()) + ", expected " + dtype_name(expected.dtype());
     if (expected.dims() != actual.dims()) return "shape differs";
     if (expected.is_string()) return expected.strings() == actual.strings() ? "" : "strings differ";
-    const bool is_float = dtype_is_float(expected.dtype()) || expected.dtype() == DataType::kComplex64;
-    if (!is_float || dtype_bits(expected.dtype()) < 16 || expected.dtype() == DataType::kComplex64) {
+    const bool is_float =
+        dtype_is_float(expected.dtype()) || expected.dtype() == DataType::kComplex64;
+    if (!is_float || dtype_bits(expected.dtype()) < 16 ||
+        expected.dtype() == DataType::kComplex64) {
         if (expected.same_contents(actual)) return "";
         for (uint64_t i = 0; i < expected.numel() && !expected.is_string(); ++i)
             if (expected.element_as_double(i) != actual.element_as_double(i))
-                return "element " + std::to_string(i) + ": got " + fmt_g(actual.element_as_double(i)) + ", expected " +
+                return "element " + std::to_string(i) + ": got " +
+                       fmt_g(actual.element_as_double(i)) + ", expected " +
                        fmt_g(expected.element_as_double(i)) + " (exact comparison)";
         return "values differ (exact comparison)";
     }
@@ -83,7 +88,9 @@ std::string compare(const Tensor& expected, const Tensor& actual) {
         if (std::isnan(e) && std::isnan(a)) continue;
         if (e == a) continue;
         if (!(std::fabs(a - e) <= 1e-7 + 1e-3 * std::fabs(e)))
-            return "element " + std::to_string(i) + ": got " +  fmt_g(a) + ", expected " + fmt_g(e) + " (diff " + std::to_string(a - e) + ", " + std::to_string(std::fabs(a - e) / std::max(1e-30, std::fabs(e))) + " relative)";
+            return "element " + std::to_string(i) + ": got " + fmt_g(a) + ", expected " + fmt_g(e) +
+                   " (diff " + std::to_string(a - e) + ", " +
+                   std::to_string(std::fabs(a - e) / std::max(1e-30, std::fabs(e))) + " relative)";
     }
     return "";
 }
@@ -91,9 +98,11 @@ std::string compare(const Tensor& expected, const Tensor& actual) {
 std::string compare_value(const onnx::StoredValue& e, const ops::RtValue& a) {
     if (e.kind == onnx::StoredKind::kNone) return a.is_none() ? "" : "expected an empty optional";
     if (e.kind == onnx::StoredKind::kSequence) {
-        if (!a.is_sequence() || a.sequence().size() != e.sequence.size()) return "sequence length differs";
+        if (!a.is_sequence() || a.sequence().size() != e.sequence.size())
+            return "sequence length differs";
         for (size_t k = 0; k < e.sequence.size(); ++k)
-            if (auto d = compare(e.sequence[k], a.sequence()[k]); !d.empty()) return "item " + std::to_string(k) + ": " + d;
+            if (auto d = compare(e.sequence[k], a.sequence()[k]); !d.empty())
+                return "item " + std::to_string(k) + ": " + d;
         return "";
     }
     if (!a.is_tensor()) return "expected a tensor";
@@ -166,23 +175,30 @@ void run_suite(const std::string& root, const char* label) {
             result = std::string(error_kind_name(e.kind())) + ": " + e.what();
         }
         const bool expected_fail = m && m->status == "xfail";
-        if (result.rfind("unsupported", 0) == 0) ++t.unsupported;
-        else if (result.empty()) ++(expected_fail ? t.xpass : t.pass);
-        else if (expected_fail) ++t.xfail;
+        if (result.rfind("unsupported", 0) == 0)
+            ++t.unsupported;
+        else if (result.empty())
+            ++(expected_fail ? t.xpass : t.pass);
+        else if (expected_fail)
+            ++t.xfail;
         else {
             ++t.fail;
             t.failures.push_back(name + ": " + result);
         }
         if (result.empty() && expected_fail) t.unexpected_passes.push_back(name);
-        if (filter) std::printf("  %s: %s\n", name.c_str(), result.empty() ? "pass" : result.c_str());
+        if (filter)
+            std::printf("  %s: %s\n", name.c_str(), result.empty() ? "pass" : result.c_str());
     }
     const int total = static_cast<int>(dirs.size());
     const int run = total - t.skip;
-    std::printf("[conformance] %s: %d tests: %d pass, %d fail, %d xfail, %d unsupported (no kernel), %d skip; "
-                "pass rate %.1f%% of %d non-skipped\n",
-                label, total, t.pass + t.xpass, t.fail, t.xfail, t.unsupported, t.skip,
-                run ? 100.0 * (t.pass + t.xpass) / run : 0.0, run);
-    for (const auto& p : t.unexpected_passes) std::printf("[conformance] now passes, remove from manifest: %s\n", p.c_str());
+    std::printf(
+        "[conformance] %s: %d tests: %d pass, %d fail, %d xfail, %d unsupported (no kernel), %d "
+        "skip; "
+        "pass rate %.1f%% of %d non-skipped\n",
+        label, total, t.pass + t.xpass, t.fail, t.xfail, t.unsupported, t.skip,
+        run ? 100.0 * (t.pass + t.xpass) / run : 0.0, run);
+    for (const auto& p : t.unexpected_passes)
+        std::printf("[conformance] now passes, remove from manifest: %s\n", p.c_str());
     for (const auto& f : t.failures) ADD_FAILURE() << f;
 }
 
@@ -194,7 +210,8 @@ TEST(Conformance, DebianNodeTests) {
 
 TEST(Conformance, Onnx122NodeTests) {
     const std::string root = test::shared_dir();
-    if (root.empty() || !fs::is_directory(root + "/data/onnx-node-tests-1.22")) GTEST_SKIP() << "../shared not present";
+    if (root.empty() || !fs::is_directory(root + "/data/onnx-node-tests-1.22"))
+        GTEST_SKIP() << "../shared not present";
     run_suite(root + "/data/onnx-node-tests-1.22", "onnx-node-tests-1.22");
 }
 

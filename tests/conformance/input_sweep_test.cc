@@ -11,7 +11,8 @@
 // docs/adding-an-op.md). The fuzzers found such holes one at a time (Gemm, the normalizations,
 // MaxRoiPool); this visits every op's every input. Each test's cases run in a child process
 // under a memory ceiling and a time limit, so a crash or a hang fails that test, naming the case.
-// PG_INPUT_SWEEP_ALL=1 tries every type of kAllTypes (else kQuickTypes, for the test run);
+// PG_INPUT_SWEEP_ALL=1 tries every type of kAllTypes (else kQuickTypes, for the test run) and
+// runs each changed model that runs once more as --ref-precision fp64 runs it;
 // PG_INPUT_SWEEP_FILTER=REGEX limits the tests (and prints each case as it starts).
 #include <gtest/gtest.h>
 
@@ -112,38 +113,6 @@ bool type_has_meaning(const ir::Value& v) {
     return false;
 }
 
-// "" when every value of `actual` is within rtol 1e-3, atol 1e-5 of `expected`'s (NaN matching
-// NaN), whatever their types; else the first difference.
-std::string values_differ(const Tensor& expected, const Tensor& actual) {
-    if (expected.dims() != actual.dims()) return "shape differs";
-    if (expected.is_string() || actual.is_string()) return "";
-    for (uint64_t i = 0; i < expected.numel(); ++i) {
-        const double e = expected.element_as_double(i), a = actual.element_as_double(i);
-        if ((std::isnan(e) && std::isnan(a)) || e == a) continue;
-        if (!(std::fabs(a - e) <= 1e-5 + 1e-3 * std::fabs(e)))
-            return "element " + std::to_string(i) + ": " + std::to_string(a) + ", expected " +
-                   std::to_string(e);
-    }
-    return "";
-}
-
-// The run's tensor outputs against the data set's expected ones (those stored as the type the
-// model declares: older test sets store bfloat16 data as uint16).
-std::string outputs_differ(const ir::Graph& g, const fs::path& data,
-                           const runtime::Results& results) {
-    for (size_t k = 0; k < results.size() && k < g.outputs().size(); ++k) {
-        const fs::path f = data / ("output_" + std::to_string(k) + ".pb");
-        if (!fs::exists(f) || !results[k].second.is_tensor()) continue;
-        const onnx::StoredValue e = onnx::read_value_pb(f.string());
-        if (e.kind != onnx::StoredKind::kTensor ||
-            e.tensor.dtype() != g.outputs()[k]->type().elem_type)
-            continue;
-        if (const std::string d = values_differ(e.tensor, results[k].second.tensor()); !d.empty())
-            return "output '" + results[k].first + "' " + d;
-    }
-    return "";
-}
-
 // One change to one input: another element type, its own type in another shape, or every value
 // replaced by one (its type and shape kept).
 struct Change {
@@ -229,9 +198,10 @@ std::optional<Tensor> apply_change(const Tensor& stored, const Change& change, c
     return converted(stored, change.dtype);
 }
 
-// The test's first data set with `target` changed, planned and run once.
+// The test's first data set with `target` changed, planned and run once; when it runs and `fp64`,
+// also as --ref-precision fp64 runs it.
 test::SweepOutcome run_with_change(const fs::path& dir, const SweepInput& target,
-                                   const Change& change) {
+                                   const Change& change, bool fp64) {
     auto model = onnx::load_model((dir / "model.onnx").string());
     std::vector<ir::Value*> inputs;
     runtime::Feeds feeds = test::first_data_set_feeds(dir, *model, &inputs);
@@ -252,10 +222,16 @@ test::SweepOutcome run_with_change(const fs::path& dir, const SweepInput& target
         feeds[v->name()] = ops::RtValue::of(*t);
     else
         v->mutable_initializer()->tensor = *t;
-    return test::run_changed_model(*model, feeds, [&](const runtime::Results& results) {
-        const std::string d = wider ? outputs_differ(*model->graph, data, results) : "";
-        return d.empty() ? d : "wrong values as a wider type: " + d;
-    });
+    const test::SweepOutcome r =
+        test::run_changed_model(*model, feeds, [&](const runtime::Results& results) {
+            std::vector<std::pair<std::string, const Tensor*>> outs;
+            for (const auto& [name, v] : results)
+                outs.emplace_back(name, v.is_tensor() ? &v.tensor() : nullptr);
+            const std::string d =
+                wider ? test::outputs_differ(*model->graph, data.string(), outs) : "";
+            return d.empty() ? d : "wrong values as a wider type: " + d;
+        });
+    return r.what == "ran" && fp64 ? test::run_as_fp64(*model, feeds) : r;
 }
 
 // Whether values of type t are ones the sweep converts and fills (numeric, not complex).
@@ -307,7 +283,7 @@ std::vector<Change> changes_for(const SweepInput& in, const std::vector<DataType
 }
 
 // Every input of one test, each changed in each way of changes_for, one sweep_case each.
-void sweep_test(const fs::path& dir, const std::vector<DataType>& types, FILE* out) {
+void sweep_test(const fs::path& dir, const std::vector<DataType>& types, bool fp64, FILE* out) {
     const std::string name = dir.filename().string();
     std::vector<SweepInput> inputs;
     try {
@@ -318,7 +294,7 @@ void sweep_test(const fs::path& dir, const std::vector<DataType>& types, FILE* o
     for (const SweepInput& in : inputs)
         for (const Change& c : changes_for(in, types))
             test::sweep_case(out, name + " " + in.label() + " " + describe(c),
-                             [&] { return run_with_change(dir, in, c); });
+                             [&] { return run_with_change(dir, in, c, fp64); });
 }
 
 void sweep_suite(const std::string& root, const char* label) {
@@ -331,7 +307,7 @@ void sweep_suite(const std::string& root, const char* label) {
     test::SweepTally tally;
     for (const fs::path& dir : test::sweep_test_dirs(root, filter))
         test::sweep_isolated(
-            dir.filename().string(), [&](FILE* out) { sweep_test(dir, types, out); }, kCeiling,
+            dir.filename().string(), [&](FILE* out) { sweep_test(dir, types, all, out); }, kCeiling,
             kSecondsPerTest, filter != nullptr, tally);
     test::report_sweep("input sweep", label, "changed inputs", tally);
 }

@@ -40,13 +40,15 @@ std::string check_model(const fs::path& model_path) {
     runtime::Session session(*model);
     auto results = session.run(random_feeds(*model->graph));
     std::string stem = model_path.stem().string();
-    auto expected = onnx::read_value_pb((model_path.parent_path() / (stem + "_output_0.pb")).string());
+    auto expected =
+        onnx::read_value_pb((model_path.parent_path() / (stem + "_output_0.pb")).string());
     const Tensor& a = results.at(0).second.tensor();
     if (a.dims() != expected.tensor.dims()) return "shape differs";
     for (uint64_t i = 0; i < a.numel(); ++i) {
         const double e = expected.tensor.element_as_double(i), v = a.element_as_double(i);
         if (!(std::fabs(v - e) <= 1e-7 + 1e-3 * std::fabs(e)))
-            return "element " + std::to_string(i) + ": " + std::to_string(v) + " vs " + std::to_string(e);
+            return "element " + std::to_string(i) + ": " + std::to_string(v) + " vs " +
+                   std::to_string(e);
     }
     return "";
 }
@@ -54,7 +56,8 @@ std::string check_model(const fs::path& model_path) {
 TEST(LightModels, ReproduceExpectedOutputs) {
     const std::string shared = test::shared_dir();
     const fs::path dir = fs::path(shared) / "data/onnx-light-models";
-    if (shared.empty() || !fs::is_directory(dir)) GTEST_SKIP() << "../shared/data/onnx-light-models not present";
+    if (shared.empty() || !fs::is_directory(dir))
+        GTEST_SKIP() << "../shared/data/onnx-light-models not present";
     int passed = 0, total = 0;
     for (const auto& e : fs::directory_iterator(dir)) {
         if (e.path().extension() != ".onnx") continue;
@@ -65,8 +68,10 @@ TEST(LightModels, ReproduceExpectedOutputs) {
         } catch (const Error& err) {
             result = err.what();
         }
-        if (result.empty()) ++passed;
-        else ADD_FAILURE() << e.path().filename() << ": " << result;
+        if (result.empty())
+            ++passed;
+        else
+            ADD_FAILURE() << e.path().filename() << ": " << result;
     }
     std::printf("[light-models] %d of %d reproduce their expected outputs\n", passed, total);
     EXPECT_EQ(total, 9);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <map>
 #include <regex>
 
 #include <sys/wait.h>
@@ -12,6 +13,7 @@
 
 #include "base/error.h"
 #include "base/heap.h"
+#include "runners/ref_runner.h"
 #include "support/node_test_data.h"
 
 namespace pg::test {
@@ -31,6 +33,27 @@ SweepOutcome run_changed_model(const ir::Model& model, const runtime::Feeds& fee
         return {internal, std::string(error_kind_name(e.kind())) + ": " + e.what()};
     } catch (const std::exception& e) {
         return {true, std::string("exception: ") + e.what()};
+    }
+    return {false, "ran"};
+}
+
+SweepOutcome run_as_fp64(const ir::Model& model, const runtime::Feeds& feeds) {
+    std::map<std::string, Tensor> tensors;
+    for (const auto& [name, v] : feeds) {
+        if (!v.is_tensor()) return {false, "ran"};
+        tensors[name] = v.tensor();
+    }
+    try {
+        runners::RefRunnerOptions opts;
+        opts.session.threads = 1;
+        opts.fp64 = true;
+        runners::RefRunner runner(model, opts);
+        runner.infer(tensors);
+    } catch (const Error& e) {
+        const bool internal = e.kind() == ErrorKind::kInternal;
+        return {internal, std::string("as fp64: ") + error_kind_name(e.kind()) + ": " + e.what()};
+    } catch (const std::exception& e) {
+        return {true, std::string("as fp64: exception: ") + e.what()};
     }
     return {false, "ran"};
 }

@@ -33,6 +33,11 @@ struct SweepTally {
 SweepOutcome run_changed_model(const ir::Model& model, const runtime::Feeds& feeds,
                                const std::function<std::string(const runtime::Results&)>& check);
 
+// A model that ran: the same planned and run as `--ref-precision fp64` runs it (its float32
+// values promoted to float64, runners/ref_runner.h), which must also run or be refused without
+// kInternal. "ran" also when a feed is not a tensor (the runner takes tensors only).
+SweepOutcome run_as_fp64(const ir::Model& model, const runtime::Feeds& feeds);
+
 // Writes "start WHAT", runs `run`, then "ran|refused|same|bug WHAT: OUTCOME" to `out` (the child's
 // pipe; the last "start" line names the case a crash ended). A case of a second or more has its
 // seconds appended ("[3 s]").

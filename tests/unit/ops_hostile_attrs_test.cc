@@ -217,9 +217,10 @@ TEST(OpsHostileAttrs, GemmInputsOfAnotherTypeAreRefused) {
     // A float16 A with an int8 B: B was read as floats, past its storage.
     const Tensor a = Tensor::from_values<uint16_t>(DataType::kFloat16, {1, 2}, {0x3c00, 0x3c00});
     const Tensor b8 = Tensor::from_values<int8_t>(DataType::kInt8, {2, 2}, {1, 2, 3, 4});
-    expect_refused("Gemm", {a, b8}, {}, 13, "Gemm: A, B and C must have the same type");
+    expect_refused("Gemm", {a, b8}, {}, 13, "Gemm: inputs 0 and 1 have different types");
     const Tensor x = test::f32({1, 2}, {1, 2}), b = test::f32({2, 2}, {1, 0, 0, 1});
-    expect_refused("Gemm", {x, b, test::i64({2}, {1, 1})}, {}, 13, "must have the same type");
+    expect_refused("Gemm", {x, b, test::i64({2}, {1, 1})}, {}, 13,
+                   "inputs 0 and 2 have different types (float32 and int64)");
 }
 
 TEST(OpsHostileAttrs, MaxRoiPoolRoisOfAnotherTypeAreRefused) {
@@ -250,7 +251,7 @@ TEST(OpsHostileAttrs, NormalizationParametersMustBeFloats) {
     const Tensor x = test::f32({1, 2, 2}, {1, 2, 3, 4});
     const Tensor s8 = Tensor::from_values<int8_t>(DataType::kInt8, {2}, {1, 1});
     expect_refused("InstanceNormalization", {x, s8, test::f32({2}, {0, 0})}, {}, 6,
-                   "InstanceNormalization: parameters must be floating point, got int8");
+                   "InstanceNormalization: inputs 0 and 1 have different types (float32 and int8)");
     expect_refused("BatchNormalization", {x, s8, s8, s8, s8}, {}, 15, "got int8");
 }
 
