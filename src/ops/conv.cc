@@ -72,7 +72,7 @@ KernelFn make_conv(const Attrs& at, int64_t) {
 
 // Python-style floor division (total padding can be negative).
 int64_t floor_half(int64_t v) {
-    return v >= 0 ? v / 2 : -((-v + 1) / 2);
+    return v / 2 - (v % 2 < 0);
 }
 
 // ConvTranspose output size and pads per axis: from output_shape or SAME (pads derived from the
@@ -88,16 +88,25 @@ void transpose_geometry(const WindowAttrs& wa, const Dims& out_pad, Dims out_sha
     const bool same = wa.auto_pad == "SAME_UPPER" || wa.auto_pad == "SAME_LOWER";
     for (int i = 0; i < nd; ++i) {
         const int j = off + i;
+        const char* name = "ConvTranspose";
         const int64_t op = out_pad.empty() ? 0 : out_pad[i];
-        const int64_t full = w.stride[j] * (w.in[j] - 1) + op + (w.kernel[j] - 1) * w.dil[j] + 1;
+        check_window_bound(op, name);
+        const int64_t full =  // stride * (in - 1) + output_padding + the kernel's extent
+            window_arith(
+                w.stride[j], w.in[j] - 1,
+                window_arith(1, op, window_arith(w.kernel[j] - 1, w.dil[j], 1, name), name), name);
+        check_window_bound(full, name);
         if (!out_shape.empty() || same) {
-            w.out[j] = out_shape.empty() ? w.in[j] * w.stride[j] : out_shape[i];
+            w.out[j] =
+                out_shape.empty() ? window_arith(w.in[j], w.stride[j], 0, name) : out_shape[i];
+            check_window_bound(w.out[j], name);
             const int64_t total = full - w.out[j];
             const bool upper = wa.auto_pad == "SAME_UPPER";
             w.pad_begin[j] = upper ? floor_half(total) : total - floor_half(total);
             w.pad_end[j] = total - w.pad_begin[j];
         } else {
             if (!wa.pads.empty()) w.pad_begin[j] = wa.pads[i], w.pad_end[j] = wa.pads[i + nd];
+            check_window_bound(w.pad_begin[j], name), check_window_bound(w.pad_end[j], name);
             w.out[j] = full - w.pad_begin[j] - w.pad_end[j];
         }
         if (w.out[j] < 1) fail("ConvTranspose: output size is not positive");
@@ -111,9 +120,9 @@ KernelFn make_conv_transpose(const Attrs& at, int64_t) {
     return half_via_float([=](KernelContext& ctx) {
         const ConvInputs in = conv_inputs(ctx, "ConvTranspose");
         ConvShape s;
-        s.n = in.x->dims()[0], s.c = in.x->dims()[1], s.m = in.w->dims()[1] * group,
-        s.group = group;
-        if (group < 1 || s.c != in.w->dims()[0] || s.c % group != 0)
+        s.n = in.x->dims()[0], s.c = in.x->dims()[1], s.group = group;
+        if (group < 1 || s.c != in.w->dims()[0] || s.c % group != 0 ||
+            __builtin_mul_overflow(in.w->dims()[1], group, &s.m))
             fail("ConvTranspose: channels do not match the weights and group");
         if (in.b && in.b->numel() != static_cast<uint64_t>(s.m))
             fail("ConvTranspose: B must have M elements");

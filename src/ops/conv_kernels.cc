@@ -25,20 +25,22 @@ WindowAttrs read_window_attrs(const Attrs& a) {
     return w;
 }
 
-namespace {
-
-int64_t floor_div(int64_t a, int64_t b) {  // b > 0; no overflow for any a
-    return a / b - (a % b < 0);
-}
-
-// a * b + c, failing (kInvalidInput, naming `op`) where that overflows int64: a window's extent,
-// padded input and SAME pads from attributes such as a kernel of 2^62 (the sums later taken from
-// them then stay inside int64).
 int64_t window_arith(int64_t a, int64_t b, int64_t c, const char* op) {
     int64_t r = 0;
     if (__builtin_mul_overflow(a, b, &r) || __builtin_add_overflow(r, c, &r))
         fail(std::string(op) + ": the window's size, pads or strides overflow int64");
     return r;
+}
+
+void check_window_bound(int64_t v, const char* op) {
+    if (v > kWindowBound || v < -kWindowBound)
+        fail(std::string(op) + ": window sizes, strides and pads beyond 2^60 are not supported");
+}
+
+namespace {
+
+int64_t floor_div(int64_t a, int64_t b) {  // b > 0; no overflow for any a
+    return a / b - (a % b < 0);
 }
 
 // Output size along one axis with explicit pads.
@@ -77,18 +79,21 @@ Window make_window(const WindowAttrs& a, const std::vector<int64_t>& in,
         if (w.stride[j] < 1 || w.dil[j] < 1 || w.kernel[j] < 1)
             fail(std::string(op) + ": strides, dilations and kernel sizes must be positive");
         const int64_t ek = window_arith(w.kernel[j] - 1, w.dil[j], 1, op);
+        check_window_bound(ek, op), check_window_bound(w.stride[j], op);
         if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
             w.out[j] = w.in[j] / w.stride[j] + (w.in[j] % w.stride[j] != 0);
             const int64_t total =
                 std::max<int64_t>(0, window_arith(w.out[j] - 1, w.stride[j], ek - w.in[j], op));
             w.pad_begin[j] = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
             w.pad_end[j] = total - w.pad_begin[j];
+            check_window_bound(total, op);
             continue;
         }
         if (a.auto_pad == "NOTSET" && !a.pads.empty())
             w.pad_begin[j] = a.pads[i], w.pad_end[j] = a.pads[i + nd];
         else if (a.auto_pad != "NOTSET" && a.auto_pad != "VALID")
             fail(std::string(op) + ": unknown auto_pad '" + a.auto_pad + "'");
+        check_window_bound(w.pad_begin[j], op), check_window_bound(w.pad_end[j], op);
         w.out[j] =
             pooled_size(w.in[j], ek, w.stride[j], w.pad_begin[j], w.pad_end[j], a.ceil_mode, op);
         if (check_output && w.out[j] < 1)

@@ -33,6 +33,14 @@ struct Window {
     int64_t kernel_size() const { return kernel[0] * kernel[1] * kernel[2]; }
 };
 
+// Window extents, strides and pads (each) beyond this are refused (kInvalidInput): sums of a few
+// of them, as the kernels' index arithmetic takes, then stay inside int64.
+constexpr int64_t kWindowBound = int64_t{1} << 60;
+// a * b + c, refused (kInvalidInput naming `op`) where that overflows int64.
+int64_t window_arith(int64_t a, int64_t b, int64_t c, const char* op);
+// Refuses a window value beyond +-kWindowBound.
+void check_window_bound(int64_t v, const char* op);
+
 // The window attributes shared by Conv and the pooling ops, read with ONNX defaults.
 struct WindowAttrs {
     std::string auto_pad = "NOTSET";

@@ -114,6 +114,15 @@ KernelFn make_deform_conv(const Attrs& a, int64_t) {
     c.offset_group = a.get_int("offset_group", 1);
     if (c.dilations.size() != 2 || c.pads.size() != 4 || c.strides.size() != 2)
         unsupported("DeformConv: only 2-D convolutions are supported");
+    // Bounded so that the output sizes and sample positions stay inside int64 (a stride of 0
+    // was a division by zero).
+    constexpr int64_t kMax = int64_t{1} << 40;
+    for (const int64_t v : c.strides)
+        if (v < 1 || v > kMax) fail("DeformConv: strides must lie in [1, 2^40]");
+    for (const int64_t v : c.dilations)
+        if (v < 1 || v > kMax) fail("DeformConv: dilations must lie in [1, 2^40]");
+    for (const int64_t v : c.pads)
+        if (v < 0 || v > kMax) fail("DeformConv: pads must lie in [0, 2^40]");
     return half_via_float([c](KernelContext& ctx) {
         const DeformShapes s = deform_shapes(ctx, c);
         const std::vector<double> x = doubles(ctx.input(0)), w = doubles(ctx.input(1)),

@@ -36,6 +36,7 @@ ScaleIndexer make_indexer(const Tensor& x, const Tensor& scale, int64_t axis, in
     ix.axis_len = x.dims()[static_cast<size_t>(ix.axis)];
     for (size_t k = static_cast<size_t>(ix.axis) + 1; k < x.dims().size(); ++k)
         ix.inner *= x.dims()[k];
+    if (block < 0) fail(std::string(op) + ": block_size must not be negative");
     ix.block = block;
     if (block == 0) {
         if (scale.rank() != 1 || scale.dims()[0] != ix.axis_len)
@@ -46,7 +47,7 @@ ScaleIndexer make_indexer(const Tensor& x, const Tensor& scale, int64_t axis, in
     if (scale.rank() != x.rank())
         fail(std::string(op) + ": blocked scale must have the rank of the input");
     ix.scale_axis_len = scale.dims()[static_cast<size_t>(ix.axis)];
-    if ((ix.axis_len + block - 1) / block != ix.scale_axis_len)
+    if (ix.axis_len / block + (ix.axis_len % block != 0) != ix.scale_axis_len)
         fail(std::string(op) + ": scale does not match block_size");
     return ix;
 }

@@ -102,6 +102,8 @@ RnnConfig parse_config(const Attrs& a, Cell cell) {
     RnnConfig c;
     c.cell = cell;
     c.hidden = a.require_int("hidden_size");
+    if (c.hidden < 1 || c.hidden > (int64_t{1} << 40))  // gates x hidden stays inside int64
+        fail("hidden_size must lie in [1, 2^40], got " + std::to_string(c.hidden));
     const std::string dir = a.get_string("direction", "forward");
     if (dir != "forward" && dir != "reverse" && dir != "bidirectional")
         fail("unknown direction '" + dir + "'");

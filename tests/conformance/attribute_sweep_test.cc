@@ -206,6 +206,19 @@ std::vector<ir::Node*> all_nodes(const ir::Model& m) {
     return out;
 }
 
+// The window attributes of the ops that slide one (their ONNX defaults, for two spatial axes),
+// added as examples where no test of the suite sets them (DeformConv's strides).
+void add_window_examples(Examples& out) {
+    for (const char* op : {"Conv", "ConvTranspose", "DeformConv", "AveragePool", "MaxPool",
+                           "LpPool", "ConvInteger", "QLinearConv", "Col2Im"}) {
+        const auto it = out.find(std::string("::") + op);
+        if (it == out.end()) continue;
+        it->second.try_emplace("strides", ir::Attribute::make_ints("strides", {1, 1}));
+        it->second.try_emplace("dilations", ir::Attribute::make_ints("dilations", {1, 1}));
+        it->second.try_emplace("pads", ir::Attribute::make_ints("pads", {0, 0, 0, 0}));
+    }
+}
+
 Examples collect_examples(const std::vector<fs::path>& dirs) {
     Examples out;
     for (const fs::path& dir : dirs) {
@@ -220,6 +233,7 @@ Examples collect_examples(const std::vector<fs::path>& dirs) {
                 if (addable(a) && !out[op_key(*n)].count(a.name))
                     out[op_key(*n)].emplace(a.name, ir::clone_attribute(a, nullptr));
     }
+    add_window_examples(out);
     return out;
 }
 

@@ -306,5 +306,36 @@ TEST(OpsHostileAttrs, DepthToSpaceBlocksizeSquaredOverflows) {
                    "channels overflow");
 }
 
+// The sanitizer build's attribute sweep: a DeformConv stride of 0 divided by zero in the output
+// size; LSTM's gates x hidden_size and a blocked quantization's block count overflowed int64.
+TEST(OpsHostileAttrs, DeformConvRnnAndBlockSizesAreBounded) {
+    const Tensor x = test::f32({1, 1, 2, 2}, {1, 2, 3, 4}), w = test::f32({1, 1, 1, 1}, {1});
+    const Tensor off = Tensor::zeros(DataType::kFloat32, {1, 2, 2, 2});
+    expect_refused("DeformConv", {x, w, off}, ir::attrs(Attribute::make_ints("strides", {0, 1})),
+                   19, "strides must lie in [1, 2^40]");
+    expect_refused(
+        "DeformConv", {x, w, off},
+        ir::attrs(Attribute::make_ints("pads", {0, 0, std::numeric_limits<int64_t>::max(), 0})), 19,
+        "pads must lie in [0, 2^40]");
+    const Tensor seq = test::f32({1, 1, 1}, {1}), lw = test::f32({1, 4, 1}, {1, 1, 1, 1});
+    expect_refused(
+        "LSTM", {seq, lw, lw},
+        ir::attrs(Attribute::make_int("hidden_size", std::numeric_limits<int64_t>::max())), 14,
+        "hidden_size must lie in [1, 2^40]");
+    const Tensor scale = test::f32({1, 1}, {1});
+    // One block past the axis' 4 values: (4 + block - 1) / block overflowed.
+    const Tensor one_block =
+        run_op("DequantizeLinear",
+               {Tensor::from_values<int8_t>(DataType::kInt8, {1, 4}, {1, 2, 3, 4}), scale},
+               ir::attrs(Attribute::make_int("axis", 1),
+                         Attribute::make_int("block_size", std::numeric_limits<int64_t>::max())),
+               21)[0];
+    EXPECT_EQ(test::values_f32(one_block), (std::vector<float>{1, 2, 3, 4}));
+    expect_refused("DequantizeLinear",
+                   {Tensor::from_values<int8_t>(DataType::kInt8, {1, 4}, {1, 2, 3, 4}), scale},
+                   ir::attrs(Attribute::make_int("axis", 1), Attribute::make_int("block_size", -2)),
+                   21, "block_size must not be negative");
+}
+
 }  // namespace
 }  // namespace pg

@@ -89,10 +89,23 @@ TEST(OpsHugeWindows, WindowArithmeticThatOverflowsIsRefused) {
                    ir::attrs(Attribute::make_ints("kernel_shape", {3, 3}),
                              Attribute::make_ints("dilations", {kMax, 1})),
                    "overflow int64");
+    // Pads, strides and extents past 2^60 (sums of a few of them overflowed in the kernels'
+    // index arithmetic: the sanitizer build's attribute sweep).
     expect_refused("AveragePool", {x},
                    ir::attrs(Attribute::make_ints("kernel_shape", {1, 1}),
                              Attribute::make_ints("pads", {kMax, 0, kMax, 0})),
-                   "overflow int64");
+                   "beyond 2^60");
+    expect_refused("MaxPool", {x},
+                   ir::attrs(Attribute::make_ints("kernel_shape", {1, 1}),
+                             Attribute::make_ints("strides", {kMax, 1})),
+                   "beyond 2^60");
+    const Tensor w = f32({1, 1, 1, 1}, {1.0f});
+    expect_refused("ConvTranspose", {x, w},
+                   ir::attrs(Attribute::make_ints("strides", {int64_t{1} << 59, 1}),
+                             Attribute::make_ints("output_padding", {0, 0})),
+                   "beyond 2^60");
+    expect_refused("ConvTranspose", {x, w},
+                   ir::attrs(Attribute::make_ints("output_shape", {kMax, 3})), "beyond 2^60");
     expect_refused("MaxUnpool", {x, test::i64({1, 1, 3, 3}, std::vector<int64_t>(9, 0))},
                    ir::attrs(Attribute::make_ints("kernel_shape", {kMax, 2}),
                              Attribute::make_ints("strides", {2, 2})),
@@ -101,11 +114,12 @@ TEST(OpsHugeWindows, WindowArithmeticThatOverflowsIsRefused) {
 
 TEST(OpsHugeWindows, AHugeStrideTakesOneWindow) {
     const Tensor x = f32({1, 1, 4}, {1.0f, 5.0f, 2.0f, 3.0f});
+    constexpr int64_t kLargest = int64_t{1} << 60;  // kWindowBound
     for (const int64_t ceil : {0, 1}) {
         const std::vector<float> y =
             values_f32(run_op("MaxPool", {x},
                               ir::attrs(Attribute::make_ints("kernel_shape", {2}),
-                                        Attribute::make_ints("strides", {kMax}),
+                                        Attribute::make_ints("strides", {kLargest}),
                                         Attribute::make_int("ceil_mode", ceil)),
                               22)[0]);
         EXPECT_EQ(y, (std::vector<float>{5.0f})) << "ceil_mode " << ceil;
