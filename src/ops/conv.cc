@@ -85,6 +85,8 @@ void transpose_geometry(const WindowAttrs& wa, const Dims& out_pad, Dims out_sha
         fail("ConvTranspose: output_shape has the wrong length");
     if (!out_pad.empty() && out_pad.size() != static_cast<size_t>(nd))
         fail("ConvTranspose: output_padding has the wrong length");
+    if (!wa.pads.empty() && wa.pads.size() != static_cast<size_t>(2 * nd))
+        fail("ConvTranspose: 'pads' has the wrong length");  // (read past its end before)
     const bool same = wa.auto_pad == "SAME_UPPER" || wa.auto_pad == "SAME_LOWER";
     for (int i = 0; i < nd; ++i) {
         const int j = off + i;

@@ -103,6 +103,8 @@ RoiConfig read_roi_config(const Attrs& a, int64_t opset) {
     c.sampling_ratio = a.get_int("sampling_ratio", 0);
     c.spatial_scale = a.get_float("spatial_scale", 1.0f);
     if (c.out_h < 1 || c.out_w < 1) fail("RoiAlign: output size must be positive");
+    if (int64_t bins = 0; __builtin_mul_overflow(c.out_h, c.out_w, &bins))
+        fail("RoiAlign: output_height x output_width overflows int64");
     return c;
 }
 

@@ -85,7 +85,8 @@ TfIdfConfig parse_tfidf(const Attrs& a) {
     c.max_skip = a.require_int("max_skip_count");
     c.indexes = a.get_ints("ngram_indexes");
     c.weights = a.get_floats("weights");
-    for (int64_t i : c.indexes) c.output_size = std::max(c.output_size, i + 1);
+    for (int64_t i : c.indexes)  // (past 2^31 refused by the validation; no overflow here)
+        c.output_size = std::max(c.output_size, i < (int64_t{1} << 31) ? i + 1 : i);
     std::vector<Token> pool;
     for (int64_t v : a.get_ints("pool_int64s")) pool.emplace_back(v);
     for (const auto& s : a.get_strings("pool_strings")) pool.emplace_back(s);

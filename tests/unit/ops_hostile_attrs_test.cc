@@ -337,5 +337,15 @@ TEST(OpsHostileAttrs, DeformConvRnnAndBlockSizesAreBounded) {
                    21, "block_size must not be negative");
 }
 
+TEST(OpsHostileAttrs, RoiAlignOutputSizeOverflowIsRefused) {
+    const Tensor x = test::f32({1, 1, 2, 2}, {1, 2, 3, 4}), rois = test::f32({1, 4}, {0, 0, 1, 1});
+    const Tensor batch = test::i64({1}, {0});
+    expect_refused(
+        "RoiAlign", {x, rois, batch},
+        ir::attrs(Attribute::make_int("output_height", std::numeric_limits<int64_t>::max()),
+                  Attribute::make_int("output_width", 5)),
+        16, "output_height x output_width overflows int64");
+}
+
 }  // namespace
 }  // namespace pg
