@@ -26,9 +26,10 @@ const std::map<std::string_view, Groups>& table() {
             m[op] = {{0, 1}};
         for (const char* op : {"Sum", "Max", "Min", "Mean", "Concat", "Einsum"})
             m[op] = {{0, kRest}};
-        for (const char* op : {"Gemm", "Conv", "ConvTranspose", "Clip", "Range", "Attention",
+        for (const char* op : {"Gemm", "Conv", "ConvTranspose", "Clip", "Range",
                                "LayerNormalization", "InstanceNormalization", "GroupNormalization"})
             m[op] = {{0, 1, 2}};
+        m["Attention"] = {{0, 1, 4}, {2, 5}};  // Q, K, past_key: T1; V, past_value: T2
         m["Where"] = {{1, 2}};
         m["BatchNormalization"] = {{1, 2}, {3, 4}};
         m["DeformConv"] = {{0, 1, 2, 3, 4}};
