@@ -321,23 +321,21 @@ void sweep_suite(const std::string& root, const char* label) {
 }
 
 TEST(AttributeSweep, Onnx122NodeTests) {
-    const std::string root = test::shared_dir();
-    if (root.empty() || !fs::is_directory(root + "/data/onnx-node-tests-1.22"))
-        GTEST_SKIP() << "../shared not present";
-    sweep_suite(root + "/data/onnx-node-tests-1.22", "onnx-node-tests-1.22");
+    if (const std::string why = test::for_node_suites(test::NodeSuites::kOnnx122, sweep_suite);
+        !why.empty())
+        GTEST_SKIP() << why;
 }
 
 TEST(AttributeSweep, DebianNodeTests) {
-    const std::string root = test::onnx_testdata_dir();
-    if (root.empty()) GTEST_SKIP() << "libonnx-testdata not installed";
-    sweep_suite(root + "/node", "libonnx-testdata/node");
+    if (const std::string why = test::for_node_suites(test::NodeSuites::kDebianNode, sweep_suite);
+        !why.empty())
+        GTEST_SKIP() << why;
 }
 
 TEST(AttributeSweep, DebianOtherSuites) {
-    const std::string root = test::onnx_testdata_dir();
-    if (root.empty()) GTEST_SKIP() << "libonnx-testdata not installed";
-    for (const char* s : {"pytorch-converted", "pytorch-operator", "simple"})
-        if (fs::is_directory(root + "/" + s)) sweep_suite(root + "/" + s, s);
+    if (const std::string why = test::for_node_suites(test::NodeSuites::kDebianOther, sweep_suite);
+        !why.empty())
+        GTEST_SKIP() << why;
 }
 
 }  // namespace

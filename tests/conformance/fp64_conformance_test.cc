@@ -95,23 +95,21 @@ void fp64_suite(const std::string& root, const char* label) {
 }
 
 TEST(Fp64Conformance, Onnx122NodeTests) {
-    const std::string root = test::shared_dir();
-    if (root.empty() || !fs::is_directory(root + "/data/onnx-node-tests-1.22"))
-        GTEST_SKIP() << "../shared not present";
-    fp64_suite(root + "/data/onnx-node-tests-1.22", "onnx-node-tests-1.22");
+    if (const std::string why = test::for_node_suites(test::NodeSuites::kOnnx122, fp64_suite);
+        !why.empty())
+        GTEST_SKIP() << why;
 }
 
 TEST(Fp64Conformance, DebianNodeTests) {
-    const std::string root = test::onnx_testdata_dir();
-    if (root.empty()) GTEST_SKIP() << "libonnx-testdata not installed";
-    fp64_suite(root + "/node", "libonnx-testdata/node");
+    if (const std::string why = test::for_node_suites(test::NodeSuites::kDebianNode, fp64_suite);
+        !why.empty())
+        GTEST_SKIP() << why;
 }
 
 TEST(Fp64Conformance, DebianOtherSuites) {
-    const std::string root = test::onnx_testdata_dir();
-    if (root.empty()) GTEST_SKIP() << "libonnx-testdata not installed";
-    for (const char* s : {"pytorch-converted", "pytorch-operator", "simple"})
-        if (fs::is_directory(root + "/" + s)) fp64_suite(root + "/" + s, s);
+    if (const std::string why = test::for_node_suites(test::NodeSuites::kDebianOther, fp64_suite);
+        !why.empty())
+        GTEST_SKIP() << why;
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "base/heap.h"
 #include "runners/ref_runner.h"
 #include "support/node_test_data.h"
+#include "support/test_paths.h"
 
 // Under the sanitizer build (-DPG_SANITIZE=ON), undefined behaviour ends the process with a stack
 // trace instead of a line on stderr: the sweeps' child then fails its test naming the case, as
@@ -164,6 +165,26 @@ runtime::Feeds first_data_set_feeds(const fs::path& dir, const ir::Model& model,
     }
     if (inputs) *inputs = std::move(fed);
     return feeds;
+}
+
+std::string for_node_suites(NodeSuites which,
+                            const std::function<void(const std::string&, const char*)>& run) {
+    if (which == NodeSuites::kOnnx122) {
+        const std::string root = shared_dir();
+        if (root.empty() || !fs::is_directory(root + "/data/onnx-node-tests-1.22"))
+            return "../shared not present";
+        run(root + "/data/onnx-node-tests-1.22", "onnx-node-tests-1.22");
+        return "";
+    }
+    const std::string root = onnx_testdata_dir();
+    if (root.empty()) return "libonnx-testdata not installed";
+    if (which == NodeSuites::kDebianNode) {
+        run(root + "/node", "libonnx-testdata/node");
+        return "";
+    }
+    for (const char* s : {"pytorch-converted", "pytorch-operator", "simple"})
+        if (fs::is_directory(root + "/" + s)) run(root + "/" + s, s);
+    return "";
 }
 
 void report_sweep(const char* sweep, const std::string& label, const char* changed,

@@ -58,6 +58,15 @@ std::vector<std::filesystem::path> sweep_test_dirs(const std::string& root, cons
 runtime::Feeds first_data_set_feeds(const std::filesystem::path& dir, const ir::Model& model,
                                     std::vector<ir::Value*>* inputs = nullptr);
 
+// The ONNX node-test suites the sweeps visit: ../shared's 1.22 set, Debian's libonnx-testdata
+// node set, and Debian's pytorch-converted, pytorch-operator and simple suites.
+enum class NodeSuites { kOnnx122, kDebianNode, kDebianOther };
+
+// Calls run(folder, label) for each folder of `which` that exists; "" when the data is there,
+// else why not (the caller's GTEST_SKIP reason).
+std::string for_node_suites(NodeSuites which,
+                            const std::function<void(const std::string&, const char*)>& run);
+
 // "[SWEEP] LABEL: N tests, N changed ..., N failures" and one gtest failure per failure.
 void report_sweep(const char* sweep, const std::string& label, const char* changed,
                   const SweepTally& tally);
