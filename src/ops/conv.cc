@@ -1,6 +1,7 @@
 // Convolutions: Conv, ConvTranspose. Geometry and kernels live in conv_kernels.{h,cc}; float32
 // Conv runs the im2col + GEMM fast path, other types the plain reference. float16/bfloat16 are
 // computed in float32 (half_via_float).
+#include <algorithm>
 #include <type_traits>
 
 #include "ir/graph.h"
@@ -40,8 +41,14 @@ Dims output_dims(const ConvShape& s) {
 // Runs conv (fast for float32) or conv-transpose on the typed buffers.
 void run_conv(const ConvShape& s, const ConvInputs& in, bool transpose, KernelContext& ctx) {
     // A Conv may write into a Concat's output (ops/concat_slice.h).
-    OutputSpace y =
-        output_space(transpose ? nullptr : ctx.concat_slice(), in.x->dtype(), output_dims(s));
+    const Dims dims = output_dims(s);
+    OutputSpace y = output_space(transpose ? nullptr : ctx.concat_slice(), in.x->dtype(), dims);
+    // An empty output (a batch or channels of 0) is done; its spatial sizes may be any size up to
+    // 2^60 each, which the kernels' plane arithmetic would multiply past int64.
+    if (std::find(dims.begin(), dims.end(), 0) != dims.end()) {
+        ctx.set_output(0, std::move(y.tensor));
+        return;
+    }
     dispatch_float(in.x->dtype(), transpose ? "ConvTranspose" : "Conv", [&]<typename T>() {
         const T* b = in.b ? in.b->data<T>() : nullptr;
         T* py = reinterpret_cast<T*>(y.data);

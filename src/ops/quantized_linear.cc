@@ -180,8 +180,9 @@ int64_t window_sum(const int64_t* x, const int64_t* w, int64_t channels, const W
 std::vector<int64_t> int_conv(const std::vector<int64_t>& x, const std::vector<int64_t>& w,
                               const ConvShape& s) {
     const Window& g = s.w;
+    // Before out_size(): an empty output's spatial sizes may each be up to 2^60.
+    if (checked_output_count(conv_output_dims(s), 12, "ConvInteger: ", "") == 0) return {};
     const int64_t cg = s.c / s.group, mg = s.m / s.group, osz = g.out_size();
-    checked_output_count(conv_output_dims(s), 12, "ConvInteger: ", "");
     std::vector<int64_t> acc(static_cast<size_t>(s.n * s.m * osz), 0);
     int64_t* out = acc.data();
     for (int64_t n = 0; n < s.n; ++n)

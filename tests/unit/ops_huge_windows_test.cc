@@ -129,5 +129,19 @@ TEST(OpsHugeWindows, AHugeStrideTakesOneWindow) {
     }
 }
 
+// An empty batch with pads of 2^40: the output has no elements but spatial sizes of 2^41 + 3,
+// whose plane size (their product) overflowed in the kernels (the sanitizer build's sweep).
+TEST(OpsHugeWindows, AnEmptyOutputWithHugeSpatialSizesIsDone) {
+    const Tensor x = Tensor::zeros(DataType::kFloat32, {0, 1, 3, 3});
+    const auto pads = [] {
+        return ir::attrs(Attribute::make_ints("pads", {kHuge, kHuge, kHuge, kHuge}));
+    };
+    const Tensor y = run_op("Conv", {x, f32({1, 1, 1, 1}, {1.0f})}, pads(), 22)[0];
+    EXPECT_EQ(y.dims(), (std::vector<int64_t>{0, 1, 2 * kHuge + 3, 2 * kHuge + 3}));
+    const Tensor xi = Tensor::zeros(DataType::kInt8, {0, 1, 3, 3});
+    const Tensor wi = Tensor::from_values<int8_t>(DataType::kInt8, {1, 1, 1, 1}, {1});
+    EXPECT_EQ(run_op("ConvInteger", {xi, wi}, pads(), 10)[0].numel(), 0u);
+}
+
 }  // namespace
 }  // namespace pg
