@@ -128,6 +128,12 @@ bool conv_direct(const Window& g, const float* xg, int64_t cg, const GemmArgs<fl
     q.sh = g.stride[1], q.sw = g.stride[2];
     const int64_t hp = g.in[1] + g.pad_begin[1] + g.pad_end[1];
     const int64_t wp = g.in[2] + g.pad_begin[2] + g.pad_end[2];
+    // Padded rows or columns many times the input's and output's (pads of 2^40 around a dilated
+    // window under SAME), or strides past 64 (a phase plane each): not this path's shapes, and
+    // the padded copy's size would overflow.
+    if (hp > 4 * (g.in[1] + g.out[1]) + 64 || wp > 4 * (g.in[2] + g.out[2]) + 64 || q.sh > 64 ||
+        q.sw > 64)
+        return false;
     q.hq = (hp + q.sh - 1) / q.sh, q.wq = (wp + q.sw - 1) / q.sw;
     if (shared_pad_pitch(g)) q.wq = g.in[2] + g.pad_begin[2], q.extra = g.pad_end[2];
     if (q.wq < 8 || q.wq < g.out[2]) return false;  // gemm_direct's column map needs 8
