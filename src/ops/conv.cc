@@ -159,7 +159,9 @@ ConvAttrs read_conv_attrs(const Attrs& at) {
 ConvShape conv_shape(const ConvAttrs& ca, const Tensor& x, const Tensor& w, const Tensor* b) {
     ConvShape s;
     s.n = x.dims()[0], s.c = x.dims()[1], s.m = w.dims()[0], s.group = ca.group;
-    if (ca.group < 1 || s.c != w.dims()[1] * ca.group || s.m % ca.group != 0)
+    int64_t c = 0;  // the weights' input channels times group, overflow-checked
+    if (ca.group < 1 || __builtin_mul_overflow(w.dims()[1], ca.group, &c) || s.c != c ||
+        s.m % ca.group != 0)
         fail("Conv: channels do not match the weights and group");
     if (b && b->numel() != static_cast<uint64_t>(s.m)) fail("Conv: B must have M elements");
     const Dims spatial(x.dims().begin() + 2, x.dims().end());

@@ -52,7 +52,9 @@ DeformShapes deform_shapes(KernelContext& ctx, const DeformConfig& c) {
     if (!c.kernel_shape.empty() &&
         (c.kernel_shape.size() != 2 || c.kernel_shape[0] != s.kh || c.kernel_shape[1] != s.kw))
         fail("DeformConv: kernel_shape does not match W");
-    if (c.group < 1 || s.ic != s.icg * c.group || s.oc % c.group != 0)
+    int64_t ic = 0;  // the weights' input channels times group, overflow-checked
+    if (c.group < 1 || __builtin_mul_overflow(s.icg, c.group, &ic) || s.ic != ic ||
+        s.oc % c.group != 0)
         fail("DeformConv: channels do not match group");
     if (c.offset_group < 1 || s.ic % c.offset_group != 0)
         fail("DeformConv: input channels must be divisible by offset_group");

@@ -114,7 +114,7 @@ Dims split_sizes(KernelContext& ctx, const Dims& attr, int64_t num_outputs_attr,
         int64_t sum = 0;
         for (int64_t s : sizes) {
             if (s < 0) fail("Split: negative split size");
-            sum += s;
+            if (__builtin_add_overflow(sum, s, &sum)) fail("Split: split sizes overflow int64");
         }
         if (sum != dim)
             fail("Split: split sizes add up to " + std::to_string(sum) + ", not " +

@@ -347,5 +347,19 @@ TEST(OpsHostileAttrs, RoiAlignOutputSizeOverflowIsRefused) {
         16, "output_height x output_width overflows int64");
 }
 
+// The sanitizer build's attribute sweep: group x the weights' channels and Split's sizes summed
+// past int64.
+TEST(OpsHostileAttrs, GroupAndSplitSizesOverflowAreRefused) {
+    const Tensor x = test::f32({1, 4, 2, 2}, std::vector<float>(16, 1.0f));
+    const Tensor w = test::f32({4, 4, 1, 1}, std::vector<float>(16, 1.0f));
+    expect_refused("Conv", {x, w},
+                   ir::attrs(Attribute::make_int("group", std::numeric_limits<int64_t>::max())), 11,
+                   "channels do not match the weights and group");
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    expect_refused("Split", {test::f32({2}, {1, 2})},
+                   ir::attrs(Attribute::make_ints("split", {kMax, kMax})), 11,
+                   "split sizes overflow int64", 2);
+}
+
 }  // namespace
 }  // namespace pg
