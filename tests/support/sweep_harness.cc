@@ -72,12 +72,12 @@ void sweep_case(FILE* out, const std::string& what, const std::function<SweepOut
     const auto t0 = std::chrono::steady_clock::now();
     SweepOutcome r = run();
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (s >= 1.0) r.what += " [" + std::to_string(static_cast<int>(s)) + " s]";
-    std::replace(r.what.begin(), r.what.end(), '\n', ' ');
     const char* kind = r.bug              ? "bug"
                        : r.what == "ran"  ? "ran"
                        : r.what == "same" ? "same"
                                           : "refused";
+    if (s >= 1.0) r.what += " [" + std::to_string(static_cast<int>(s)) + " s]";  // after `kind`
+    std::replace(r.what.begin(), r.what.end(), '\n', ' ');
     std::fprintf(out, "%s %s: %s\n", kind, what.c_str(), r.what.c_str());
     std::fflush(out);
 }
