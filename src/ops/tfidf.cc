@@ -57,8 +57,9 @@ void check_counts(const std::vector<int64_t>& counts, size_t pool) {
 }
 
 // Lengths, skips, output indexes and weights checked: every n-gram of the pool has an output
-// index in [0, 2^31), and IDF / TFIDF weights cover the output.
-void check_config(const TfIdfConfig& c, int64_t grams) {
+// index in [0, 2^31), and IDF / TFIDF weights cover the output, whose size (the largest index
+// + 1) is set here, once each index is known to be in range.
+void check_config(TfIdfConfig& c, int64_t grams) {
     if (c.min_len < 1 || c.max_len < c.min_len)
         fail("TfIdfVectorizer: need 1 <= min_gram_length <= max_gram_length, got " +
              std::to_string(c.min_len) + " and " + std::to_string(c.max_len));
@@ -68,10 +69,12 @@ void check_config(const TfIdfConfig& c, int64_t grams) {
     if (static_cast<int64_t>(c.indexes.size()) < grams)
         fail("TfIdfVectorizer: " + std::to_string(c.indexes.size()) +
              " ngram_indexes for the pool's " + std::to_string(grams) + " n-grams");
-    for (int64_t i : c.indexes)
+    for (int64_t i : c.indexes) {
         if (i < 0 || i >= (int64_t{1} << 31))
             fail("TfIdfVectorizer: ngram_indexes holds " + std::to_string(i) +
                  ", outside [0, 2^31)");
+        c.output_size = std::max(c.output_size, i + 1);
+    }
     if (!c.weights.empty() && static_cast<int64_t>(c.weights.size()) < c.output_size)
         fail("TfIdfVectorizer: " + std::to_string(c.weights.size()) + " weights for " +
              std::to_string(c.output_size) + " outputs");
@@ -85,8 +88,6 @@ TfIdfConfig parse_tfidf(const Attrs& a) {
     c.max_skip = a.require_int("max_skip_count");
     c.indexes = a.get_ints("ngram_indexes");
     c.weights = a.get_floats("weights");
-    for (int64_t i : c.indexes)  // (past 2^31 refused by the validation; no overflow here)
-        c.output_size = std::max(c.output_size, i < (int64_t{1} << 31) ? i + 1 : i);
     std::vector<Token> pool;
     for (int64_t v : a.get_ints("pool_int64s")) pool.emplace_back(v);
     for (const auto& s : a.get_strings("pool_strings")) pool.emplace_back(s);

@@ -42,29 +42,26 @@ const std::map<std::string_view, Groups>& table() {
     return t;
 }
 
-// The inputs of one group present in ctx: their indices (kRest expanded).
-std::vector<size_t> present(const KernelContext& ctx, const std::vector<int>& group) {
-    std::vector<size_t> out;
+// The first tensor input of `group` present in ctx, and every other one checked against its type
+// (no allocation: this runs before every call of the kernel).
+void check_group(const KernelContext& ctx, const std::vector<int>& group, const std::string& op) {
+    size_t first = ctx.num_inputs();
     for (size_t k = 0; k < group.size(); ++k) {
         const bool rest = k + 1 < group.size() && group[k + 1] == kRest;
         const size_t end = rest ? ctx.num_inputs() : static_cast<size_t>(group[k]) + 1;
-        for (size_t i = static_cast<size_t>(group[k]); i < end && i < ctx.num_inputs(); ++i)
-            if (ctx.has_input(i) && ctx.value(i)->is_tensor()) out.push_back(i);
-        if (rest) break;
-    }
-    return out;
-}
-
-void check_groups(const KernelContext& ctx, const Groups& groups, const std::string& op) {
-    for (const std::vector<int>& g : groups) {
-        const std::vector<size_t> in = present(ctx, g);
-        for (size_t k = 1; k < in.size(); ++k) {
-            const DataType a = ctx.input(in[0]).dtype(), b = ctx.input(in[k]).dtype();
+        for (size_t i = static_cast<size_t>(group[k]); i < end && i < ctx.num_inputs(); ++i) {
+            if (!ctx.has_input(i) || !ctx.value(i)->is_tensor()) continue;
+            if (first == ctx.num_inputs()) {
+                first = i;
+                continue;
+            }
+            const DataType a = ctx.input(first).dtype(), b = ctx.input(i).dtype();
             if (a != b)
-                fail(op + ": inputs " + std::to_string(in[0]) + " and " + std::to_string(in[k]) +
+                fail(op + ": inputs " + std::to_string(first) + " and " + std::to_string(i) +
                      " have different types (" + dtype_name(a) + " and " + dtype_name(b) +
                      "); ONNX requires one type for them");
         }
+        if (rest) break;
     }
 }
 
@@ -78,7 +75,7 @@ KernelFn with_type_groups(const std::string& domain, const std::string& op_type,
     Groups groups = it->second;
     if (op_type == "BatchNormalization" && opset < 15) groups = {{0, 1, 2, 3, 4}};
     return [groups = std::move(groups), op_type, kernel = std::move(kernel)](KernelContext& ctx) {
-        check_groups(ctx, groups, op_type);
+        for (const std::vector<int>& g : groups) check_group(ctx, g, op_type);
         kernel(ctx);
     };
 }

@@ -15,7 +15,6 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "onnx/model_io.h"
-#include "runners/ref_runner.h"
 #include "support/node_test_data.h"
 #include "support/sweep_harness.h"
 #include "support/test_paths.h"
@@ -38,35 +37,30 @@ const std::map<std::string, std::string> kFloat32Decides = {
      "op itself rounds the same either way"},
 };
 
+// run's outputs against the data set's expected ones ("" when they agree).
+std::string differs(const ir::Model& model, const std::string& data,
+                    const runners::NamedTensors& run) {
+    Outputs outs;
+    for (const auto& [name, t] : run) outs.emplace_back(name, &t);
+    return test::outputs_differ(*model.graph, data, outs);
+}
+
 // The first data set of the test in `dir` through the float32 reference, then through fp64:
 // "same" (reported as not compared) when float32 does not reproduce it or a feed is not a tensor.
 test::SweepOutcome run_fp64(const fs::path& dir) {
     const auto model = onnx::load_model((dir / "model.onnx").string());
-    const runtime::Feeds feeds = test::first_data_set_feeds(dir, *model);
+    const auto tensors = test::tensor_feeds(test::first_data_set_feeds(dir, *model));
+    if (!tensors) return {false, "same"};
     const std::string data = (dir / "test_data_set_0").string();
-    std::map<std::string, Tensor> tensors;
-    for (const auto& [name, v] : feeds) {
-        if (!v.is_tensor()) return {false, "same"};
-        tensors[name] = v.tensor();
-    }
     try {
-        runners::RefRunnerOptions fp32;
-        fp32.session.threads = 1;
-        const runners::NamedTensors base = runners::RefRunner(*model, fp32).infer(tensors);
-        Outputs outs;
-        for (const auto& [name, t] : base) outs.emplace_back(name, &t);
-        if (!test::outputs_differ(*model->graph, data, outs).empty()) return {false, "same"};
+        if (!differs(*model, data, test::infer_ref(*model, *tensors, false)).empty())
+            return {false, "same"};
     } catch (const Error&) {
         return {false, "same"};  // the conformance suite's business (its manifest says why)
     }
     try {
-        runners::RefRunnerOptions fp64;
-        fp64.session.threads = 1;
-        fp64.fp64 = true;
-        const runners::NamedTensors got = runners::RefRunner(*model, fp64).infer(tensors);
-        Outputs outs;
-        for (const auto& [name, t] : got) outs.emplace_back(name, &t);
-        if (const std::string d = test::outputs_differ(*model->graph, data, outs); !d.empty()) {
+        if (const std::string d = differs(*model, data, test::infer_ref(*model, *tensors, true));
+            !d.empty()) {
             const auto known = kFloat32Decides.find(dir.filename().string());
             if (known != kFloat32Decides.end())
                 return {false, "differs as known: " + known->second};

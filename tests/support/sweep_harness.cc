@@ -45,18 +45,28 @@ SweepOutcome run_changed_model(const ir::Model& model, const runtime::Feeds& fee
     return {false, "ran"};
 }
 
-SweepOutcome run_as_fp64(const ir::Model& model, const runtime::Feeds& feeds) {
+std::optional<std::map<std::string, Tensor>> tensor_feeds(const runtime::Feeds& feeds) {
     std::map<std::string, Tensor> tensors;
     for (const auto& [name, v] : feeds) {
-        if (!v.is_tensor()) return {false, "ran"};
+        if (!v.is_tensor()) return std::nullopt;
         tensors[name] = v.tensor();
     }
+    return tensors;
+}
+
+runners::NamedTensors infer_ref(const ir::Model& model, const std::map<std::string, Tensor>& feeds,
+                                bool fp64) {
+    runners::RefRunnerOptions opts;
+    opts.session.threads = 1;
+    opts.fp64 = fp64;
+    return runners::RefRunner(model, opts).infer(feeds);
+}
+
+SweepOutcome run_as_fp64(const ir::Model& model, const runtime::Feeds& feeds) {
+    const auto tensors = tensor_feeds(feeds);
+    if (!tensors) return {false, "ran"};
     try {
-        runners::RefRunnerOptions opts;
-        opts.session.threads = 1;
-        opts.fp64 = true;
-        runners::RefRunner runner(model, opts);
-        runner.infer(tensors);
+        infer_ref(model, *tensors, true);
     } catch (const Error& e) {
         const bool internal = e.kind() == ErrorKind::kInternal;
         return {internal, std::string("as fp64: ") + error_kind_name(e.kind()) + ": " + e.what()};

@@ -11,7 +11,11 @@
 #include <string>
 #include <vector>
 
+#include <map>
+#include <optional>
+
 #include "ir/model.h"
+#include "runners/runner.h"
 #include "runtime/session.h"
 
 namespace pg::test {
@@ -32,6 +36,14 @@ struct SweepTally {
 // difference `check` reports (it returns "" for none; may be empty) is a bug.
 SweepOutcome run_changed_model(const ir::Model& model, const runtime::Feeds& feeds,
                                const std::function<std::string(const runtime::Results&)>& check);
+
+// `feeds` as tensors, as the runners take them; nullopt when one is a sequence or optional.
+std::optional<std::map<std::string, Tensor>> tensor_feeds(const runtime::Feeds& feeds);
+
+// One run of `model` through the reference runner on one thread: in float32, or with `fp64` as
+// --ref-precision fp64 runs it.
+runners::NamedTensors infer_ref(const ir::Model& model, const std::map<std::string, Tensor>& feeds,
+                                bool fp64);
 
 // A model that ran: the same planned and run as `--ref-precision fp64` runs it (its float32
 // values promoted to float64, runners/ref_runner.h), which must also run or be refused without
