@@ -280,7 +280,7 @@ KernelFn make_attention(const Attrs& a, int64_t opset) {
     AttnConfig c;
     c.q_heads = a.get_int("q_num_heads", 0);
     c.kv_heads = a.get_int("kv_num_heads", 0);
-    c.causal = a.get_int("is_causal", 0) != 0;
+    c.causal = a.get_flag("is_causal", false);
     if (a.has("scale")) c.scale = a.get_float("scale", 0);
     c.softcap = a.get_float("softcap", 0);
     c.softmax_precision = a.get_int("softmax_precision", 0);

@@ -91,7 +91,7 @@ void run_rotary(KernelContext& ctx, const RopeConfig& c) {
 
 KernelFn make_rotary(const Attrs& a, int64_t) {
     RopeConfig c;
-    c.interleaved = a.get_int("interleaved", 0) != 0;
+    c.interleaved = a.get_flag("interleaved", false);
     c.rotary_dim = a.get_int("rotary_embedding_dim", 0);
     c.num_heads = a.get_int("num_heads", 0);
     return half_via_float([c](KernelContext& ctx) { run_rotary(ctx, c); });

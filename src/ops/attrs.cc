@@ -19,6 +19,15 @@ int64_t Attrs::get_int(const std::string& name, int64_t fallback) const {
     return a ? a->i : fallback;
 }
 
+bool Attrs::get_flag(const std::string& name, bool fallback) const {
+    const auto* a = typed(name, ir::AttrType::kInt);
+    if (!a) return fallback;
+    if (a->i != 0 && a->i != 1)
+        throw Error(ErrorKind::kInvalidInput, "attribute '" + name + "' is " +
+                                                  std::to_string(a->i) + "; it must be 0 or 1");
+    return a->i == 1;
+}
+
 float Attrs::get_float(const std::string& name, float fallback) const {
     const auto* a = typed(name, ir::AttrType::kFloat);
     return a ? a->f : fallback;

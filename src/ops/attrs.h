@@ -16,6 +16,9 @@ class Attrs {
     explicit Attrs(const ir::Node& node) : node_(node) {}
     bool has(const std::string& name) const { return node_.find_attribute(name) != nullptr; }
     int64_t get_int(const std::string& name, int64_t fallback) const;
+    // An int attribute ONNX defines as 0 or 1 only (keepdims, ceil_mode, ...): another value is
+    // kInvalidInput, not read as true (runtimes disagree: ONNX Runtime reads keepdims 2 as 0).
+    bool get_flag(const std::string& name, bool fallback) const;
     float get_float(const std::string& name, float fallback) const;
     std::string get_string(const std::string& name, const std::string& fallback) const;
     std::vector<int64_t> get_ints(const std::string& name,

@@ -21,7 +21,7 @@ WindowAttrs read_window_attrs(const Attrs& a) {
     w.strides = a.get_ints("strides");
     w.dilations = a.get_ints("dilations");
     w.pads = a.get_ints("pads");
-    w.ceil_mode = a.get_int("ceil_mode", 0) != 0;
+    w.ceil_mode = a.get_flag("ceil_mode", false);
     return w;
 }
 

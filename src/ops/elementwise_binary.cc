@@ -189,7 +189,7 @@ KernelFn make_pow(const Attrs&, int64_t) {
 
 // Mod: fmod=0 is Python's integer modulo (sign of the divisor); fmod=1 is C's fmod.
 KernelFn make_mod(const Attrs& attrs, int64_t) {
-    const bool use_fmod = attrs.get_int("fmod", 0) != 0;
+    const bool use_fmod = attrs.get_flag("fmod", false);
     return half_via_float([use_fmod](KernelContext& ctx) {
         const Tensor& a = ctx.input(0);
         const Tensor& b = ctx.input(1);

@@ -117,8 +117,8 @@ KernelFn make_isnan(const Attrs&, int64_t) {
 }
 
 KernelFn make_isinf(const Attrs& a, int64_t) {
-    const bool neg = a.get_int("detect_negative", 1) != 0,
-               pos = a.get_int("detect_positive", 1) != 0;
+    const bool neg = a.get_flag("detect_negative", true),
+               pos = a.get_flag("detect_positive", true);
     return classify("IsInf", [=](auto v) { return std::isinf(v) && (v > 0 ? pos : neg); });
 }
 

@@ -216,7 +216,7 @@ KernelFn make_grid_sample(const Attrs& a, int64_t opset) {
     c.padding = a.get_string("padding_mode", "zeros");
     if (c.padding != "zeros" && c.padding != "border" && c.padding != "reflection")
         fail("GridSample: unknown padding_mode '" + c.padding + "'");
-    c.align = a.get_int("align_corners", 0) != 0;
+    c.align = a.get_flag("align_corners", false);
     return grid_sample_kernel(c);
 }
 
@@ -229,7 +229,7 @@ double base_coord(int64_t k, int64_t len, bool align) {
 }
 
 KernelFn make_affine_grid(const Attrs& a, int64_t) {
-    const bool align = a.get_int("align_corners", 0) != 0;
+    const bool align = a.get_flag("align_corners", false);
     return half_via_float([align](KernelContext& ctx) {
         const Tensor& theta = ctx.input(0);
         const std::vector<int64_t> size = to_int64_vector(ctx.input(1), "AffineGrid size");

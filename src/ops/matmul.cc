@@ -116,7 +116,7 @@ Tensor gemm_tensors(const Tensor& a, const Tensor& b, const Tensor* c, bool ta, 
 }
 
 KernelFn make_gemm(const Attrs& at, int64_t) {
-    const bool ta = at.get_int("transA", 0) != 0, tb = at.get_int("transB", 0) != 0;
+    const bool ta = at.get_flag("transA", false), tb = at.get_flag("transB", false);
     const double alpha = at.get_float("alpha", 1.0f), beta = at.get_float("beta", 1.0f);
     return half_via_float([=](KernelContext& ctx) {
         const Tensor& a = ctx.input(0);

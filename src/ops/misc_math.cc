@@ -140,7 +140,7 @@ void cumprod_line(const T* x, T* y, int64_t n, int64_t stride, bool exclusive, b
 }
 
 KernelFn make_cumprod(const Attrs& a, int64_t) {
-    const bool exclusive = a.get_int("exclusive", 0) != 0, reverse = a.get_int("reverse", 0) != 0;
+    const bool exclusive = a.get_flag("exclusive", false), reverse = a.get_flag("reverse", false);
     return half_via_float([=](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         if (ctx.input(1).rank() != 0) fail("CumProd: axis must be a scalar");

@@ -267,7 +267,7 @@ KernelFn make_nchwc_concat(KernelFn plain) {
 KernelFn make_nchwc_pool(const std::string& op, const Attrs& a, KernelFn plain) {
     const bool global = op == "GlobalAveragePool" || op == "GlobalMaxPool";
     const WindowAttrs wa = global ? WindowAttrs{} : read_window_attrs(a);
-    const bool include_pad = op == "AveragePool" && a.get_int("count_include_pad", 0) != 0;
+    const bool include_pad = op == "AveragePool" && a.get_flag("count_include_pad", false);
     return [op, wa, include_pad, plain = std::move(plain)](KernelContext& ctx) {
         if (!blocked_pool(op, wa, include_pad, ctx)) run_plain(ctx, plain, {0});
     };

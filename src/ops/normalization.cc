@@ -41,10 +41,10 @@ struct ParamValues {
 
 KernelFn make_batch_norm(const Attrs& at, int64_t opset) {
     const double eps = at.get_float("epsilon", 1e-5f);
-    const bool training = opset >= 14 ? at.get_int("training_mode", 0) != 0
+    const bool training = opset >= 14 ? at.get_flag("training_mode", false)
                           : opset < 7 ? false  // is_test / spatial: inference semantics only
                                       : false;
-    const bool spatial = opset >= 9 || at.get_int("spatial", 1) != 0;
+    const bool spatial = opset >= 9 || at.get_flag("spatial", true);
     return half_via_float([eps, training, spatial](KernelContext& ctx) {
         if (training || ctx.num_outputs() > 1)
             unsupported(

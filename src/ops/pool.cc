@@ -36,7 +36,7 @@ Dims pooled_dims(const Tensor& x, const Window& g) {
 
 KernelFn make_max_pool(const Attrs& at, int64_t) {
     const WindowAttrs wa = read_window_attrs(at);
-    const bool col_major = at.get_int("storage_order", 0) != 0;
+    const bool col_major = at.get_flag("storage_order", false);
     return half_via_float([wa, col_major](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         const Window g = pool_window(wa, x, "MaxPool");
@@ -61,7 +61,7 @@ KernelFn make_max_pool(const Attrs& at, int64_t) {
 
 KernelFn make_average_pool(const Attrs& at, int64_t) {
     const WindowAttrs wa = read_window_attrs(at);
-    const bool include_pad = at.get_int("count_include_pad", 0) != 0;
+    const bool include_pad = at.get_flag("count_include_pad", false);
     return half_via_float([wa, include_pad](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         const Window g = pool_window(wa, x, "AveragePool");

@@ -60,7 +60,7 @@ DataType quantized_type(KernelContext& ctx, int64_t output_dtype) {
 
 KernelFn make_quantize(const Attrs& a, int64_t opset) {
     const int64_t axis = a.get_int("axis", 1), block = a.get_int("block_size", 0);
-    const bool saturate = a.get_int("saturate", 1) != 0;
+    const bool saturate = a.get_flag("saturate", true);
     const int64_t output_dtype = a.get_int("output_dtype", 0);
     return [=](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);

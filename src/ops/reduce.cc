@@ -203,8 +203,8 @@ Tensor run_reduce(const Tensor& x, const ReducePlan& p, ThreadPool* pool) {
 template <typename R>
 MakeKernel reduction(const char* name, int64_t input_since) {
     return [=](const Attrs& a, int64_t opset) -> KernelFn {
-        const bool keep = a.get_int("keepdims", 1) != 0,
-                   noop = a.get_int("noop_with_empty_axes", 0) != 0;
+        const bool keep = a.get_flag("keepdims", true),
+                   noop = a.get_flag("noop_with_empty_axes", false);
         const Dims attr = a.get_ints("axes");
         return half_via_float([=](KernelContext& ctx) {
             const Tensor& x = ctx.input(0);
@@ -232,8 +232,8 @@ template <bool kMax>
 MakeKernel arg_reduction(const char* name) {
     return [=](const Attrs& a, int64_t) -> KernelFn {
         const int64_t axis_attr = a.get_int("axis", 0);
-        const bool keep = a.get_int("keepdims", 1) != 0,
-                   last = a.get_int("select_last_index", 0) != 0;
+        const bool keep = a.get_flag("keepdims", true),
+                   last = a.get_flag("select_last_index", false);
         return half_via_float([=](KernelContext& ctx) {
             const Tensor& x = ctx.input(0);
             const size_t axis = static_cast<size_t>(normalize_axis(axis_attr, x.rank(), name));

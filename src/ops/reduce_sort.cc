@@ -27,7 +27,7 @@ int compare3(T a, T b) {
 
 KernelFn make_topk(const Attrs& a, int64_t opset) {
     const int64_t axis_attr = a.get_int("axis", -1), k_attr = a.get_int("k", -1);
-    const bool largest = a.get_int("largest", 1) != 0;
+    const bool largest = a.get_flag("largest", true);
     return half_via_float([=](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         const size_t axis = static_cast<size_t>(normalize_axis(axis_attr, x.rank(), "TopK"));
@@ -136,7 +136,7 @@ UniqueGroups unique_groups(const Tensor& x, int64_t outer, int64_t n, int64_t in
 }
 
 KernelFn make_unique(const Attrs& a, int64_t) {
-    const bool sorted = a.get_int("sorted", 1) != 0, has_axis = a.has("axis");
+    const bool sorted = a.get_flag("sorted", true), has_axis = a.has("axis");
     const int64_t axis_attr = a.get_int("axis", 0);
     return [=](KernelContext& ctx) {
         const Tensor& x0 = ctx.input(0);

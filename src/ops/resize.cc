@@ -336,9 +336,9 @@ KernelFn make_resize(const Attrs& a, int64_t opset) {
     c.transform = a.get_string("coordinate_transformation_mode", "half_pixel");
     c.nearest_mode = a.get_string("nearest_mode", "round_prefer_floor");
     c.cubic_a = a.get_float("cubic_coeff_a", -0.75f);
-    c.exclude_outside = a.get_int("exclude_outside", 0) != 0;
+    c.exclude_outside = a.get_flag("exclude_outside", false);
     c.extrapolation = a.get_float("extrapolation_value", 0.0f);
-    c.antialias = a.get_int("antialias", 0) != 0;
+    c.antialias = a.get_flag("antialias", false);
     c.axes = a.get_ints("axes");
     c.aspect = a.get_string("keep_aspect_ratio_policy", "stretch");
     return resize_kernel(c);

@@ -109,10 +109,10 @@ RnnConfig parse_config(const Attrs& a, Cell cell) {
         fail("unknown direction '" + dir + "'");
     c.num_dirs = dir == "bidirectional" ? 2 : 1;
     c.reverse = dir == "reverse";
-    c.layout_batch_first = a.get_int("layout", 0) != 0;
+    c.layout_batch_first = a.get_flag("layout", false);
     c.clip = a.has("clip") ? a.get_float("clip", 0) : 0.0;
-    c.input_forget = a.get_int("input_forget", 0) != 0;
-    c.linear_before_reset = a.get_int("linear_before_reset", 0) != 0;
+    c.input_forget = a.get_flag("input_forget", false);
+    c.linear_before_reset = a.get_flag("linear_before_reset", false);
     std::vector<std::string> names = a.get_strings("activations");
     const std::vector<std::string> defaults =
         cell == Cell::kRnn   ? std::vector<std::string>{"Tanh"}

@@ -91,7 +91,7 @@ KernelFn make_sequence_length(const Attrs&, int64_t) {
 
 KernelFn make_concat_from_sequence(const Attrs& a, int64_t) {
     const int64_t axis = a.require_int("axis");
-    const bool new_axis = a.get_int("new_axis", 0) != 0;
+    const bool new_axis = a.get_flag("new_axis", false);
     return [axis, new_axis](KernelContext& ctx) {
         const auto& seq = input_sequence(ctx, 0, "ConcatFromSequence");
         if (seq.empty()) fail("ConcatFromSequence: the sequence is empty");
@@ -128,7 +128,7 @@ std::vector<int64_t> split_sizes(KernelContext& ctx, int64_t dim) {
 
 KernelFn make_split_to_sequence(const Attrs& a, int64_t) {
     const int64_t axis = a.get_int("axis", 0);
-    const bool keepdims = a.get_int("keepdims", 1) != 0;
+    const bool keepdims = a.get_flag("keepdims", true);
     return [axis, keepdims](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         const int64_t ax = normalize_axis(axis, x.rank(), "SplitToSequence");

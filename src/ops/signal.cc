@@ -86,7 +86,7 @@ Tensor run_dft(const Tensor& x, const DftSpec& s) {
 }
 
 KernelFn make_dft(const Attrs& a, int64_t opset) {
-    const bool inverse = a.get_int("inverse", 0) != 0, onesided = a.get_int("onesided", 0) != 0;
+    const bool inverse = a.get_flag("inverse", false), onesided = a.get_flag("onesided", false);
     const int64_t attr_axis = a.get_int("axis", 1);
     return [=](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
@@ -104,7 +104,7 @@ KernelFn make_dft(const Attrs& a, int64_t opset) {
 }
 
 KernelFn make_stft(const Attrs& a, int64_t) {
-    const bool onesided = a.get_int("onesided", 1) != 0;
+    const bool onesided = a.get_flag("onesided", true);
     return [onesided](KernelContext& ctx) {
         const Tensor& sig = ctx.input(0);  // [batch, length, 1|2]
         if (sig.rank() != 3 || (sig.dims()[2] != 1 && sig.dims()[2] != 2))
@@ -146,7 +146,7 @@ KernelFn make_stft(const Attrs& a, int64_t) {
 // A window of `size` values: w(n, N) with N = size (periodic) or size - 1 (symmetric).
 MakeKernel window(std::function<double(double, double)> w) {
     return [w](const Attrs& a, int64_t) {
-        const bool periodic = a.get_int("periodic", 1) != 0;
+        const bool periodic = a.get_flag("periodic", true);
         const DataType out = static_cast<DataType>(a.get_int("output_datatype", 1));
         return KernelFn([=](KernelContext& ctx) {
             const int64_t size = scalar_int64(ctx.input(0), "window size");

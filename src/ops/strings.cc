@@ -36,7 +36,7 @@ std::string change_case(std::string s, const std::string& action) {
 
 KernelFn make_string_normalizer(const Attrs& a, int64_t) {
     const std::string action = a.get_string("case_change_action", "NONE");
-    const bool case_sensitive = a.get_int("is_case_sensitive", 0) != 0;
+    const bool case_sensitive = a.get_flag("is_case_sensitive", false);
     std::set<std::string> stop;
     for (const auto& w : a.get_strings("stopwords"))
         stop.insert(case_sensitive ? w : change_case(w, "LOWER"));

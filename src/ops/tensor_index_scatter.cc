@@ -131,7 +131,7 @@ void cumsum_line(const T* x, T* y, int64_t n, int64_t stride, bool exclusive, bo
 }
 
 KernelFn make_cumsum(const Attrs& a, int64_t) {
-    const bool exclusive = a.get_int("exclusive", 0) != 0, reverse = a.get_int("reverse", 0) != 0;
+    const bool exclusive = a.get_flag("exclusive", false), reverse = a.get_flag("reverse", false);
     return half_via_float([=](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         const size_t axis = static_cast<size_t>(

@@ -54,7 +54,7 @@ Dims reshape_dims(const Dims& in, Dims shape, bool allowzero) {
 namespace {
 
 KernelFn make_reshape(const Attrs& a, int64_t opset) {
-    const bool allowzero = a.get_int("allowzero", 0) != 0;
+    const bool allowzero = a.get_flag("allowzero", false);
     const bool attr_shape = opset < 5;
     const Dims attr = a.get_ints("shape");
     return [=](KernelContext& ctx) {

@@ -214,7 +214,7 @@ KernelFn make_space_to_depth(const Attrs& a, int64_t) {
 }
 
 KernelFn make_trilu(const Attrs& a, int64_t) {
-    const bool upper = a.get_int("upper", 1) != 0;
+    const bool upper = a.get_flag("upper", true);
     return [=](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         if (x.rank() < 2) fail("Trilu: input must have rank >= 2");

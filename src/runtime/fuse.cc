@@ -103,7 +103,7 @@ void match_shuffle(const ir::Graph& g, const ir::Node& conv, int64_t opset,
     c.shuffle[0] = r1, c.shuffle[1] = t, c.shuffle[2] = r2;
     c.spec.shuffle = true;
     for (int i = 0; i < 2; ++i)
-        c.spec.shuffle_allowzero[i] = ops::Attrs(*c.shuffle[2 * i]).get_int("allowzero", 0) != 0;
+        c.spec.shuffle_allowzero[i] = ops::Attrs(*c.shuffle[2 * i]).get_flag("allowzero", false);
 }
 
 // The chain starting at Conv step i, if BatchNormalization, an activation or a channel shuffle
@@ -304,8 +304,8 @@ void keep_only_releases(NodeStep& s) {
 
 bool fusable_batch_norm(const ir::Graph& g, const ir::Node& n, int64_t opset) {
     const ops::Attrs a(n);
-    if (opset >= 14 && a.get_int("training_mode", 0) != 0) return false;
-    if (opset < 9 && a.get_int("spatial", 1) == 0) return false;
+    if (opset >= 14 && a.get_flag("training_mode", false)) return false;
+    if (opset < 9 && !a.get_flag("spatial", true)) return false;
     if (n.inputs().size() != 5) return false;
     for (size_t i = 1; i < 5; ++i)
         if (!n.inputs()[i]) return false;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <regex>
+#include <stdexcept>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -76,28 +77,50 @@ SweepOutcome run_as_fp64(const ir::Model& model, const runtime::Feeds& feeds) {
     return {false, "ran"};
 }
 
+namespace {
+
+int skip_cases = 0;  // in a child that goes on after a crash: the cases the crashed ones ran
+
+}  // namespace
+
+void sweep_phase(FILE* out, const char* name) {
+    std::fprintf(out, "phase %s\n", name);
+    std::fflush(out);
+}
+
 void sweep_case(FILE* out, const std::string& what, const std::function<SweepOutcome()>& run) {
+    if (skip_cases > 0) {
+        --skip_cases;
+        return;
+    }
     std::fprintf(out, "start %s\n", what.c_str());
     std::fflush(out);  // the last line names the case when a crash ends the process
     const auto t0 = std::chrono::steady_clock::now();
     SweepOutcome r = run();
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const char* kind = r.bug              ? "bug"
-                       : r.what == "ran"  ? "ran"
-                       : r.what == "same" ? "same"
-                                          : "refused";
+    const std::string kind = r.bug              ? "bug"
+                             : !r.kind.empty()    ? r.kind
+                             : r.what == "ran"  ? "ran"
+                             : r.what == "same" ? "same"
+                                                : "refused";
     if (s >= 1.0) r.what += " [" + std::to_string(static_cast<int>(s)) + " s]";  // after `kind`
     std::replace(r.what.begin(), r.what.end(), '\n', ' ');
-    std::fprintf(out, "%s %s: %s\n", kind, what.c_str(), r.what.c_str());
+    std::fprintf(out, "%s %s: %s\n", kind.c_str(), what.c_str(), r.what.c_str());
     std::fflush(out);
 }
 
 namespace {
 
-// Counts the child's lines from `in` into `tally`; returns the case it started last without an
-// outcome ("" when none).
-std::string tally_lines(FILE* in, bool verbose, SweepTally& tally) {
-    std::string last;
+// What a child's lines said about how it ended: the case it started last without an outcome
+// ("" when none), that case's phase, and how many cases it started.
+struct ChildEnd {
+    std::string last, phase;
+    int started = 0;
+};
+
+// Counts the child's lines from `in` into `tally`.
+ChildEnd tally_lines(FILE* in, bool verbose, SweepTally& tally) {
+    ChildEnd end;
     for (char line[8192]; std::fgets(line, sizeof line, in);) {
         std::string l(line);
         if (!l.empty() && l.back() == '\n') l.pop_back();
@@ -105,33 +128,41 @@ std::string tally_lines(FILE* in, bool verbose, SweepTally& tally) {
         if (space == std::string::npos) continue;
         const std::string kind = l.substr(0, space), rest = l.substr(space + 1);
         if (kind == "start") {
-            last = rest;
+            end.last = rest;
+            end.phase.clear();
+            ++end.started;
             continue;
         }
-        last.clear();
+        if (kind == "phase") {
+            end.phase = rest;
+            continue;
+        }
+        end.last.clear();
         if (verbose) std::printf("  %s %s\n", kind.c_str(), rest.c_str());
         if (kind == "same") continue;
         ++tally.cases;
+        ++tally.kinds[kind];
         tally.ran += kind == "ran";
         if (kind == "bug") tally.failures.push_back(rest);
     }
-    return last;
+    return end;
 }
 
-}  // namespace
-
-void sweep_isolated(const std::string& test, const std::function<void(FILE*)>& cases,
-                    uint64_t ceiling, unsigned seconds, bool verbose, SweepTally& tally) {
+// One child running `cases` after skipping the first `skip`; returns how it ended (its exit
+// status in `status`).
+ChildEnd run_child(const std::function<void(FILE*)>& cases, int skip, uint64_t ceiling,
+                   unsigned seconds, bool verbose, SweepTally& tally, int& status) {
     int fds[2];
-    ASSERT_EQ(::pipe(fds), 0);
+    if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
     std::fflush(nullptr);
     const pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
+    if (pid < 0) throw std::runtime_error("fork failed");
     if (pid == 0) {
         ::close(fds[0]);
         set_memory_ceiling(
             ceiling);      // a change asking for 1e12 values is refused as a user sees it
         ::alarm(seconds);  // a hang ends the child (SIGALRM, 14)
+        skip_cases = skip;
         FILE* out = ::fdopen(fds[1], "w");
         cases(out);
         std::fclose(out);
@@ -139,17 +170,40 @@ void sweep_isolated(const std::string& test, const std::function<void(FILE*)>& c
     }
     ::close(fds[1]);
     FILE* in = ::fdopen(fds[0], "r");
-    const std::string last = tally_lines(in, verbose, tally);
+    const ChildEnd end = tally_lines(in, verbose, tally);
     std::fclose(in);
-    int status = 0;
     ::waitpid(pid, &status, 0);
+    return end;
+}
+
+std::string how_it_ended(int status) {
+    return WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
+                               : "exit " + std::to_string(WEXITSTATUS(status));
+}
+
+}  // namespace
+
+void sweep_isolated(const std::string& test, const std::function<void(FILE*)>& cases,
+                    uint64_t ceiling, unsigned seconds, bool verbose, SweepTally& tally,
+                    const std::map<std::string, std::string>& crash_kinds) {
     ++tally.tests;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        tally.failures.push_back(test + ": the process ended (" +
-                                 (WIFSIGNALED(status)
-                                      ? "signal " + std::to_string(WTERMSIG(status))
-                                      : "exit " + std::to_string(WEXITSTATUS(status))) +
-                                 ")" + (last.empty() ? "" : " while running: " + last));
+    for (int skip = 0;;) {
+        int status = 0;
+        const ChildEnd end = run_child(cases, skip, ceiling, seconds, verbose, tally, status);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
+        const auto kind = crash_kinds.find(end.phase);
+        if (end.last.empty() || kind == crash_kinds.end()) {
+            tally.failures.push_back(test + ": the process ended (" + how_it_ended(status) + ")" +
+                                     (end.last.empty() ? "" : " while running: " + end.last));
+            return;
+        }
+        if (verbose)
+            std::printf("  %s %s: %s\n", kind->second.c_str(), end.last.c_str(),
+                        how_it_ended(status).c_str());
+        ++tally.cases;
+        ++tally.kinds[kind->second];
+        skip += end.started;
+    }
 }
 
 std::vector<fs::path> sweep_test_dirs(const std::string& root, const char* filter) {

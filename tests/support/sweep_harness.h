@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <map>
@@ -21,14 +22,19 @@
 namespace pg::test {
 
 // One case's outcome: "ran", "same" (the change left the model as it was), the refusal (the
-// error's kind and message), or the bug when `bug`.
+// error's kind and message), or the bug when `bug`. `kind`, when set, is the word the case's line
+// starts with instead of the one derived from `what` ("bug", "ran", "same" or "refused").
 struct SweepOutcome {
-    bool bug = false;
+    SweepOutcome(bool is_bug, std::string text, std::string line_kind = {})
+        : bug(is_bug), what(std::move(text)), kind(std::move(line_kind)) {}
+    bool bug;
     std::string what;
+    std::string kind;
 };
 
 struct SweepTally {
     int tests = 0, cases = 0, ran = 0;
+    std::map<std::string, int> kinds;  // cases by their line's first word
     std::vector<std::string> failures;
 };
 
@@ -55,11 +61,17 @@ SweepOutcome run_as_fp64(const ir::Model& model, const runtime::Feeds& feeds);
 // seconds appended ("[3 s]").
 void sweep_case(FILE* out, const std::string& what, const std::function<SweepOutcome()>& run);
 
+// Marks the running case as being in phase `name` (a "phase NAME" line): see sweep_isolated.
+void sweep_phase(FILE* out, const char* name);
+
 // Runs `cases` (which calls sweep_case for each of one test's cases) in a forked child with a
 // memory ceiling of `ceiling` bytes and an alarm after `seconds`; counts its lines into `tally`
-// (printing each when `verbose`). A child that does not exit 0 is a failure naming its last case.
+// (printing each when `verbose`). A child that does not exit 0 is a failure naming its last case,
+// unless that case was in a phase `crash_kinds` names (sweep_phase): then the case is counted as
+// that kind and a new child goes on with the next case.
 void sweep_isolated(const std::string& test, const std::function<void(FILE*)>& cases,
-                    uint64_t ceiling, unsigned seconds, bool verbose, SweepTally& tally);
+                    uint64_t ceiling, unsigned seconds, bool verbose, SweepTally& tally,
+                    const std::map<std::string, std::string>& crash_kinds = {});
 
 // The node test folders under `root` (those with a model.onnx), sorted; when `filter` is given,
 // those whose name it matches (a regex) only.

@@ -361,5 +361,30 @@ TEST(OpsHostileAttrs, GroupAndSplitSizesOverflowAreRefused) {
                    "split sizes overflow int64", 2);
 }
 
+// A flag ONNX defines as 0 or 1, given another value: ONNX Runtime reads keepdims 2 as 0 and
+// ceil_mode 2 as 1, and gives noise for Cast's saturate 2 (the ONNX Runtime differential suite
+// found these); the reference refuses the model instead of picking a reading.
+TEST(OpsHostileAttrs, FlagsOtherThanZeroOrOneAreRefused) {
+    const Tensor x = test::f32({1, 1, 2, 2}, {1, 2, 3, 4});
+    for (const int64_t v : {int64_t{2}, int64_t{-1}, std::numeric_limits<int64_t>::min()}) {
+        expect_refused("ArgMax", {x}, ir::attrs(Attribute::make_int("keepdims", v)), 13,
+                       "attribute 'keepdims' is " + std::to_string(v) + "; it must be 0 or 1");
+        expect_refused("ReduceSum", {x}, ir::attrs(Attribute::make_int("keepdims", v)), 13,
+                       "'keepdims'");
+        expect_refused("AveragePool", {x},
+                       ir::attrs(Attribute::make_ints("kernel_shape", {2, 2}),
+                                 Attribute::make_int("ceil_mode", v)),
+                       19, "'ceil_mode'");
+        expect_refused("Cast", {x},
+                       ir::attrs(Attribute::make_int("to", 1), Attribute::make_int("saturate", v)),
+                       21, "'saturate'");
+        expect_refused("CumSum", {x, test::i64({}, {0})},
+                       ir::attrs(Attribute::make_int("reverse", v)), 14, "'reverse'");
+    }
+    // 0 and 1 still run, and mean what ONNX says.
+    EXPECT_EQ(run_op("ArgMax", {x}, ir::attrs(Attribute::make_int("keepdims", 0)), 13)[0].rank(), 3);
+    EXPECT_EQ(run_op("ArgMax", {x}, ir::attrs(Attribute::make_int("keepdims", 1)), 13)[0].rank(), 4);
+}
+
 }  // namespace
 }  // namespace pg

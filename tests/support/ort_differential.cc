@@ -1,0 +1,118 @@
+#include "support/ort_differential.h"
+
+#include <cstdio>
+#include <optional>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "base/dtype.h"
+#include "base/error.h"
+#include "ir/builder.h"
+#include "onnx/model_io.h"
+#include "runners/onnxrt_runner.h"
+#include "support/node_test_data.h"
+
+namespace pg::test {
+
+namespace {
+
+constexpr rlim_t kAddressSpace = rlim_t{8} << 30;  // what ONNX Runtime's runs may map
+constexpr unsigned kOrtSeconds = 20;  // one ONNX Runtime session and run, at most (SIGALRM)
+
+// What ONNX Runtime said: whether it ran, and then the difference from the reference's outputs
+// ("" for none) or its error.
+struct OrtAnswer {
+    bool ran = false;
+    std::string text;
+};
+
+OrtAnswer run_ort(const std::string& bytes, const std::map<std::string, Tensor>& feeds,
+                  const runners::NamedTensors* ref) {
+    try {
+        runners::OnnxRtOptions opts;
+        opts.intra_op_threads = 1;
+        opts.optimization = runners::OrtOptLevel::kDisable;
+        opts.model_bytes = bytes;
+        runners::OnnxRtRunner ort("model.onnx", opts);
+        const runners::NamedTensors got = ort.infer(feeds);
+        return {true, ref ? results_differ(*ref, got) : std::string()};
+    } catch (const std::exception& e) {
+        return {false, e.what()};
+    }
+}
+
+std::string tensor_differ(const Tensor& ref, const Tensor& ort) {
+    if (ref.dtype() != ort.dtype())
+        return std::string("type ") + dtype_name(ort.dtype()) + ", reference " +
+               dtype_name(ref.dtype());
+    if (ref.dims() != ort.dims()) return "shape differs";
+    if (ref.is_string()) return ref.strings() == ort.strings() ? "" : "strings differ";
+    return values_differ(ref, ort);
+}
+
+SweepOutcome outcome(bool bug, std::string what, const char* kind) {
+    return {bug, std::move(what), kind};
+}
+
+}  // namespace
+
+void prepare_ort_child() {
+#if !defined(__SANITIZE_ADDRESS__)
+    const rlimit limit{kAddressSpace, kAddressSpace};
+    ::setrlimit(RLIMIT_AS, &limit);  // a model that makes ONNX Runtime ask for 1e12 bytes fails
+#endif
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{1});
+    b.output(b.op("Relu", {x}), DataType::kFloat32, std::vector<int64_t>{1});
+    runners::OnnxRtOptions opts;
+    opts.intra_op_threads = 1;
+    opts.model_bytes = onnx::serialize_model(*m);
+    runners::OnnxRtRunner ort("warm-up.onnx", opts);
+    ort.infer({{"x", Tensor::from_values(DataType::kFloat32, {1}, std::vector<float>{1.0f})}});
+}
+
+std::string results_differ(const runners::NamedTensors& ref, const runners::NamedTensors& ort) {
+    if (ref.size() != ort.size())
+        return std::to_string(ort.size()) + " outputs, reference " + std::to_string(ref.size());
+    for (size_t i = 0; i < ref.size(); ++i) {
+        if (ref[i].first != ort[i].first)
+            return "output " + std::to_string(i) + " is '" + ort[i].first + "', reference '" +
+                   ref[i].first + "'";
+        if (const std::string d = tensor_differ(ref[i].second, ort[i].second); !d.empty())
+            return "output '" + ref[i].first + "': " + d;
+    }
+    return "";
+}
+
+SweepOutcome differential_case(const ir::Model& model, const std::map<std::string, Tensor>& feeds,
+                               FILE* out) {
+    std::optional<runners::NamedTensors> ref;
+    std::string ref_error;
+    try {
+        ref = infer_ref(model, feeds, false);
+    } catch (const Error& e) {
+        if (e.kind() == ErrorKind::kInternal) return outcome(true, e.what(), "bug");
+        ref_error = std::string(error_kind_name(e.kind())) + ": " + e.what();
+    } catch (const std::exception& e) {
+        return outcome(true, std::string("exception: ") + e.what(), "bug");
+    }
+    std::string bytes;
+    try {
+        bytes = onnx::serialize_model(model);
+    } catch (const Error& e) {
+        return outcome(e.kind() == ErrorKind::kInternal, e.what(), ref ? "unsaved" : "both-refused");
+    }
+    sweep_phase(out, "ort");
+    const unsigned test_alarm = ::alarm(kOrtSeconds);  // the sweep's alarm, paused
+    const OrtAnswer ort = run_ort(bytes, feeds, ref ? &*ref : nullptr);
+    ::alarm(test_alarm ? test_alarm : 1);
+    if (!ort.ran)
+        return outcome(false, ort.text, ref ? "ort-refused" : "both-refused");
+    if (!ref) return outcome(false, ref_error, "ref-refused");
+    if (!ort.text.empty()) return outcome(true, ort.text, "differ");
+    return outcome(false, "agree", "agree");
+}
+
+}  // namespace pg::test
