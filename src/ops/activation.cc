@@ -90,7 +90,8 @@ KernelFn make_tanh(const Attrs&, int64_t) {
 }
 KernelFn make_elu(const Attrs& a, int64_t) {
     const float alpha = a.get_float("alpha", 1.0f);
-    return pointwise("Elu", [=](auto x) { return x > 0 ? x : decltype(x)(alpha) * std::expm1(x); });
+    // ONNX: x for x >= 0 (at 0 too, whatever alpha is).
+    return pointwise("Elu", [=](auto x) { return x >= 0 ? x : decltype(x)(alpha) * std::expm1(x); });
 }
 KernelFn make_selu(const Attrs& a, int64_t) {
     const float alpha = a.get_float("alpha", 1.67326319217681884765625f);
@@ -102,16 +103,20 @@ KernelFn make_selu(const Attrs& a, int64_t) {
 }
 KernelFn make_celu(const Attrs& a, int64_t) {
     const float alpha = a.get_float("alpha", 1.0f);
+    // max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) as ONNX defines it, NaN propagating: an
+    // alpha of 0, NaN or infinity gives NaN where the second term is NaN.
     return pointwise("Celu", [=](auto x) {
         using T = decltype(x);
-        return x > 0 ? x : T(alpha) * std::expm1(x / T(alpha));
+        const T neg = T(alpha) * std::expm1(x / T(alpha));
+        return (x > 0 ? x : T(0)) + (neg < 0 || std::isnan(neg) ? neg : T(0));
     });
 }
 KernelFn make_hard_sigmoid(const Attrs& a, int64_t) {
     const float alpha = a.get_float("alpha", 0.2f), beta = a.get_float("beta", 0.5f);
     return pointwise("HardSigmoid", [=](auto x) {
         using T = decltype(x);
-        return std::max(T(0), std::min(T(1), T(alpha) * x + T(beta)));
+        const T y = T(alpha) * x + T(beta);
+        return std::isnan(y) ? y : std::max(T(0), std::min(T(1), y));  // NaN stays NaN
     });
 }
 KernelFn make_hard_swish(const Attrs&, int64_t) {

@@ -28,6 +28,9 @@ int compare3(T a, T b) {
 KernelFn make_topk(const Attrs& a, int64_t opset) {
     const int64_t axis_attr = a.get_int("axis", -1), k_attr = a.get_int("k", -1);
     const bool largest = a.get_flag("largest", true);
+    // sorted = 0 leaves the order to the runtime: this kernel sorts either way (the flag is
+    // still checked to be 0 or 1).
+    a.get_flag("sorted", true);
     return half_via_float([=](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         const size_t axis = static_cast<size_t>(normalize_axis(axis_attr, x.rank(), "TopK"));

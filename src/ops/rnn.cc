@@ -24,7 +24,7 @@ double Act::operator()(double x) const {
         case Kind::kTanh:
             return std::tanh(x);
         case Kind::kRelu:
-            return x > 0 ? x : 0.0;
+            return x < 0 ? 0.0 : x;  // NaN stays NaN, as in Relu
         case Kind::kSoftsign:
             return x / (1.0 + std::fabs(x));
         case Kind::kSoftplus:
@@ -40,7 +40,7 @@ double Act::operator()(double x) const {
         case Kind::kScaledTanh:
             return a * std::tanh(b * x);
         case Kind::kHardSigmoid:
-            return std::max(0.0, std::min(1.0, a * x + b));
+            return std::isnan(a * x + b) ? a * x + b : std::max(0.0, std::min(1.0, a * x + b));
     }
     return x;
 }

@@ -71,7 +71,9 @@ KernelFn make_string_concat(const Attrs&, int64_t) {
 }
 
 // Splits like Python's str.split(delimiter, maxsplit); an empty delimiter splits on runs of
-// whitespace and drops empty pieces.
+// whitespace and drops empty pieces. ONNX's text says leading and trailing whitespace is removed,
+// so the rest kept whole after maxsplit splits loses its trailing whitespace too (Python's keeps
+// it; ONNX Runtime follows the text).
 std::vector<std::string> split(const std::string& s, const std::string& delim, int64_t maxsplit) {
     std::vector<std::string> out;
     if (delim.empty()) {
@@ -80,7 +82,9 @@ std::vector<std::string> split(const std::string& s, const std::string& delim, i
             while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
             if (i >= s.size()) break;
             if (maxsplit >= 0 && static_cast<int64_t>(out.size()) == maxsplit) {
-                out.push_back(s.substr(i));
+                size_t end = s.size();
+                while (std::isspace(static_cast<unsigned char>(s[end - 1]))) --end;
+                out.push_back(s.substr(i, end - i));
                 break;
             }
             size_t j = i;

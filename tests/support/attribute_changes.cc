@@ -227,6 +227,21 @@ void apply_attribute_change(ir::Model& model, const AttributeExamples& examples,
 
 namespace {
 
+// An added example's value, for the case's label: " \"half_pixel\"", " 2", " 0.5", or "" for
+// lists and tensors.
+std::string example_text(const ir::Attribute& a) {
+    switch (a.type) {
+        case ir::AttrType::kInt:
+            return " " + std::to_string(a.i);
+        case ir::AttrType::kFloat:
+            return " " + float_label(a.f);
+        case ir::AttrType::kString:
+            return " \"" + a.s + "\"";
+        default:
+            return "";
+    }
+}
+
 bool sets(const ir::Node& n, const std::string& name) {
     return std::any_of(n.attributes.begin(), n.attributes.end(),
                        [&](const ir::Attribute& a) { return a.name == name; });
@@ -254,7 +269,7 @@ void for_each_attribute_change(
         for (const auto& [name, a] : ex->second) {
             if (sets(n, name)) continue;
             const AttributeTarget t{k, name, true};
-            change(where + name + " added", t, nullptr);
+            change(where + name + " added" + example_text(a), t, nullptr);
             for (const AttributeVariant& v : variants_of(a))
                 change(where + name + " added " + v.label, t, &v);
         }

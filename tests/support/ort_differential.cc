@@ -1,5 +1,7 @@
 #include "support/ort_differential.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 
@@ -11,7 +13,6 @@
 #include "ir/builder.h"
 #include "onnx/model_io.h"
 #include "runners/onnxrt_runner.h"
-#include "support/node_test_data.h"
 
 namespace pg::test {
 
@@ -42,13 +43,42 @@ OrtAnswer run_ort(const std::string& bytes, const std::map<std::string, Tensor>&
     }
 }
 
+std::string dims_text(const Tensor& t) {
+    std::string s = "[";
+    for (const int64_t d : t.dims()) s += (s.size() > 1 ? "," : "") + std::to_string(d);
+    return s + "]";
+}
+
+// Within rtol 1e-3 and an atol of 1e-5 times the reference's largest finite magnitude (at least
+// 1): a DFT's or a long sum's rounding error scales with its largest values, not each value's.
+std::string numbers_differ(const Tensor& ref, const Tensor& ort) {
+    double scale = 1;
+    for (uint64_t i = 0; i < ref.numel(); ++i)
+        if (const double v = std::fabs(ref.element_as_double(i)); std::isfinite(v))
+            scale = std::max(scale, v);
+    for (uint64_t i = 0; i < ref.numel(); ++i) {
+        const double e = ref.element_as_double(i), a = ort.element_as_double(i);
+        if ((std::isnan(e) && std::isnan(a)) || e == a) continue;
+        if (!(std::fabs(a - e) <= 1e-5 * scale + 1e-3 * std::fabs(e)))
+            return "element " + std::to_string(i) + ": " + std::to_string(a) + ", reference " +
+                   std::to_string(e);
+    }
+    return "";
+}
+
 std::string tensor_differ(const Tensor& ref, const Tensor& ort) {
     if (ref.dtype() != ort.dtype())
         return std::string("type ") + dtype_name(ort.dtype()) + ", reference " +
                dtype_name(ref.dtype());
-    if (ref.dims() != ort.dims()) return "shape differs";
-    if (ref.is_string()) return ref.strings() == ort.strings() ? "" : "strings differ";
-    return values_differ(ref, ort);
+    if (ref.dims() != ort.dims()) return "shape " + dims_text(ort) + ", reference " + dims_text(ref);
+    if (ref.is_string()) {
+        for (size_t i = 0; i < ref.strings().size(); ++i)
+            if (ref.strings()[i] != ort.strings()[i])
+                return "element " + std::to_string(i) + ": \"" + ort.strings()[i] +
+                       "\", reference \"" + ref.strings()[i] + "\"";
+        return "";
+    }
+    return numbers_differ(ref, ort);
 }
 
 SweepOutcome outcome(bool bug, std::string what, const char* kind) {

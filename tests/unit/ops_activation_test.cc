@@ -139,6 +139,21 @@ TEST(OpsActivation, DefaultsOfAttributes) {
         {2 * std::expm1(-0.5f), 1});
 }
 
+// ONNX's definitions propagate NaN (numpy's minimum and maximum do) and take x at 0 for Elu;
+// ONNX Runtime agrees. The clamps here kept HardSigmoid(NaN) at 1, and Elu(0) with alpha NaN was
+// NaN (the ONNX Runtime differential suite found both).
+TEST(OpsActivation, NanAndEdgeValuesFollowOnnxDefinitions) {
+    const Tensor nan = f32({1}, {NAN});
+    EXPECT_TRUE(std::isnan(values_f32(run_op("HardSigmoid", {nan})[0])[0]));
+    const auto alpha = [](float v) { return ir::attrs(ir::Attribute::make_float("alpha", v)); };
+    EXPECT_TRUE(std::isnan(values_f32(run_op("HardSigmoid", {f32({1}, {1})}, alpha(NAN))[0])[0]));
+    EXPECT_EQ(values_f32(run_op("Elu", {f32({1}, {0})}, alpha(NAN))[0])[0], 0.0f);
+    // Celu = max(0, x) + min(0, alpha * (exp(x / alpha) - 1)): NaN for alpha 0 or NaN.
+    EXPECT_TRUE(std::isnan(values_f32(run_op("Celu", {f32({1}, {1})}, alpha(0), 12)[0])[0]));
+    EXPECT_TRUE(std::isnan(values_f32(run_op("Celu", {f32({1}, {1})}, alpha(NAN), 12)[0])[0]));
+    EXPECT_EQ(values_f32(run_op("Celu", {f32({1}, {1})}, alpha(-2), 12)[0])[0], 1.0f);
+}
+
 TEST(OpsActivation, Float16Sigmoid) {
     Tensor x = Tensor::from_values<uint16_t>(DataType::kFloat16, {1}, {float_to_half_bits(0.5f)});
     auto out = run_op("Sigmoid", {x});

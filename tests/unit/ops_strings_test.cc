@@ -50,5 +50,17 @@ TEST(OpsStrings, RegexFullMatchNamesAnInvalidPattern) {
     }
 }
 
+// Splitting on whitespace with maxsplit: ONNX's text removes trailing whitespace from the rest
+// kept whole (ONNX Runtime agrees; Python's str.split keeps it, and so did this kernel).
+TEST(OpsStrings, StringSplitOnWhitespaceDropsTrailingSpaceOfTheRest) {
+    const Tensor x = Tensor::from_strings({1}, {"  hello world   ! "});
+    const auto out =
+        run_op("StringSplit", {x}, ir::attrs(Attribute::make_int("maxsplit", 1)), 20, 2);
+    EXPECT_EQ(out[0].strings(), (std::vector<std::string>{"hello", "world   !"}));
+    const auto none =
+        run_op("StringSplit", {x}, ir::attrs(Attribute::make_int("maxsplit", 0)), 20, 2);
+    EXPECT_EQ(none[0].strings(), (std::vector<std::string>{"hello world   !"}));
+}
+
 }  // namespace
 }  // namespace pg
