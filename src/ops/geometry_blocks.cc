@@ -260,13 +260,13 @@ KernelFn make_center_crop_pad(const Attrs& a, int64_t) {
     return [axes_a](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         const auto shape = to_int64_vector(ctx.input(1), "CenterCropPad shape");
-        std::vector<int64_t> axes = axes_a;
+        std::vector<int64_t> axes = normalize_axes(axes_a, x.rank(), "CenterCropPad");
         if (axes.empty())
             for (int64_t i = 0; i < x.rank(); ++i) axes.push_back(i);
         if (shape.size() != axes.size()) fail("CenterCropPad: shape must have one value per axis");
         std::vector<int64_t> out_dims = x.dims(), shift(x.dims().size(), 0);
         for (size_t k = 0; k < axes.size(); ++k) {
-            const size_t ax = size_t(normalize_axis(axes[k], x.rank(), "CenterCropPad"));
+            const size_t ax = size_t(axes[k]);
             const int64_t dim = x.dims()[ax], want = shape[k];
             if (want < 0) fail("CenterCropPad: shape must be non-negative");
             out_dims[ax] = want;

@@ -102,7 +102,9 @@ double original_coordinate(const ResizeConfig& c, double x, double scale, int64_
     const std::string& m = c.transform;
     if (m == "align_corners") return out == 1 ? 0.0 : x * (in - 1) / (out - 1);
     if (m == "asymmetric") return x / scale;
-    if (m == "pytorch_half_pixel") return out == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
+    // An output of length 1 reads input coordinate 0, as ONNX's text says and ONNX Runtime does
+    // (ONNX's Python reference reads -0.5; only an antialiasing or cubic filter tells them apart).
+    if (m == "pytorch_half_pixel") return out == 1 ? 0.0 : (x + 0.5) / scale - 0.5;
     if (m == "half_pixel") return (x + 0.5) / scale - 0.5;
     if (m == "tf_half_pixel_for_nn") return (x + 0.5) / scale;  // opset 11-12
     if (m == "half_pixel_symmetric") {
@@ -212,7 +214,7 @@ Plan plan_resize(KernelContext& ctx, const ResizeConfig& c, const std::vector<in
     std::vector<int64_t> axes = c.axes;
     if (axes.empty())
         for (size_t i = 0; i < r; ++i) axes.push_back(static_cast<int64_t>(i));
-    for (auto& a : axes) a = normalize_axis(a, static_cast<int64_t>(r), "Resize");
+    axes = normalize_axes(axes, static_cast<int64_t>(r), "Resize");
     Plan p{std::vector<double>(r, 1.0), dims, std::vector<double>(2 * r, 0.0)};
     for (size_t i = 0; i < r; ++i) p.roi[r + i] = 1.0;
     if (c.input_roi >= 0 && ctx.has_input(static_cast<size_t>(c.input_roi)) &&

@@ -47,8 +47,7 @@ std::pair<Dims, Dims> pad_amounts(KernelContext& ctx, const Dims& attr, int64_t 
     const Dims pads = opset < 11 ? attr : to_int64_vector(ctx.input(1), "Pad");
     Dims axes;
     if (opset >= 18 && ctx.has_input(3)) {
-        for (int64_t ax : to_int64_vector(ctx.input(3), "Pad"))
-            axes.push_back(normalize_axis(ax, r, "Pad"));
+        axes = normalize_axes(to_int64_vector(ctx.input(3), "Pad"), r, "Pad");
     } else {
         for (int64_t i = 0; i < r; ++i) axes.push_back(i);
     }

@@ -1,5 +1,6 @@
 #include "ops/tensor_util.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -53,6 +54,19 @@ int64_t normalize_axis(int64_t axis, int64_t rank, const char* what) {
         fail(std::string(what) + ": axis " + std::to_string(axis) + " is out of range for rank " +
              std::to_string(rank));
     return axis < 0 ? axis + rank : axis;
+}
+
+std::vector<int64_t> normalize_axes(const std::vector<int64_t>& axes, int64_t rank,
+                                    const char* what) {
+    std::vector<int64_t> out;
+    out.reserve(axes.size());
+    for (const int64_t a : axes) {
+        const int64_t n = normalize_axis(a, rank, what);
+        if (std::find(out.begin(), out.end(), n) != out.end())
+            fail(std::string(what) + ": axis " + std::to_string(n) + " is listed twice");
+        out.push_back(n);
+    }
+    return out;
 }
 
 std::vector<int64_t> to_int64_vector(const Tensor& t, const char* what) {

@@ -17,6 +17,10 @@ namespace pg::ops {
 
 // `axis` in [-rank, rank) mapped to [0, rank); kInvalidInput otherwise. `what` names the op.
 int64_t normalize_axis(int64_t axis, int64_t rank, const char* what);
+// Every axis of `axes` normalized; kInvalidInput when one is out of range or two name the same
+// axis (ONNX leaves a repeated axis undefined; ONNX Runtime refuses it).
+std::vector<int64_t> normalize_axes(const std::vector<int64_t>& axes, int64_t rank,
+                                    const char* what);
 // Reshape's target shape for input dims `in` (tensor_shape.cc): 0 copies the input dim (unless
 // allowzero), one -1 is inferred; kInvalidInput when the counts do not match.
 std::vector<int64_t> reshape_dims(const std::vector<int64_t>& in, std::vector<int64_t> shape,

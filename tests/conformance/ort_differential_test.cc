@@ -9,9 +9,9 @@
 // op does not have), and refuses some the rules allow. A crash of ONNX Runtime is counted
 // ("ort-crashed": Attention with q_num_heads 0 divides by zero) and the test goes on.
 // Skips when ONNX Runtime is not installed (`make setup`).
-// make test runs one attribute change in 8 (the same ones each run; about 3 minutes);
-// PG_ORT_DIFF_ALL=1 runs every change and adds the *_expanded tests (function bodies; their ops
-// have tests of their own): about 15 minutes. PG_ORT_DIFF_FILTER=REGEX limits the tests and
+// make test runs one random-input case and one attribute change in 12 (the same ones each run;
+// about 3 minutes for both suites); PG_ORT_DIFF_ALL=1 runs three random-input cases, every change,
+// and the *_expanded tests (function bodies; their ops have tests of their own). PG_ORT_DIFF_FILTER=REGEX limits the tests and
 // prints every case with its outcome.
 #include <gtest/gtest.h>
 
@@ -36,8 +36,9 @@ namespace fs = std::filesystem;
 
 constexpr uint64_t kCeiling = 256ull << 20;  // bytes a changed model may ask the reference for
 constexpr unsigned kSecondsPerTest = 120;    // the reference, every case of one test, at most
-constexpr int kRandomSeeds = 2;              // random-input cases per test
-constexpr uint32_t kSampleEvery = 8;         // without PG_ORT_DIFF_ALL: one attribute change in 8
+constexpr int kRandomSeeds = 1;       // random-input cases per test (PG_ORT_DIFF_ALL: kAllSeeds)
+constexpr int kAllSeeds = 3;
+constexpr uint32_t kSampleEvery = 12;  // without PG_ORT_DIFF_ALL: one attribute change in 12
 
 // Cases whose outputs differ for a reason that is not the reference's bug: a regex over
 // "TEST CASE", and why.
@@ -61,7 +62,8 @@ constexpr KnownDifference kKnownDifferences[] = {
     {R"(test_convtranspose_output_shape .*auto_pad added)",
      "a negative total padding: ONNX's reference floors its half (Python //), ONNX Runtime "
      "truncates it"},
-    {R"(\(Resize\) cubic_coeff_a (added )?= 1e\+30|\(LRN\) (alpha|bias) (added )?= -?inf)",
+    {R"(\(Resize\) cubic_coeff_a (added )?= 1e\+30|\(LRN\) (alpha|bias) (added )?= -?inf|)"
+     R"(\(Attention\) scale (added )?= inf)",
      "infinite intermediate values: which inf - inf or 0 x inf becomes NaN depends on the order "
      "of the arithmetic"},
     {R"(\(TfIdfVectorizer\) max_skip_count = int64 max)",
@@ -75,10 +77,18 @@ constexpr KnownDifference kKnownDifferences[] = {
     {R"(test_cast_e8m0_.*random inputs)",
      "negative values cast to float8e8m0 (no sign bit): ONNX does not define them; the reference "
      "takes |x|'s exponent"},
+    {R"(test_cast_e8m0_.*saturate = 0)",
+     "0 cast to float8e8m0 with saturate 0: ONNX Runtime gives NaN, the reference the smallest "
+     "code; ONNX's text does not say"},
     {R"(test_resize_downsample_scales_(linear|cubic)_align_corners |)"
-     R"(test_resize_downsample_scales_(linear|cubic|nearest) .*mode added "align_corners")",
+     R"(test_resize_downsample_scales_[a-z0-9_]+ .*mode added "align_corners")",
      "align_corners with downsampling scales: ONNX Runtime fails ONNX's own "
      "test_resize_downsample_scales_linear_align_corners and _cubic_align_corners"},
+    {R"(test_(bernoulli|random|multinomial)[a-z_]* )",
+     "a random op: the two runtimes' generators differ, seeded or not"},
+    {R"(test_cast(like)?_FLOAT_to_STRING random inputs)",
+     "float to string: the reference writes the shortest digits that read back (numpy's str, "
+     "ONNX's reference: 2.595344), ONNX Runtime more (2.5953441)"},
     {R"(test_maxunpool_export_with_output_shape random inputs)",
      "ONNX Runtime fails ONNX's own test_maxunpool_export_with_output_shape (its stored inputs)"},
 };
@@ -172,7 +182,7 @@ void differential_test(const fs::path& dir, const test::AttributeExamples& examp
                                                test::differential_case(*model, *feeds, out)));
     });
     if (has_random_target(*feeds))
-        for (int s = 1; s <= kRandomSeeds; ++s)
+        for (int s = 1; s <= (sampled ? kRandomSeeds : kAllSeeds); ++s)
             run(test + "random inputs " + std::to_string(s), *model, randomized(*feeds, s));
     test::for_each_attribute_change(
         *model, examples,

@@ -386,5 +386,20 @@ TEST(OpsHostileAttrs, FlagsOtherThanZeroOrOneAreRefused) {
     EXPECT_EQ(run_op("ArgMax", {x}, ir::attrs(Attribute::make_int("keepdims", 1)), 13)[0].rank(), 4);
 }
 
+// An axis named twice (-1 and 3 of a rank-4 tensor): Pad applied the last pads, Resize and
+// CenterCropPad resized or cropped the axis once per entry. ONNX leaves it undefined and ONNX
+// Runtime refuses it (the differential suite found the difference).
+TEST(OpsHostileAttrs, RepeatedAxesAreRefused) {
+    const Tensor x = test::f32({1, 1, 2, 2}, {1, 2, 3, 4});
+    expect_refused("Pad", {x, test::i64({4}, {1, 1, 1, 1}), Tensor(), test::i64({2}, {-1, 3})},
+                   {}, 18, "Pad: axis 3 is listed twice");
+    expect_refused("CenterCropPad", {x, test::i64({2}, {1, 1})},
+                   ir::attrs(Attribute::make_ints("axes", {-1, 3})), 18,
+                   "CenterCropPad: axis 3 is listed twice");
+    expect_refused("Resize", {x, Tensor(), test::f32({2}, {2, 2})},
+                   ir::attrs(Attribute::make_ints("axes", {3, -1})), 19,
+                   "Resize: axis 3 is listed twice");
+}
+
 }  // namespace
 }  // namespace pg

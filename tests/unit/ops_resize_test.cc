@@ -126,5 +126,23 @@ TEST(OpsResize, IntegerCubicOvershootSaturates) {
         EXPECT_EQ(bytes.data<uint8_t>()[i], std::clamp(std::nearbyint(ref[i]), 0.0f, 255.0f)) << i;
 }
 
+// pytorch_half_pixel with an output of length 1 reads input coordinate 0 (ONNX's text; ONNX
+// Runtime agrees). With antialiasing the filter spans the whole axis, so the coordinate shows:
+// 0 gives the taps 1, .75, .5, .25 at columns 0..3 plus .75, .5, .25 clamped onto column 0
+// (weights 2.5, .75, .5, .25 over 4: 1.625); -0.5, what this build read, gave 1.4375.
+TEST(OpsResize, PytorchHalfPixelLengthOneReadsCoordinateZero) {
+    const Tensor y =
+        test::run_op("Resize",
+                     {test::f32({1, 1, 1, 4}, {1, 2, 3, 4}), Tensor(), Tensor(),
+                      test::i64({4}, {1, 1, 1, 1})},
+                     ir::attrs(ir::Attribute::make_string("mode", "linear"),
+                               ir::Attribute::make_string("coordinate_transformation_mode",
+                                                          "pytorch_half_pixel"),
+                               ir::Attribute::make_int("antialias", 1)),
+                     18)
+            .at(0);
+    EXPECT_NEAR(test::values_f32(y)[0], (2.5 * 1 + 0.75 * 2 + 0.5 * 3 + 0.25 * 4) / 4, 1e-6);
+}
+
 }  // namespace
 }  // namespace pg
