@@ -51,12 +51,8 @@ test::SweepOutcome run_with_change(const fs::path& dir, const test::AttributeExa
 // Every change of the test in `dir` (support/attribute_changes.h), one sweep_case each.
 void sweep_test(const fs::path& dir, const test::AttributeExamples& examples, bool fp64,
                 FILE* out) {
-    std::unique_ptr<ir::Model> model;
-    try {
-        model = onnx::load_model((dir / "model.onnx").string());
-    } catch (const Error&) {
-        return;  // a model this build cannot load is the conformance suite's business
-    }
+    const std::unique_ptr<ir::Model> model = test::load_test_model(dir);
+    if (!model) return;  // a model this build cannot load is the conformance suite's business
     const std::string test = dir.filename().string() + " ";
     test::for_each_attribute_change(
         *model, examples,

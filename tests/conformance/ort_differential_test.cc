@@ -163,12 +163,8 @@ uint32_t label_hash(const std::string& label) {
 // sweep_case each.
 void differential_test(const fs::path& dir, const test::AttributeExamples& examples, bool sampled,
                        FILE* out) {
-    std::unique_ptr<ir::Model> model;
-    try {
-        model = onnx::load_model((dir / "model.onnx").string());
-    } catch (const Error&) {
-        return;  // a model this build cannot load is the conformance suite's business
-    }
+    const std::unique_ptr<ir::Model> model = test::load_test_model(dir);
+    if (!model) return;  // a model this build cannot load is the conformance suite's business
     const auto feeds = test::tensor_feeds(test::first_data_set_feeds(dir, *model));
     if (!feeds || !tensor_outputs(*model)) return;  // sequences: the runners take tensors only
     const std::string test = dir.filename().string() + " ";
@@ -195,10 +191,15 @@ void differential_test(const fs::path& dir, const test::AttributeExamples& examp
         });
 }
 
-void print_kinds(const std::string& label, const test::SweepTally& tally) {
-    std::printf("[ORT differential] %s:", label.c_str());
-    for (const auto& [kind, n] : tally.kinds) std::printf(" %s %d,", kind.c_str(), n);
-    std::printf("\n");
+// "[ORT differential] LABEL: N tests, N cases (agree N, ...), N failures" and one gtest failure
+// per failure.
+void report(const std::string& label, const test::SweepTally& tally) {
+    std::string kinds;
+    for (const auto& [kind, n] : tally.kinds)
+        kinds += (kinds.empty() ? "" : ", ") + kind + " " + std::to_string(n);
+    std::printf("[ORT differential] %s: %d tests, %d cases (%s), %zu failures\n", label.c_str(),
+                tally.tests, tally.cases, kinds.c_str(), tally.failures.size());
+    for (const std::string& f : tally.failures) ADD_FAILURE() << f;
 }
 
 void differential_suite(const std::string& root, const char* label) {
@@ -218,18 +219,13 @@ void differential_suite(const std::string& root, const char* label) {
             },
             kCeiling, kSecondsPerTest, filter != nullptr, tally, {{"ort", "ort-crashed"}});
     }
-    print_kinds(label, tally);
-    test::report_sweep("ORT differential", label, "cases", tally);
+    report(label, tally);
 }
 
 class OrtDifferential : public ::testing::Test {
   protected:
     void SetUp() override {
-        try {
-            runners::load_onnxrt_library();
-        } catch (const Error& e) {
-            GTEST_SKIP() << "ONNX Runtime not available (run `make setup`): " << e.what();
-        }
+        if (const std::string why = test::onnxrt_missing(); !why.empty()) GTEST_SKIP() << why;
     }
 };
 

@@ -7,7 +7,7 @@
 
 #include "base/error.h"
 #include "ir/clone.h"
-#include "onnx/model_io.h"
+#include "support/sweep_harness.h"
 
 namespace pg::test {
 
@@ -195,12 +195,8 @@ void add_window_examples(AttributeExamples& out) {
 AttributeExamples collect_attribute_examples(const std::vector<fs::path>& dirs) {
     AttributeExamples out;
     for (const fs::path& dir : dirs) {
-        std::unique_ptr<ir::Model> model;
-        try {
-            model = onnx::load_model((dir / "model.onnx").string());
-        } catch (const Error&) {
-            continue;
-        }
+        const std::unique_ptr<ir::Model> model = load_test_model(dir);
+        if (!model) continue;
         for (const ir::Node* n : all_nodes(*model))
             for (const ir::Attribute& a : n->attributes)
                 if (addable(a) && !out[op_key(*n)].count(a.name))

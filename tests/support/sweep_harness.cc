@@ -14,6 +14,7 @@
 
 #include "base/error.h"
 #include "base/heap.h"
+#include "onnx/model_io.h"
 #include "runners/ref_runner.h"
 #include "support/node_test_data.h"
 #include "support/test_paths.h"
@@ -215,6 +216,14 @@ std::vector<fs::path> sweep_test_dirs(const std::string& root, const char* filte
             dirs.push_back(e.path());
     std::sort(dirs.begin(), dirs.end());
     return dirs;
+}
+
+std::unique_ptr<ir::Model> load_test_model(const fs::path& dir) {
+    try {
+        return onnx::load_model((dir / "model.onnx").string());
+    } catch (const Error&) {
+        return nullptr;
+    }
 }
 
 runtime::Feeds first_data_set_feeds(const fs::path& dir, const ir::Model& model,

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <map>
+#include <memory>
 #include <optional>
 
 #include "ir/model.h"
@@ -76,6 +77,10 @@ void sweep_isolated(const std::string& test, const std::function<void(FILE*)>& c
 // The node test folders under `root` (those with a model.onnx), sorted; when `filter` is given,
 // those whose name it matches (a regex) only.
 std::vector<std::filesystem::path> sweep_test_dirs(const std::string& root, const char* filter);
+
+// The model of the node test in `dir`, or nullptr when this build cannot load it (the conformance
+// suite reports those).
+std::unique_ptr<ir::Model> load_test_model(const std::filesystem::path& dir);
 
 // The first data set's inputs of the test in `dir` for `model` (which the caller may change
 // afterwards), by name; `inputs`, when given, receives the graph inputs without an initializer.

@@ -7,7 +7,20 @@
 #include <filesystem>
 #include <mutex>
 
+#include "base/error.h"
+#include "runners/onnxrt_runner.h"
+
 namespace pg::test {
+
+std::string onnxrt_missing() {
+    try {
+        runners::load_onnxrt_library();
+    } catch (const Error& e) {
+        return std::string("ONNX Runtime not available (run `make setup`): ") + e.what();
+    }
+    return "";
+}
+
 
 namespace fs = std::filesystem;
 

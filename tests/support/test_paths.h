@@ -13,6 +13,9 @@ std::string shared_dir();
 std::string shared_file(const std::string& relative);
 // Debian's libonnx-testdata data folder; "" when absent.
 std::string onnx_testdata_dir();
+// "" when ONNX Runtime's library loads; else the reason a test skips ("ONNX Runtime not available
+// (run `make setup`): ...").
+std::string onnxrt_missing();
 // The polygraph binary under test.
 std::string polygraph_binary();
 // A fresh, empty temporary folder for this test (removed at process exit).

@@ -31,11 +31,7 @@ OnnxRtOptions test_options() {
 class OnnxRtRunnerTest : public ::testing::Test {
   protected:
     void SetUp() override {
-        try {
-            runners::load_onnxrt_library();
-        } catch (const Error& e) {
-            GTEST_SKIP() << "ONNX Runtime not available (run `make setup`): " << e.what();
-        }
+        if (const std::string why = test::onnxrt_missing(); !why.empty()) GTEST_SKIP() << why;
     }
 
     // Saves `model` and runs it with both runners on `feeds`; checks names, dtypes and dims
