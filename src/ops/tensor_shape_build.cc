@@ -98,6 +98,17 @@ KernelFn make_pad(const Attrs& a, int64_t opset) {
 }
 
 Tensor constant_value(const Attrs& a) {
+    // ONNX: exactly one value attribute. With two, runtimes pick different ones (the ONNX Runtime
+    // differential suite found it), so the model has no one meaning.
+    std::string found;
+    for (const char* name : {"value", "sparse_value", "value_float", "value_floats", "value_int",
+                             "value_ints", "value_string", "value_strings"})
+        if (a.has(name)) {
+            if (!found.empty())
+                fail("Constant: one value attribute allowed; found '" + found + "' and '" + name +
+                     "'");
+            found = name;
+        }
     if (a.has("sparse_value"))
         unsupported("Constant: sparse_value (sparse tensors) is not supported");
     if (const Tensor* t = a.get_tensor("value")) return *t;

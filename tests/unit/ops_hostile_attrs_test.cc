@@ -401,5 +401,17 @@ TEST(OpsHostileAttrs, RepeatedAxesAreRefused) {
                    "Resize: axis 3 is listed twice");
 }
 
+// A Constant with two value attributes: ONNX allows one; ONNX Runtime took one, the reference
+// another (the differential suite's Constant cases with value_float added beside value).
+TEST(OpsHostileAttrs, ConstantWithTwoValuesIsRefused) {
+    expect_refused("Constant", {},
+                   ir::attrs(Attribute::make_float("value_float", 1),
+                             Attribute::make_int("value_int", 2)),
+                   13, "Constant: one value attribute allowed; found 'value_float' and 'value_int'");
+    EXPECT_EQ(run_op("Constant", {}, ir::attrs(Attribute::make_int("value_int", 2)), 13)[0]
+                  .data<int64_t>()[0],
+              2);
+}
+
 }  // namespace
 }  // namespace pg
