@@ -35,7 +35,9 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr uint64_t kCeiling = 256ull << 20;  // bytes a changed model may ask the reference for
-constexpr unsigned kSecondsPerTest = 120;    // the reference, every case of one test, at most
+constexpr unsigned kSecondsPerTest = 120;  // the reference, every case of one test, at most
+// Tests per child process: each child pays ONNX Runtime's start-up (its kernel registry) once.
+constexpr size_t kTestsPerChild = 40;
 constexpr int kRandomSeeds = 1;       // random-input cases per test (PG_ORT_DIFF_ALL: kAllSeeds)
 constexpr int kAllSeeds = 3;
 constexpr uint32_t kSampleEvery = 12;  // without PG_ORT_DIFF_ALL: one attribute change in 12
@@ -208,17 +210,23 @@ void differential_suite(const std::string& root, const char* label) {
     const bool all = std::getenv("PG_ORT_DIFF_ALL") != nullptr;
     const test::AttributeExamples examples =
         test::collect_attribute_examples(test::sweep_test_dirs(root, nullptr));
+    std::vector<fs::path> dirs;
+    for (const fs::path& dir : test::sweep_test_dirs(root, filter))
+        if (all || dir.filename().string().find("_expanded") == std::string::npos)
+            dirs.push_back(dir);
     test::SweepTally tally;
-    for (const fs::path& dir : test::sweep_test_dirs(root, filter)) {
-        if (!all && dir.filename().string().find("_expanded") != std::string::npos) continue;
+    for (size_t first = 0; first < dirs.size(); first += kTestsPerChild) {
+        const size_t end = std::min(dirs.size(), first + kTestsPerChild);
         test::sweep_isolated(
-            dir.filename().string(),
+            dirs[first].filename().string() + " .. " + dirs[end - 1].filename().string(),
             [&](FILE* out) {
                 test::prepare_ort_child();
-                differential_test(dir, examples, !all, out);
+                for (size_t k = first; k < end; ++k) differential_test(dirs[k], examples, !all, out);
             },
-            kCeiling, kSecondsPerTest, filter != nullptr, tally, {{"ort", "ort-crashed"}});
+            kCeiling, kSecondsPerTest * static_cast<unsigned>(end - first), filter != nullptr,
+            tally, {{"ort", "ort-crashed"}});
     }
+    tally.tests = static_cast<int>(dirs.size());
     report(label, tally);
 }
 

@@ -87,11 +87,9 @@ SweepOutcome outcome(bool bug, std::string what, const char* kind) {
 
 }  // namespace
 
-void prepare_ort_child() {
-#if !defined(__SANITIZE_ADDRESS__)
-    const rlimit limit{kAddressSpace, kAddressSpace};
-    ::setrlimit(RLIMIT_AS, &limit);  // a model that makes ONNX Runtime ask for 1e12 bytes fails
-#endif
+namespace {
+
+void warm_up_ort() {
     auto m = ir::new_model(17);
     ir::GraphBuilder b(*m->graph);
     ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{1});
@@ -101,6 +99,16 @@ void prepare_ort_child() {
     opts.model_bytes = onnx::serialize_model(*m);
     runners::OnnxRtRunner ort("warm-up.onnx", opts);
     ort.infer({{"x", Tensor::from_values(DataType::kFloat32, {1}, std::vector<float>{1.0f})}});
+}
+
+}  // namespace
+
+void prepare_ort_child() {
+#if !defined(__SANITIZE_ADDRESS__)
+    const rlimit limit{kAddressSpace, kAddressSpace};
+    ::setrlimit(RLIMIT_AS, &limit);  // a model that makes ONNX Runtime ask for 1e12 bytes fails
+#endif
+    warm_up_ort();
 }
 
 std::string results_differ(const runners::NamedTensors& ref, const runners::NamedTensors& ort) {

@@ -15,8 +15,9 @@
 namespace pg::test {
 
 // In the sweep's child, before its cases: limits the address space (not under AddressSanitizer)
-// and runs one ONNX Runtime session on a one-node model, so that what ONNX Runtime builds once
-// per process (its kernel registry) is not counted in the first case's time.
+// and runs one ONNX Runtime session on a one-node model, so that what ONNX Runtime builds once per
+// process (its kernel registry) is not counted in the first case's time. ONNX Runtime leaves a
+// thread behind, so the process that forks the children must not call it.
 void prepare_ort_child();
 
 // "" when `ort` has the outputs of `ref` (same names in the same order, types, shapes; strings
