@@ -8,6 +8,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "base/dtype.h"
 #include "base/float8.h"
 #include "base/thread_pool.h"
 #include "ir/graph.h"
@@ -153,12 +154,17 @@ Tensor cast_to_narrow(const Tensor& src, DataType target, const CastOptions& o) 
         // Floats round to nearest, ties to even (numpy's rint, as QuantizeLinear rounds; ONNX
         // Runtime 1.30 takes ties away from zero: 2.5 -> 3, probed in session 33), then every
         // source keeps its low bits, as ONNX 1.22's test data has it (-9 -> 7, 8 -> -8); NaN and
-        // values beyond int64 give 0.
-        for_each_as<double>(src, [&](uint64_t i, double v) {
-            const double r = std::nearbyint(v);
-            const bool fits = r >= -9.2e18 && r <= 9.2e18;  // NaN fails both
-            store(i, static_cast<uint32_t>(fits ? static_cast<int64_t>(r) : 0));
-        });
+        // floats beyond int64 give 0. Integers keep theirs exactly (no trip through double).
+        if (dtype_is_float(src.dtype())) {
+            for_each_as<double>(src, [&](uint64_t i, double v) {
+                const double r = std::nearbyint(v);
+                const bool fits = r >= -9.2e18 && r <= 9.2e18;  // NaN fails both
+                store(i, static_cast<uint32_t>(fits ? static_cast<int64_t>(r) : 0));
+            });
+        } else {
+            for_each_as<int64_t>(
+                src, [&](uint64_t i, int64_t v) { store(i, static_cast<uint32_t>(v)); });
+        }
     } else {
         unsupported("Cast to " + dtype_name(target));
     }

@@ -39,8 +39,10 @@ double Act::operator()(double x) const {
             return a * x + b;
         case Kind::kScaledTanh:
             return a * std::tanh(b * x);
-        case Kind::kHardSigmoid:
-            return std::isnan(a * x + b) ? a * x + b : std::max(0.0, std::min(1.0, a * x + b));
+        case Kind::kHardSigmoid: {
+            const double y = a * x + b;
+            return std::isnan(y) ? y : std::max(0.0, std::min(1.0, y));  // NaN stays NaN
+        }
     }
     return x;
 }

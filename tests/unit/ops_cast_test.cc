@@ -102,6 +102,10 @@ TEST(OpsCast, Int4RoundsToEvenAndWraps) {
               (std::vector<uint8_t>{2, 4, 13, 0, 0, 0}));
     EXPECT_EQ(vals<int8_t>(cast(cast(r, DataType::kInt2), DataType::kInt8)),
               (std::vector<int8_t>{-2, 0, 1, 0, 0, 0}));
+    // Integers keep their low bits exactly: 2^53 + 1 would round to 2^53 through double.
+    Tensor big = test::i64({1}, {(int64_t{1} << 53) + 1});
+    EXPECT_EQ(vals<uint8_t>(cast(cast(big, DataType::kUInt4), DataType::kUInt8)),
+              (std::vector<uint8_t>{1}));
 }
 
 TEST(OpsCast, DoubleToHalfRoundsOnce) {
