@@ -4,8 +4,33 @@
 
 namespace pg::ops {
 
-const ir::Attribute* Attrs::typed(const std::string& name, ir::AttrType type) const {
+Attrs Attrs::tracked(const ir::Node& node) {
+    Attrs a(node);
+    a.read_ = std::make_shared<std::vector<bool>>(node.attributes.size(), false);
+    return a;
+}
+
+std::vector<std::string> Attrs::unread() const {
+    std::vector<std::string> out;
+    if (!read_) return out;
+    for (size_t i = 0; i < node_.attributes.size() && i < read_->size(); ++i)
+        if (!(*read_)[i]) out.push_back(node_.attributes[i].name);
+    return out;
+}
+
+const ir::Attribute* Attrs::find(const std::string& name) const {
     const ir::Attribute* a = node_.find_attribute(name);
+    if (a && read_) {
+        const auto i = static_cast<size_t>(a - node_.attributes.data());
+        if (i < read_->size()) (*read_)[i] = true;
+    }
+    return a;
+}
+
+bool Attrs::has(const std::string& name) const { return find(name) != nullptr; }
+
+const ir::Attribute* Attrs::typed(const std::string& name, ir::AttrType type) const {
+    const ir::Attribute* a = find(name);
     if (!a) return nullptr;
     if (a->type != type)
         throw Error(ErrorKind::kInvalidInput, "attribute '" + name + "' must be of type " +

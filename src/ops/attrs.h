@@ -1,8 +1,10 @@
 // Typed access to a node's attributes with ONNX defaults. A present attribute of the wrong type
-// is an error (kInvalidInput naming the attribute).
+// is an error (kInvalidInput naming the attribute). A tracked Attrs also notes which attributes
+// were looked at, so that planning can name the ones a kernel ignores (unread()).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,7 +16,14 @@ namespace pg::ops {
 class Attrs {
   public:
     explicit Attrs(const ir::Node& node) : node_(node) {}
-    bool has(const std::string& name) const { return node_.find_attribute(name) != nullptr; }
+    // An Attrs that notes every attribute looked at through it or its copies (has, get_*,
+    // require_*).
+    static Attrs tracked(const ir::Node& node);
+    // With tracked(): the node's attributes, in the node's order, never looked at so far (an
+    // attribute ONNX does not define for the op at this opset, or one the kernel ignores). Empty
+    // when not tracked.
+    std::vector<std::string> unread() const;
+    bool has(const std::string& name) const;
     int64_t get_int(const std::string& name, int64_t fallback) const;
     // An int attribute ONNX defines as 0 or 1 only (keepdims, ceil_mode, ...): another value is
     // kInvalidInput, not read as true (runtimes disagree: ONNX Runtime reads keepdims 2 as 0).
@@ -36,7 +45,9 @@ class Attrs {
 
   private:
     const ir::Attribute* typed(const std::string& name, ir::AttrType type) const;
+    const ir::Attribute* find(const std::string& name) const;
     const ir::Node& node_;
+    std::shared_ptr<std::vector<bool>> read_;  // per attribute of the node, when tracked
 };
 
 }  // namespace pg::ops

@@ -216,8 +216,8 @@ CastOptions cast_options(const Attrs& a, int64_t opset) {
 
 // Cast-1 names the target type with a string ("FLOAT"); later versions with an integer.
 DataType cast_target(const Attrs& a, int64_t opset) {
+    if (!a.has("to")) fail("Cast: attribute 'to' is missing");
     const ir::Attribute* to = a.node().find_attribute("to");
-    if (!to) fail("Cast: attribute 'to' is missing");
     if (opset < 6 && to->type == ir::AttrType::kString) {
         auto dt = dtype_from_name(to->s);
         if (!dt) fail("Cast: unknown type '" + to->s + "'");

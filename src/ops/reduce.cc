@@ -199,13 +199,15 @@ Tensor run_reduce(const Tensor& x, const ReducePlan& p, ThreadPool* pool) {
     return out;
 }
 
-// Which axes to reduce: the attribute before `input_since`, the optional input 1 from then on.
+// Which axes to reduce: the attribute before `input_since`, the optional input 1 from then on
+// (with noop_with_empty_axes; an `axes` attribute is then not the op's and is ignored).
 template <typename R>
 MakeKernel reduction(const char* name, int64_t input_since) {
     return [=](const Attrs& a, int64_t opset) -> KernelFn {
+        const bool by_input = opset >= input_since;
         const bool keep = a.get_flag("keepdims", true),
-                   noop = a.get_flag("noop_with_empty_axes", false);
-        const Dims attr = a.get_ints("axes");
+                   noop = by_input && a.get_flag("noop_with_empty_axes", false);
+        const Dims attr = by_input ? Dims{} : a.get_ints("axes");
         return half_via_float([=](KernelContext& ctx) {
             const Tensor& x = ctx.input(0);
             const Dims axes = opset < input_since ? attr
@@ -230,10 +232,10 @@ MakeKernel reduction(const char* name, int64_t input_since) {
 
 template <bool kMax>
 MakeKernel arg_reduction(const char* name) {
-    return [=](const Attrs& a, int64_t) -> KernelFn {
+    return [=](const Attrs& a, int64_t opset) -> KernelFn {
         const int64_t axis_attr = a.get_int("axis", 0);
         const bool keep = a.get_flag("keepdims", true),
-                   last = a.get_flag("select_last_index", false);
+                   last = opset >= 12 && a.get_flag("select_last_index", false);
         return half_via_float([=](KernelContext& ctx) {
             const Tensor& x = ctx.input(0);
             const size_t axis = static_cast<size_t>(normalize_axis(axis_attr, x.rank(), name));

@@ -51,6 +51,7 @@ struct Session::Impl {
     std::vector<std::unique_ptr<ir::Graph>> function_bodies;
     std::set<std::string> missing;
     std::set<std::string> stripped;  // initializers read by the graph that hold no values
+    std::vector<IgnoredAttribute> ignored;  // attributes no kernel looked at
     std::function<ops::KernelFn(const ir::Node&, ops::KernelFn)> wrapper;
     bool fuse;
     std::vector<Session::StepTime>* timing = nullptr;  // run_timed's list while it runs
@@ -155,7 +156,9 @@ void Session::Impl::plan_step(const ir::Graph& g, const ir::Node& n, GraphPlan& 
         kernel = with_context("while planning function '" + f->name + "'",
                               [&] { return function_kernel(n, *f); });
     } else if (const ops::OpDef* def = ops::op_table().find(n.domain, n.op_type, version)) {
-        kernel = with_context(step_context(s), [&] { return def->make(ops::Attrs(n), version); });
+        const ops::Attrs attrs = ops::Attrs::tracked(n);
+        kernel = with_context(step_context(s), [&] { return def->make(attrs, version); });
+        for (std::string& name : attrs.unread()) ignored.push_back({&n, version, std::move(name)});
         kernel = ops::with_type_groups(n.domain, n.op_type, version, std::move(kernel));
     } else {
         missing.insert((n.domain.empty() ? "" : n.domain + "::") + n.op_type + " (opset " +
@@ -355,10 +358,15 @@ Session::Session(const ir::Model& model, SessionOptions options)
                                                  " operator(s) have no reference kernel:" + list);
     }
     if (!impl_->stripped.empty()) throw stripped_weights_error(impl_->stripped);
+    warn_ignored_attributes(impl_->ignored);
     release_free_heap();  // planning's temporaries (shape inference, fusion) are gone
 }
 
 Session::~Session() = default;
+
+const std::vector<IgnoredAttribute>& Session::ignored_attributes() const {
+    return impl_->ignored;
+}
 
 int Session::blocked_steps() const {
     return impl_->plans.at(model_.graph.get())->blocked_steps;

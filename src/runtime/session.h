@@ -49,6 +49,19 @@ class NodeHook {
                          const std::vector<ops::RtValue>& outputs) = 0;
 };
 
+// An attribute of a node that the node's kernel never looked at: ONNX does not define it for the
+// op at that opset (ReduceMean-18's `axes`, which became an input), so the reference ignores it,
+// where ONNX Runtime refuses the model.
+struct IgnoredAttribute {
+    const ir::Node* node;
+    int64_t opset;
+    std::string name;
+};
+
+// Logs a warning for each ignored attribute, once per process for each op type, opset and
+// attribute name (a debug tool plans many sessions of one model).
+void warn_ignored_attributes(const std::vector<IgnoredAttribute>& ignored);
+
 using Feeds = std::map<std::string, ops::RtValue>;
 using Results = std::vector<std::pair<std::string, ops::RtValue>>;
 
@@ -76,6 +89,9 @@ class Session {
     // another run of this session is in progress.
     Results run_timed(const Feeds& feeds, std::vector<StepTime>& times);
     const ir::Model& model() const { return model_; }
+    // The attributes planning found no kernel looking at, in every graph the session planned
+    // (also logged once as warnings).
+    const std::vector<IgnoredAttribute>& ignored_attributes() const;
     // Threads of the pool the runs use (the caller's included).
     int threads() const;
     // Main-graph nodes that runs without a hook execute fused into an earlier step, plus the

@@ -44,6 +44,30 @@ bool has_ort(const std::string& model) {
     return r.status == 0;
 }
 
+// Two ReduceMean-18 nodes with an `axes` attribute, which opset 18 moved to an input.
+std::string reduce_mean_axes_attribute_model(const std::string& dir) {
+    auto m = ir::new_model(18);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{2, 3});
+    for (const char* name : {"mean_a", "mean_b"})
+        b.output(b.op("ReduceMean", {x}, ir::attrs(ir::Attribute::make_ints("axes", {1})), name));
+    const std::string path = dir + "/reduce.onnx";
+    onnx::save_model(*m, path);
+    return path;
+}
+
+TEST(Run, AnIgnoredAttributeIsWarnedOnce) {
+    const std::string dir = test::make_temp_dir();
+    auto r = test::run_polygraph({"run", reduce_mean_axes_attribute_model(dir), "--ref"});
+    EXPECT_EQ(r.status, 0) << r.all();
+    const std::string warning =
+        "[W] node 'mean_a' (ReduceMean, opset 18): attribute 'axes' is ignored; ReduceMean does "
+        "not define it at this opset";
+    const size_t at = r.out.find(warning);
+    EXPECT_NE(at, std::string::npos) << r.all();
+    EXPECT_EQ(r.out.find("is ignored", at + warning.size()), std::string::npos) << r.all();
+}
+
 TEST(Run, TwoRunnersAgree) {
     const std::string dir = test::make_temp_dir();
     const std::string m = add_model(dir, 1.0f, 6);

@@ -13,6 +13,7 @@
 #include "ir/builder.h"
 #include "onnx/model_io.h"
 #include "runners/onnxrt_runner.h"
+#include "runners/ref_runner.h"
 
 namespace pg::test {
 
@@ -85,6 +86,46 @@ SweepOutcome outcome(bool bug, std::string what, const char* kind) {
     return {bug, std::move(what), kind};
 }
 
+// The reference's outputs, and the attributes its session ignored (runtime::IgnoredAttribute).
+struct RefAnswer {
+    runners::NamedTensors outputs;
+    std::vector<std::string> ignored;
+};
+
+RefAnswer run_ref(const ir::Model& model, const std::map<std::string, Tensor>& feeds) {
+    runners::RefRunnerOptions opts;
+    opts.session.threads = 1;
+    runners::RefRunner ref(model, opts);
+    RefAnswer a;
+    for (const auto& i : ref.session().ignored_attributes()) a.ignored.push_back(i.name);
+    a.outputs = ref.infer(feeds);
+    return a;
+}
+
+// The attribute ONNX Runtime's schema check names in "Unrecognized attribute: NAME for operator
+// OP", or "".
+std::string unrecognized_attribute(const std::string& ort_error) {
+    const std::string key = "Unrecognized attribute: ";
+    const size_t at = ort_error.find(key);
+    if (at == std::string::npos) return "";
+    const size_t from = at + key.size();
+    return ort_error.substr(from, ort_error.find(' ', from) - from);
+}
+
+// Where the reference ran: an attribute it ignored that ONNX Runtime accepted (ONNX defines it,
+// so a kernel that does not look at it computes something else), or one ONNX Runtime does not
+// know that the reference read. "" when neither.
+std::string attribute_mismatch(const RefAnswer& ref, bool ort_ran, const std::string& ort_error) {
+    if (ort_ran && !ref.ignored.empty())
+        return "the reference ignores attribute '" + ref.ignored[0] + "', which ONNX Runtime accepts";
+    const std::string unknown = ort_ran ? "" : unrecognized_attribute(ort_error);
+    if (!unknown.empty() &&
+        std::find(ref.ignored.begin(), ref.ignored.end(), unknown) == ref.ignored.end())
+        return "the reference reads attribute '" + unknown + "', which ONNX does not define: " +
+               ort_error;
+    return "";
+}
+
 }  // namespace
 
 namespace {
@@ -126,10 +167,10 @@ std::string results_differ(const runners::NamedTensors& ref, const runners::Name
 
 SweepOutcome differential_case(const ir::Model& model, const std::map<std::string, Tensor>& feeds,
                                FILE* out) {
-    std::optional<runners::NamedTensors> ref;
+    std::optional<RefAnswer> ref;
     std::string ref_error;
     try {
-        ref = infer_ref(model, feeds, false);
+        ref = run_ref(model, feeds);
     } catch (const Error& e) {
         if (e.kind() == ErrorKind::kInternal) return outcome(true, e.what(), "bug");
         ref_error = std::string(error_kind_name(e.kind())) + ": " + e.what();
@@ -144,8 +185,11 @@ SweepOutcome differential_case(const ir::Model& model, const std::map<std::strin
     }
     sweep_phase(out, "ort");
     const unsigned test_alarm = ::alarm(kOrtSeconds);  // the sweep's alarm, paused
-    const OrtAnswer ort = run_ort(bytes, feeds, ref ? &*ref : nullptr);
+    const OrtAnswer ort = run_ort(bytes, feeds, ref ? &ref->outputs : nullptr);
     ::alarm(test_alarm ? test_alarm : 1);
+    if (ref)
+        if (std::string m = attribute_mismatch(*ref, ort.ran, ort.text); !m.empty())
+            return outcome(true, std::move(m), "attribute");
     if (!ort.ran)
         return outcome(false, ort.text, ref ? "ort-refused" : "both-refused");
     if (!ref) return outcome(false, ref_error, "ref-refused");

@@ -33,6 +33,8 @@ std::string results_differ(const runners::NamedTensors& ref, const runners::Name
 //   both-refused   each refused the model
 //   ref-refused    ONNX Runtime ran what the reference refused (`what`: the reference's error)
 //   ort-refused    the reference ran what ONNX Runtime refused (`what`: its error)
+//   attribute      the reference ran, ignoring an attribute ONNX Runtime accepted, or reading
+//                  one ONNX Runtime refused as unrecognized (a bug)
 // and "bug" when the reference failed with kInternal or a foreign exception. `out` is the sweep's
 // pipe: the case marks its ONNX Runtime phase there (sweep_phase "ort").
 SweepOutcome differential_case(const ir::Model& model, const std::map<std::string, Tensor>& feeds,

@@ -1,0 +1,80 @@
+// Attributes a kernel never looks at: Attrs::tracked notes the lookups, and a session lists the
+// attributes of its nodes that no kernel read (runtime::IgnoredAttribute), as ReduceMean-18's
+// `axes`, which became an input at opset 18.
+#include <gtest/gtest.h>
+
+#include "ir/builder.h"
+#include "ops/attrs.h"
+#include "runtime/session.h"
+
+namespace pg {
+namespace {
+
+using ir::Attribute;
+
+ir::Node& node_with(ir::Graph& g, std::vector<Attribute> attrs) {
+    ir::GraphBuilder b(g);
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{2});
+    return *b.op("Relu", {x}, std::move(attrs), "n")->producer();
+}
+
+TEST(AttrsTracking, UnreadNamesTheAttributesNoLookupTouched) {
+    ir::Graph g;
+    const ir::Node& n = node_with(g, ir::attrs(Attribute::make_int("a", 1),
+                                               Attribute::make_float("b", 2.0f),
+                                               Attribute::make_string("c", "x")));
+    const ops::Attrs attrs = ops::Attrs::tracked(n);
+    EXPECT_EQ(attrs.unread(), (std::vector<std::string>{"a", "b", "c"}));
+    EXPECT_EQ(attrs.get_int("a", 0), 1);
+    EXPECT_FALSE(attrs.has("missing"));
+    const ops::Attrs copy = attrs;  // kernels keep copies; their lookups count too
+    EXPECT_TRUE(copy.has("c"));
+    EXPECT_EQ(attrs.unread(), (std::vector<std::string>{"b"}));
+    // A lookup with the wrong type still looked at the attribute.
+    EXPECT_THROW(attrs.get_int("b", 0), Error);
+    EXPECT_TRUE(attrs.unread().empty());
+}
+
+TEST(AttrsTracking, AnUntrackedAttrsNamesNothing) {
+    ir::Graph g;
+    const ir::Node& n = node_with(g, ir::attrs(Attribute::make_int("a", 1)));
+    EXPECT_TRUE(ops::Attrs(n).unread().empty());
+}
+
+// ReduceMean over x[2, 3] with an `axes` attribute of {1}, at `opset`.
+std::unique_ptr<ir::Model> reduce_mean_with_axes_attribute(int64_t opset) {
+    auto m = ir::new_model(opset);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{2, 3});
+    b.output(b.op("ReduceMean", {x},
+                  ir::attrs(Attribute::make_ints("axes", {1}), Attribute::make_int("keepdims", 0)),
+                  "mean"));
+    return m;
+}
+
+std::vector<int64_t> output_dims(runtime::Session& s) {
+    runtime::Feeds feeds;
+    feeds["x"] = ops::RtValue::of(Tensor::from_values(DataType::kFloat32, {2, 3},
+                                                      std::vector<float>{1, 2, 3, 4, 5, 6}));
+    return s.run(feeds).at(0).second.tensor().dims();
+}
+
+TEST(SessionIgnoredAttributes, AnAttributeTheOpsetDoesNotDefineIsListedAndIgnored) {
+    auto m = reduce_mean_with_axes_attribute(18);
+    runtime::Session s(*m);
+    ASSERT_EQ(s.ignored_attributes().size(), 1u);
+    EXPECT_EQ(s.ignored_attributes()[0].name, "axes");
+    EXPECT_EQ(s.ignored_attributes()[0].opset, 18);
+    EXPECT_EQ(s.ignored_attributes()[0].node->name, "mean");
+    EXPECT_EQ(output_dims(s), std::vector<int64_t>{});  // no axes input: every axis reduced
+}
+
+TEST(SessionIgnoredAttributes, AnAttributeTheOpsetDefinesIsRead) {
+    auto m = reduce_mean_with_axes_attribute(13);
+    runtime::Session s(*m);
+    EXPECT_TRUE(s.ignored_attributes().empty());
+    EXPECT_EQ(output_dims(s), std::vector<int64_t>{2});
+}
+
+}  // namespace
+}  // namespace pg
