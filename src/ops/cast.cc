@@ -204,7 +204,7 @@ Tensor cast_tensor(KernelContext& ctx, const Tensor& x, DataType target, const C
 CastOptions cast_options(const Attrs& a, int64_t opset) {
     CastOptions o;
     if (opset >= 19) o.saturate = a.get_flag("saturate", true);
-    const std::string mode = opset >= 25 ? a.get_string("round_mode", "up") : "up";
+    const std::string mode = opset >= 24 ? a.get_string("round_mode", "up") : "up";
     if (mode == "down")
         o.round = E8M0Rounding::kDown;
     else if (mode == "nearest")

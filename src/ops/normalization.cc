@@ -219,8 +219,13 @@ KernelFn make_mvn(const Attrs& at, int64_t) {
     });
 }
 
-// Dropout in inference: Y = X, mask of ones (bool from opset 10, X's type before).
+// Dropout in inference: Y = X, mask of ones (bool from opset 10, X's type before). The attributes
+// only matter in training (ratio before opset 12, is_test before 7, seed from 12); they are read
+// for their types.
 KernelFn make_dropout(const Attrs& at, int64_t opset) {
+    if (opset < 12) at.get_float("ratio", 0.5f);
+    if (opset < 7) at.get_int("is_test", 0);
+    if (opset >= 12) at.get_int("seed", 0);
     return [opset](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         if (opset >= 12 && ctx.has_input(2) && scalar_value(ctx.input(2), "Dropout") != 0.0) {
@@ -234,7 +239,6 @@ KernelFn make_dropout(const Attrs& at, int64_t opset) {
         const DataType mask_type = opset >= 10 ? DataType::kBool : x.dtype();
         ctx.set_output(1, ones_like(mask_type, x.dims()));
     };
-    (void)at;
 }
 
 }  // namespace

@@ -56,6 +56,21 @@ double round_saturate(double v, double lo, double hi) {
     return std::clamp(std::nearbyint(v), lo, hi);
 }
 
+double round_to_float_type(DataType dt, double v) {
+    switch (dt) {
+        case DataType::kFloat32:
+            return static_cast<float>(v);
+        case DataType::kFloat64:
+            return v;
+        case DataType::kFloat16:
+            return half_bits_to_float(float_to_half_bits(static_cast<float>(v)));
+        case DataType::kBFloat16:
+            return bfloat16_bits_to_float(float_to_bfloat16_bits(static_cast<float>(v)));
+        default:
+            unsupported("float type " + dtype_name(dt));
+    }
+}
+
 Tensor float_tensor(DataType dt, const std::vector<int64_t>& dims, const std::vector<double>& v) {
     Tensor out = Tensor::zeros(dt, dims);
     uint8_t* p = out.mutable_bytes();

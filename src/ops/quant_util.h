@@ -29,6 +29,9 @@ class QuantWriter {
     uint8_t* bytes_;
 };
 
+// v rounded to float type dt (float32, float16, bfloat16; float64 leaves it), as a double.
+double round_to_float_type(DataType dt, double v);
+
 // Saturating round-half-to-even into [lo, hi].
 double round_saturate(double v, double lo, double hi);
 

@@ -58,14 +58,60 @@ DataType quantized_type(KernelContext& ctx, int64_t output_dtype) {
     return DataType::kUInt8;
 }
 
+// A float type attribute (DequantizeLinear's output_dtype, QuantizeLinear's precision): 0 when
+// absent, else float32, float16 or bfloat16.
+DataType float_type_attr(const Attrs& a, const char* name, const char* op) {
+    const int64_t v = a.get_int(name, 0);
+    const auto dt = static_cast<DataType>(v);
+    if (v != 0 && dt != DataType::kFloat32 && dt != DataType::kFloat16 &&
+        dt != DataType::kBFloat16)
+        fail(std::string(op) + ": " + name + " " + std::to_string(v) +
+             " is not float, float16 or bfloat16");
+    return dt;
+}
+
+// QuantizeLinear's attributes by version: axis from 13, saturate from 19, block_size and
+// output_dtype from 21, precision (the division's type) from 23.
+struct QuantizeAttrs {
+    int64_t axis = 1, block = 0, output_dtype = 0;
+    bool saturate = true;
+    DataType precision = DataType::kUndefined;
+};
+
+QuantizeAttrs quantize_attrs(const Attrs& a, int64_t opset) {
+    QuantizeAttrs q;
+    if (opset >= 13) q.axis = a.get_int("axis", 1);
+    if (opset >= 19) q.saturate = a.get_flag("saturate", true);
+    if (opset >= 21) {
+        q.block = a.get_int("block_size", 0);
+        q.output_dtype = a.get_int("output_dtype", 0);
+    }
+    if (opset >= 23) q.precision = float_type_attr(a, "precision", "QuantizeLinear");
+    return q;
+}
+
+// x / scale as QuantizeLinear divides: in `precision` when given (both rounded to it, the
+// quotient too), else in x's precision (float32 unless float64), as ONNX does.
+double quantize_quotient(const Tensor& x, double xs, double sc, DataType precision) {
+    if (precision != DataType::kUndefined)
+        return round_to_float_type(precision, round_to_float_type(precision, xs) /
+                                                  round_to_float_type(precision, sc));
+    return x.dtype() == DataType::kFloat64
+               ? xs / sc
+               : static_cast<double>(static_cast<float>(xs) / static_cast<float>(sc));
+}
+
 KernelFn make_quantize(const Attrs& a, int64_t opset) {
-    const int64_t axis = a.get_int("axis", 1), block = a.get_int("block_size", 0);
-    const bool saturate = a.get_flag("saturate", true);
-    const int64_t output_dtype = a.get_int("output_dtype", 0);
+    const QuantizeAttrs q = quantize_attrs(a, opset);
+    const int64_t axis = q.axis, block = q.block, output_dtype = q.output_dtype;
+    const bool saturate = q.saturate;
     return [=](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         const Tensor& scale = ctx.input(1);
         const DataType qt = quantized_type(ctx, output_dtype);
+        if (output_dtype != 0 && ctx.has_input(2) && static_cast<DataType>(output_dtype) != qt)
+            fail("QuantizeLinear: output_dtype " + std::to_string(output_dtype) +
+                 " differs from the zero point's type " + dtype_name(qt));
         const ScaleIndexer ix = make_indexer(x, scale, axis, block, "QuantizeLinear");
         QuantWriter w(qt, x.dims(), saturate);
         // A float8 zero point is not added (ONNX's reference and ONNX Runtime; FLOAT4E2M1's is).
@@ -76,31 +122,33 @@ KernelFn make_quantize(const Attrs& a, int64_t opset) {
                 add_zp ? ctx.input(2).element_as_double(static_cast<uint64_t>(s)) : 0.0;
             const double xs = x.element_as_double(i),
                          sc = scale.element_as_double(static_cast<uint64_t>(s));
-            // The division happens in the input's precision (float32 unless float64), as ONNX does.
-            w.set(i,
-                  x.dtype() == DataType::kFloat64
-                      ? xs / sc
-                      : static_cast<double>(static_cast<float>(xs) / static_cast<float>(sc)),
-                  zp);
+            w.set(i, quantize_quotient(x, xs, sc, q.precision), zp);
         }
         ctx.set_output(0, w.take());
     };
 }
 
-KernelFn make_dequantize(const Attrs& a, int64_t) {
-    const int64_t axis = a.get_int("axis", 1), block = a.get_int("block_size", 0);
+// DequantizeLinear's attributes by version: axis from 13, block_size from 21, output_dtype from
+// 23 (the output's type, and the multiplication's: the scale is rounded to it first).
+KernelFn make_dequantize(const Attrs& a, int64_t opset) {
+    const int64_t axis = opset >= 13 ? a.get_int("axis", 1) : 1;
+    const int64_t block = opset >= 21 ? a.get_int("block_size", 0) : 0;
+    const DataType output_dtype = opset >= 23 ? float_type_attr(a, "output_dtype", "DequantizeLinear")
+                                              : DataType::kUndefined;
     return [=](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         const Tensor& scale = ctx.input(1);
         const ScaleIndexer ix = make_indexer(x, scale, axis, block, "DequantizeLinear");
-        const DataType out_type = scale.dtype();
+        const bool retyped = output_dtype != DataType::kUndefined && output_dtype != scale.dtype();
+        const DataType out_type = retyped ? output_dtype : scale.dtype();
         std::vector<double> v(x.numel());
         for (uint64_t i = 0; i < x.numel(); ++i) {
             const int64_t s = ix(static_cast<int64_t>(i));
             const double zp =
                 ctx.has_input(2) ? ctx.input(2).element_as_double(static_cast<uint64_t>(s)) : 0.0;
+            const double sc = scale.element_as_double(static_cast<uint64_t>(s));
             v[i] = (x.element_as_double(static_cast<uint64_t>(i)) - zp) *
-                   scale.element_as_double(static_cast<uint64_t>(s));
+                   (retyped ? round_to_float_type(out_type, sc) : sc);
         }
         ctx.set_output(0, float_tensor(out_type, x.dims(), v));
     };

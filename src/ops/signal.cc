@@ -87,7 +87,7 @@ Tensor run_dft(const Tensor& x, const DftSpec& s) {
 
 KernelFn make_dft(const Attrs& a, int64_t opset) {
     const bool inverse = a.get_flag("inverse", false), onesided = a.get_flag("onesided", false);
-    const int64_t attr_axis = a.get_int("axis", 1);
+    const int64_t attr_axis = opset < 20 ? a.get_int("axis", 1) : 1;  // an input from DFT-20
     return [=](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         int64_t axis = attr_axis;

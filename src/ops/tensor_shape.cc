@@ -54,9 +54,9 @@ Dims reshape_dims(const Dims& in, Dims shape, bool allowzero) {
 namespace {
 
 KernelFn make_reshape(const Attrs& a, int64_t opset) {
-    const bool allowzero = a.get_flag("allowzero", false);
+    const bool allowzero = opset >= 14 && a.get_flag("allowzero", false);
     const bool attr_shape = opset < 5;
-    const Dims attr = a.get_ints("shape");
+    const Dims attr = attr_shape ? a.get_ints("shape") : Dims{};
     return [=](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         const Dims shape = attr_shape ? attr : to_int64_vector(ctx.input(1), "Reshape");
@@ -170,7 +170,7 @@ Dims axes_of(KernelContext& ctx, const Dims& attr, int64_t opset, int64_t input_
 }
 
 KernelFn make_squeeze(const Attrs& a, int64_t opset) {
-    const Dims attr = a.get_ints("axes");
+    const Dims attr = opset < 13 ? a.get_ints("axes") : Dims{};
     return [=](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         const Dims axes = axes_of(ctx, attr, opset, 13, "Squeeze");
@@ -190,7 +190,7 @@ KernelFn make_squeeze(const Attrs& a, int64_t opset) {
 }
 
 KernelFn make_unsqueeze(const Attrs& a, int64_t opset) {
-    const Dims attr = a.get_ints("axes");
+    const Dims attr = opset < 13 ? a.get_ints("axes") : Dims{};
     return [=](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         const Dims axes = axes_of(ctx, attr, opset, 13, "Unsqueeze");
@@ -255,10 +255,12 @@ KernelFn make_tile(const Attrs&, int64_t) {
     };
 }
 
-KernelFn make_shape(const Attrs& a, int64_t) {
-    const int64_t start_attr = a.get_int("start", 0);
-    const std::optional<int64_t> end_attr =
-        a.has("end") ? std::optional<int64_t>(a.get_int("end", 0)) : std::nullopt;
+// Shape-15 added start and end.
+KernelFn make_shape(const Attrs& a, int64_t opset) {
+    const int64_t start_attr = opset >= 15 ? a.get_int("start", 0) : 0;
+    const std::optional<int64_t> end_attr = opset >= 15 && a.has("end")
+                                                ? std::optional<int64_t>(a.get_int("end", 0))
+                                                : std::nullopt;
     return [=](KernelContext& ctx) {
         const Dims& d = ctx.input(0).dims();
         const int64_t r = static_cast<int64_t>(d.size());

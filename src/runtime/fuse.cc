@@ -103,7 +103,8 @@ void match_shuffle(const ir::Graph& g, const ir::Node& conv, int64_t opset,
     c.shuffle[0] = r1, c.shuffle[1] = t, c.shuffle[2] = r2;
     c.spec.shuffle = true;
     for (int i = 0; i < 2; ++i)
-        c.spec.shuffle_allowzero[i] = ops::Attrs(*c.shuffle[2 * i]).get_flag("allowzero", false);
+        c.spec.shuffle_allowzero[i] =
+            opset >= 14 && ops::Attrs(*c.shuffle[2 * i]).get_flag("allowzero", false);
 }
 
 // The chain starting at Conv step i, if BatchNormalization, an activation or a channel shuffle

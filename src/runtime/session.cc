@@ -158,7 +158,9 @@ void Session::Impl::plan_step(const ir::Graph& g, const ir::Node& n, GraphPlan& 
     } else if (const ops::OpDef* def = ops::op_table().find(n.domain, n.op_type, version)) {
         const ops::Attrs attrs = ops::Attrs::tracked(n);
         kernel = with_context(step_context(s), [&] { return def->make(attrs, version); });
-        for (std::string& name : attrs.unread()) ignored.push_back({&n, version, std::move(name)});
+        for (std::string& name : attrs.unread())
+            if (!(name == "consumed_inputs" && version < 7))  // opset 1-6's legacy hint
+                ignored.push_back({&n, version, std::move(name)});
         kernel = ops::with_type_groups(n.domain, n.op_type, version, std::move(kernel));
     } else {
         missing.insert((n.domain.empty() ? "" : n.domain + "::") + n.op_type + " (opset " +

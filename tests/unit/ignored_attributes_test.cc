@@ -76,5 +76,53 @@ TEST(SessionIgnoredAttributes, AnAttributeTheOpsetDefinesIsRead) {
     EXPECT_EQ(output_dims(s), std::vector<int64_t>{2});
 }
 
+// One `op` node at `opset` over a float32 input, with attribute `a`: the names its session lists as
+// ignored (planning only; nothing runs).
+std::vector<std::string> ignored_by(const std::string& op, int64_t opset, Attribute a) {
+    auto m = ir::new_model(opset);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{2, 3});
+    std::vector<Attribute> attrs;
+    attrs.push_back(std::move(a));
+    if (op == "Cast") attrs.push_back(Attribute::make_int("to", 1));
+    b.output(b.op(op, {x}, std::move(attrs), "n"));
+    runtime::Session s(*m);
+    std::vector<std::string> names;
+    for (const auto& i : s.ignored_attributes()) names.push_back(i.name);
+    return names;
+}
+
+TEST(SessionIgnoredAttributes, AttributesFollowTheOpsetsThatDefineThem) {
+    const std::vector<std::string> none, axes{"axes"};
+    // Moved to inputs.
+    EXPECT_EQ(ignored_by("Unsqueeze", 13, Attribute::make_ints("axes", {0})), axes);
+    EXPECT_EQ(ignored_by("Squeeze", 13, Attribute::make_ints("axes", {0})), axes);
+    EXPECT_EQ(ignored_by("Unsqueeze", 11, Attribute::make_ints("axes", {0})), none);
+    EXPECT_EQ(ignored_by("DFT", 20, Attribute::make_int("axis", 1)),
+              std::vector<std::string>{"axis"});
+    EXPECT_EQ(ignored_by("DFT", 17, Attribute::make_int("axis", 1)), none);
+    // Added in a later version.
+    EXPECT_EQ(ignored_by("Reshape", 13, Attribute::make_int("allowzero", 1)),
+              std::vector<std::string>{"allowzero"});
+    EXPECT_EQ(ignored_by("Reshape", 14, Attribute::make_int("allowzero", 1)), none);
+    EXPECT_EQ(ignored_by("Shape", 13, Attribute::make_int("start", 1)),
+              std::vector<std::string>{"start"});
+    EXPECT_EQ(ignored_by("Shape", 15, Attribute::make_int("start", 1)), none);
+    EXPECT_EQ(ignored_by("Cast", 23, Attribute::make_string("round_mode", "down")),
+              std::vector<std::string>{"round_mode"});
+    EXPECT_EQ(ignored_by("Cast", 24, Attribute::make_string("round_mode", "down")), none);
+    EXPECT_EQ(ignored_by("QuantizeLinear", 21, Attribute::make_int("precision", 10)),
+              std::vector<std::string>{"precision"});
+    EXPECT_EQ(ignored_by("QuantizeLinear", 23, Attribute::make_int("precision", 10)), none);
+    EXPECT_EQ(ignored_by("DequantizeLinear", 21, Attribute::make_int("output_dtype", 10)),
+              std::vector<std::string>{"output_dtype"});
+    EXPECT_EQ(ignored_by("DequantizeLinear", 23, Attribute::make_int("output_dtype", 10)), none);
+    // Training-only attributes are read (for their types), not ignored.
+    EXPECT_EQ(ignored_by("Dropout", 10, Attribute::make_float("ratio", 0.2f)), none);
+    EXPECT_EQ(ignored_by("Dropout", 13, Attribute::make_int("seed", 3)), none);
+    // Opset 1-6's legacy hint is not worth a warning.
+    EXPECT_EQ(ignored_by("Relu", 1, Attribute::make_ints("consumed_inputs", {0})), none);
+}
+
 }  // namespace
 }  // namespace pg
