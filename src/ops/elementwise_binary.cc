@@ -14,6 +14,7 @@
 #include "ops/gemm_kernels.h"
 #include "ops/half.h"
 #include "ops/int_wrap.h"
+#include "ops/legacy_broadcast.h"
 #include "ops/op_table.h"
 
 namespace pg::ops {
@@ -234,23 +235,39 @@ KernelFn make_bitshift(const Attrs& attrs, int64_t) {
 
 void register_elementwise_binary_ops(OpTable& t) {
     using C = NumericContract;
-    t.add("Add", 1, C::kRounding, arithmetic("Add", [](auto x, auto y) { return wrap_add(x, y); }));
-    t.add("Sub", 1, C::kRounding, arithmetic("Sub", [](auto x, auto y) { return wrap_sub(x, y); }));
-    t.add("Mul", 1, C::kRounding, arithmetic("Mul", [](auto x, auto y) { return wrap_mul(x, y); }));
-    t.add("Div", 1, C::kRounding, arithmetic("Div", [](auto x, auto y) { return div_op(x, y); }));
-    t.add("Pow", 1, C::kApproximate, make_pow);
+    t.add("Add", 1, C::kRounding,
+          with_legacy_broadcast("Add",
+                                arithmetic("Add", [](auto x, auto y) { return wrap_add(x, y); })));
+    t.add("Sub", 1, C::kRounding,
+          with_legacy_broadcast("Sub",
+                                arithmetic("Sub", [](auto x, auto y) { return wrap_sub(x, y); })));
+    t.add("Mul", 1, C::kRounding,
+          with_legacy_broadcast("Mul",
+                                arithmetic("Mul", [](auto x, auto y) { return wrap_mul(x, y); })));
+    t.add("Div", 1, C::kRounding,
+          with_legacy_broadcast("Div",
+                                arithmetic("Div", [](auto x, auto y) { return div_op(x, y); })));
+    t.add("Pow", 1, C::kApproximate, with_legacy_broadcast("Pow", make_pow));
     t.add("Mod", 10, C::kRounding, make_mod);
     t.add("BitShift", 11, C::kExact, make_bitshift);
-    t.add("Equal", 1, C::kExact, comparison("Equal", [](auto x, auto y) { return x == y; }));
-    t.add("Less", 1, C::kExact, comparison("Less", [](auto x, auto y) { return x < y; }));
-    t.add("Greater", 1, C::kExact, comparison("Greater", [](auto x, auto y) { return x > y; }));
+    t.add(
+        "Equal", 1, C::kExact,
+        with_legacy_broadcast("Equal", comparison("Equal", [](auto x, auto y) { return x == y; })));
+    t.add("Less", 1, C::kExact,
+          with_legacy_broadcast("Less", comparison("Less", [](auto x, auto y) { return x < y; })));
+    t.add("Greater", 1, C::kExact,
+          with_legacy_broadcast("Greater",
+                                comparison("Greater", [](auto x, auto y) { return x > y; })));
     t.add("LessOrEqual", 12, C::kExact,
           comparison("LessOrEqual", [](auto x, auto y) { return x <= y; }));
     t.add("GreaterOrEqual", 12, C::kExact,
           comparison("GreaterOrEqual", [](auto x, auto y) { return x >= y; }));
-    t.add("And", 1, C::kExact, logical("And", [](bool x, bool y) { return x && y; }));
-    t.add("Or", 1, C::kExact, logical("Or", [](bool x, bool y) { return x || y; }));
-    t.add("Xor", 1, C::kExact, logical("Xor", [](bool x, bool y) { return x != y; }));
+    t.add("And", 1, C::kExact,
+          with_legacy_broadcast("And", logical("And", [](bool x, bool y) { return x && y; })));
+    t.add("Or", 1, C::kExact,
+          with_legacy_broadcast("Or", logical("Or", [](bool x, bool y) { return x || y; })));
+    t.add("Xor", 1, C::kExact,
+          with_legacy_broadcast("Xor", logical("Xor", [](bool x, bool y) { return x != y; })));
     t.add("BitwiseAnd", 18, C::kExact, bitwise("BitwiseAnd", [](auto x, auto y) { return x & y; }));
     t.add("BitwiseOr", 18, C::kExact, bitwise("BitwiseOr", [](auto x, auto y) { return x | y; }));
     t.add("BitwiseXor", 18, C::kExact, bitwise("BitwiseXor", [](auto x, auto y) { return x ^ y; }));

@@ -115,14 +115,25 @@ Tensor gemm_tensors(const Tensor& a, const Tensor& b, const Tensor* c, bool ta, 
     return out;
 }
 
-KernelFn make_gemm(const Attrs& at, int64_t) {
+// Before opset 7, C broadcasts only with broadcast=1; with 0 it must be [M, N].
+void check_unbroadcast_c(const Tensor& a, const Tensor& b, const Tensor& c, bool ta, bool tb) {
+    if (a.rank() != 2 || b.rank() != 2) return;  // gemm_tensors refuses these
+    const Dims mn{a.dims()[ta ? 1 : 0], b.dims()[tb ? 0 : 1]};
+    if (c.dims() != mn)
+        fail("Gemm: broadcast is 0 (opset < 7), so C must be [" + std::to_string(mn[0]) + ", " +
+             std::to_string(mn[1]) + "]");
+}
+
+KernelFn make_gemm(const Attrs& at, int64_t opset) {
     const bool ta = at.get_flag("transA", false), tb = at.get_flag("transB", false);
     const double alpha = at.get_float("alpha", 1.0f), beta = at.get_float("beta", 1.0f);
+    const bool c_unbroadcast = opset < 7 && !at.get_flag("broadcast", false);
     return half_via_float([=](KernelContext& ctx) {
         const Tensor& a = ctx.input(0);
         const Tensor* c = ctx.has_input(2) ? &ctx.input(2) : nullptr;
         if (ctx.input(1).dtype() != a.dtype() || (c && c->dtype() != a.dtype()))
             fail("Gemm: A, B and C must have the same type");
+        if (c && c_unbroadcast) check_unbroadcast_c(a, ctx.input(1), *c, ta, tb);
         dispatch_numeric(a.dtype(), "Gemm", [&]<typename T>() {
             ctx.set_output(0, gemm_tensors<T>(a, ctx.input(1), c, ta, tb, alpha, beta, ctx.pool()));
         });

@@ -41,8 +41,11 @@ struct ParamValues {
 
 KernelFn make_batch_norm(const Attrs& at, int64_t opset) {
     const double eps = at.get_float("epsilon", 1e-5f);
+    // Before opset 7, is_test 0 asks for training; an absent is_test (its default is 0) is taken
+    // as inference, as exporters of those opsets meant it. momentum only matters in training.
+    at.get_float("momentum", 0.9f);
     const bool training = opset >= 14 ? at.get_flag("training_mode", false)
-                          : opset < 7 ? false  // is_test / spatial: inference semantics only
+                          : opset < 7 ? at.has("is_test") && !at.get_flag("is_test", true)
                                       : false;
     const bool spatial = opset >= 9 || at.get_flag("spatial", true);
     return half_via_float([eps, training, spatial](KernelContext& ctx) {

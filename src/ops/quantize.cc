@@ -63,8 +63,7 @@ DataType quantized_type(KernelContext& ctx, int64_t output_dtype) {
 DataType float_type_attr(const Attrs& a, const char* name, const char* op) {
     const int64_t v = a.get_int(name, 0);
     const auto dt = static_cast<DataType>(v);
-    if (v != 0 && dt != DataType::kFloat32 && dt != DataType::kFloat16 &&
-        dt != DataType::kBFloat16)
+    if (v != 0 && dt != DataType::kFloat32 && dt != DataType::kFloat16 && dt != DataType::kBFloat16)
         fail(std::string(op) + ": " + name + " " + std::to_string(v) +
              " is not float, float16 or bfloat16");
     return dt;
@@ -94,8 +93,8 @@ QuantizeAttrs quantize_attrs(const Attrs& a, int64_t opset) {
 // quotient too), else in x's precision (float32 unless float64), as ONNX does.
 double quantize_quotient(const Tensor& x, double xs, double sc, DataType precision) {
     if (precision != DataType::kUndefined)
-        return round_to_float_type(precision, round_to_float_type(precision, xs) /
-                                                  round_to_float_type(precision, sc));
+        return round_to_float_type(
+            precision, round_to_float_type(precision, xs) / round_to_float_type(precision, sc));
     return x.dtype() == DataType::kFloat64
                ? xs / sc
                : static_cast<double>(static_cast<float>(xs) / static_cast<float>(sc));
@@ -133,8 +132,8 @@ KernelFn make_quantize(const Attrs& a, int64_t opset) {
 KernelFn make_dequantize(const Attrs& a, int64_t opset) {
     const int64_t axis = opset >= 13 ? a.get_int("axis", 1) : 1;
     const int64_t block = opset >= 21 ? a.get_int("block_size", 0) : 0;
-    const DataType output_dtype = opset >= 23 ? float_type_attr(a, "output_dtype", "DequantizeLinear")
-                                              : DataType::kUndefined;
+    const DataType output_dtype =
+        opset >= 23 ? float_type_attr(a, "output_dtype", "DequantizeLinear") : DataType::kUndefined;
     return [=](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
         const Tensor& scale = ctx.input(1);

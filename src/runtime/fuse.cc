@@ -46,7 +46,8 @@ struct Chain {
 // input, or an earlier step's output), so the fused step can read it at the Conv's place.
 bool fusable_residual(const ir::Graph& g, const ir::Node* n, size_t v_index, size_t conv,
                       const std::unordered_map<const ir::Node*, size_t>& step_of) {
-    if (!(is_op(n, "Add") || is_op(n, "Sum")) || n->inputs().size() != 2 || !single_output(*n))
+    if (!(is_op(n, "Add") || is_op(n, "Sum")) || n->inputs().size() != 2 || !single_output(*n) ||
+        legacy_broadcast(*n))
         return false;
     const ir::Value* other = n->inputs()[1 - v_index];
     if (!other || other == n->inputs()[v_index]) return false;
@@ -264,6 +265,10 @@ const ir::Node* sole_user(const ir::Graph& g, const ir::Value* v,
     const ir::Use& u = v->uses()[0];
     *index = u.index;
     return step_of.count(u.node) ? u.node : nullptr;
+}
+
+bool legacy_broadcast(const ir::Node& n) {
+    return n.find_attribute("broadcast") || n.find_attribute("axis");
 }
 
 bool single_output(const ir::Node& n) {

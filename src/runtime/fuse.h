@@ -83,6 +83,9 @@ const ir::Node* sole_reader(const ir::Graph& g, const ir::Value* v,
                             const std::unordered_map<const ir::Node*, size_t>& step_of);
 // n has one output (later ones omitted).
 bool single_output(const ir::Node& n);
+// n carries opset 1-6's broadcast or axis attribute: its B may line up with A other than numpy's
+// way (ops/legacy_broadcast.h), so fusions that assume numpy broadcasting leave it alone.
+bool legacy_broadcast(const ir::Node& n);
 // Moves the release of each slot in `slots` to the last step of `steps` reading it (as an input
 // or a Concat's base; the step writing it when none reads it; none when no step does either).
 void release_at_last_reader(std::vector<NodeStep>& steps, const std::unordered_set<int>& slots);

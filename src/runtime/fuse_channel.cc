@@ -44,7 +44,7 @@ bool unsqueezed_dims(const ir::Node& n, int64_t opset, std::vector<int64_t>& dim
 // initializer or an Unsqueeze of one, broadcasting along axis 1 when rank > 0.
 bool channel_operand(const ir::Graph& g, const ir::Node* n, size_t v_index, int64_t opset,
                      size_t rank, int64_t channels, ChannelOperand& out) {
-    if (!n || n->inputs().size() != 2 || !single_output(*n)) return false;
+    if (!n || n->inputs().size() != 2 || !single_output(*n) || legacy_broadcast(*n)) return false;
     const ir::Value* other = n->inputs()[1 - v_index];
     if (!other || other == n->inputs()[v_index]) return false;
     ChannelOperand c;

@@ -18,7 +18,9 @@ const ir::Node* bias_add_after(const ir::Graph& g, const NodeStep& m,
     if (!b || !b->is_initializer() || b->initializer()->tensor.rank() != 2) return nullptr;
     size_t index = 0;
     const ir::Node* add = sole_user(g, m.node->outputs()[0], step_of, &index);
-    if (!is_op(add, "Add") || add->inputs().size() != 2 || !single_output(*add)) return nullptr;
+    if (!is_op(add, "Add") || add->inputs().size() != 2 || !single_output(*add) ||
+        legacy_broadcast(*add))
+        return nullptr;
     const ir::Value* bias = add->inputs()[1 - index];
     if (!bias || !bias->is_initializer()) return nullptr;
     const auto& d = bias->initializer()->tensor.dims();

@@ -18,7 +18,7 @@ std::atomic<bool> g_enabled{true};
 int constant_operand(const NodeStep& m) {
     const bool div = is_op(m.node, "Div");
     if ((!div && !is_op(m.node, "Mul")) || m.node->inputs().size() != 2 || m.inputs.size() != 2 ||
-        !single_output(*m.node) || m.inputs[0] < 0 || m.inputs[1] < 0)
+        !single_output(*m.node) || legacy_broadcast(*m.node) || m.inputs[0] < 0 || m.inputs[1] < 0)
         return -1;
     for (int k = div ? 1 : 0; k < 2; ++k) {
         const ir::Value* v = m.node->input(static_cast<size_t>(k));

@@ -20,9 +20,9 @@ ir::Node& node_with(ir::Graph& g, std::vector<Attribute> attrs) {
 
 TEST(AttrsTracking, UnreadNamesTheAttributesNoLookupTouched) {
     ir::Graph g;
-    const ir::Node& n = node_with(g, ir::attrs(Attribute::make_int("a", 1),
-                                               Attribute::make_float("b", 2.0f),
-                                               Attribute::make_string("c", "x")));
+    const ir::Node& n =
+        node_with(g, ir::attrs(Attribute::make_int("a", 1), Attribute::make_float("b", 2.0f),
+                               Attribute::make_string("c", "x")));
     const ops::Attrs attrs = ops::Attrs::tracked(n);
     EXPECT_EQ(attrs.unread(), (std::vector<std::string>{"a", "b", "c"}));
     EXPECT_EQ(attrs.get_int("a", 0), 1);
@@ -54,8 +54,8 @@ std::unique_ptr<ir::Model> reduce_mean_with_axes_attribute(int64_t opset) {
 
 std::vector<int64_t> output_dims(runtime::Session& s) {
     runtime::Feeds feeds;
-    feeds["x"] = ops::RtValue::of(Tensor::from_values(DataType::kFloat32, {2, 3},
-                                                      std::vector<float>{1, 2, 3, 4, 5, 6}));
+    feeds["x"] = ops::RtValue::of(
+        Tensor::from_values(DataType::kFloat32, {2, 3}, std::vector<float>{1, 2, 3, 4, 5, 6}));
     return s.run(feeds).at(0).second.tensor().dims();
 }
 

@@ -60,10 +60,9 @@ TEST(OpsQuantize, OutputDtypeIsTheProductsType) {
     const Tensor x = Tensor::from_values<int8_t>(DataType::kInt8, {1}, {3});
     // 1 + 2^-11 + 2^-20 rounds up to float16's 1 + 2^-10.
     const Tensor scale = f32({}, {1.0f + 0x1p-11f + 0x1p-20f});
-    const Tensor y =
-        run_op("DequantizeLinear", {x, scale}, ir::attrs(ir::Attribute::make_int("output_dtype", 10)),
-               23)
-            .at(0);
+    const Tensor y = run_op("DequantizeLinear", {x, scale},
+                            ir::attrs(ir::Attribute::make_int("output_dtype", 10)), 23)
+                         .at(0);
     ASSERT_EQ(y.dtype(), DataType::kFloat16);
     // 3 x (1 + 2^-10) = 3.0029296875 ties to 3.00390625; 3 x the float32 scale would give
     // 3.001953125.
