@@ -340,9 +340,13 @@ KernelFn make_resize(const Attrs& a, int64_t opset) {
     c.cubic_a = a.get_float("cubic_coeff_a", -0.75f);
     c.exclude_outside = a.get_flag("exclude_outside", false);
     c.extrapolation = a.get_float("extrapolation_value", 0.0f);
-    c.antialias = a.get_flag("antialias", false);
-    c.axes = a.get_ints("axes");
-    c.aspect = a.get_string("keep_aspect_ratio_policy", "stretch");
+    if (opset >= 18) {  // Resize-18 added antialias, axes and keep_aspect_ratio_policy
+        c.antialias = a.get_flag("antialias", false);
+        c.axes = a.get_ints("axes");
+        c.aspect = a.get_string("keep_aspect_ratio_policy", "stretch");
+        if (c.aspect != "stretch" && c.aspect != "not_larger" && c.aspect != "not_smaller")
+            fail("Resize: unknown keep_aspect_ratio_policy '" + c.aspect + "'");
+    }
     return resize_kernel(c);
 }
 

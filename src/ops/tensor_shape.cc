@@ -146,8 +146,12 @@ KernelFn make_split(const Attrs& a, int64_t opset) {
     const int64_t axis_attr = a.get_int("axis", 0);
     const Dims split_attr = opset < 13 ? a.get_ints("split") : Dims{};
     const int64_t num_outputs = opset >= 18 ? a.get_int("num_outputs", 0) : 0;
+    if (opset >= 18 && a.has("num_outputs") && num_outputs < 1)
+        fail("Split: num_outputs is " + std::to_string(num_outputs) + "; it must be at least 1");
     return [=](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
+        if (num_outputs > 0 && ctx.has_input(1))
+            fail("Split: both the split input and the num_outputs attribute are given");
         const size_t axis = static_cast<size_t>(normalize_axis(axis_attr, x.rank(), "Split"));
         const Dims sizes = split_sizes(ctx, split_attr, num_outputs, opset, x.dims()[axis]);
         const Dims strides = strides_of(x.dims());

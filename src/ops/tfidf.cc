@@ -82,6 +82,7 @@ void check_config(TfIdfConfig& c, int64_t grams) {
 
 TfIdfConfig parse_tfidf(const Attrs& a) {
     TfIdfConfig c;
+    if (!a.has("mode")) fail("TfIdfVectorizer: required attribute 'mode' is missing");
     c.mode = a.get_string("mode", "TF");
     c.min_len = a.require_int("min_gram_length");
     c.max_len = a.require_int("max_gram_length");

@@ -413,5 +413,23 @@ TEST(OpsHostileAttrs, ConstantWithTwoValuesIsRefused) {
               2);
 }
 
+// Models ONNX's checker refuses, which the reference ran with a guess (session 34).
+TEST(OpsHostileAttrs, ContradictoryOrMissingAttributesAreRefused) {
+    const Tensor x = test::f32({4}, {1, 2, 3, 4});
+    expect_refused("Split", {x, test::i64({2}, {2, 2})},
+                   ir::attrs(Attribute::make_int("num_outputs", 2)), 18,
+                   "both the split input and the num_outputs attribute", 2);
+    expect_refused("Split", {x}, ir::attrs(Attribute::make_int("num_outputs", 0)), 18,
+                   "num_outputs is 0", 2);
+    expect_refused("Resize", {test::f32({1, 1, 2, 2}, {1, 2, 3, 4}), Tensor(),
+                              test::f32({4}, {1, 1, 2, 2})},
+                   ir::attrs(Attribute::make_string("keep_aspect_ratio_policy", "wide")), 19,
+                   "unknown keep_aspect_ratio_policy 'wide'");
+    std::vector<Attribute> no_mode = tfidf_attrs({0, 2}, {0, 1, 2}, {1, 2, 3, 4});
+    no_mode.erase(no_mode.begin() + 3);  // mode
+    expect_refused("TfIdfVectorizer", {test::i64({4}, {1, 2, 3, 4})}, std::move(no_mode), 9,
+                   "required attribute 'mode' is missing");
+}
+
 }  // namespace
 }  // namespace pg
