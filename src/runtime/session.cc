@@ -156,6 +156,11 @@ void Session::Impl::plan_step(const ir::Graph& g, const ir::Node& n, GraphPlan& 
         kernel = with_context("while planning function '" + f->name + "'",
                               [&] { return function_kernel(n, *f); });
     } else if (const ops::OpDef* def = ops::op_table().find(n.domain, n.op_type, version)) {
+        for (const ir::Attribute& a : n.attributes)
+            if (n.find_attribute(a.name) != &a)
+                throw Error(ErrorKind::kInvalidInput, "node '" + n.name + "' (" + n.op_type +
+                                                          ") has attribute '" + a.name +
+                                                          "' more than once");
         const ops::Attrs attrs = ops::Attrs::tracked(n);
         kernel = with_context(step_context(s), [&] { return def->make(attrs, version); });
         for (std::string& name : attrs.unread())

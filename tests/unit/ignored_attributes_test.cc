@@ -3,6 +3,7 @@
 // `axes`, which became an input at opset 18.
 #include <gtest/gtest.h>
 
+#include "base/error.h"
 #include "ir/builder.h"
 #include "ops/attrs.h"
 #include "runtime/session.h"
@@ -122,6 +123,26 @@ TEST(SessionIgnoredAttributes, AttributesFollowTheOpsetsThatDefineThem) {
     EXPECT_EQ(ignored_by("Dropout", 13, Attribute::make_int("seed", 3)), none);
     // Opset 1-6's legacy hint is not worth a warning.
     EXPECT_EQ(ignored_by("Relu", 1, Attribute::make_ints("consumed_inputs", {0})), none);
+}
+
+TEST(SessionIgnoredAttributes, AnAttributeGivenTwiceIsRefused) {
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{2});
+    b.output(
+        b.op("LeakyRelu", {x},
+             ir::attrs(Attribute::make_float("alpha", 0.1f), Attribute::make_float("alpha", 0.2f)),
+             "leaky"));
+    try {
+        runtime::Session s(*m);
+        FAIL() << "a node with two 'alpha' attributes was planned";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::kInvalidInput);
+        EXPECT_NE(std::string(e.what()).find(
+                      "node 'leaky' (LeakyRelu) has attribute 'alpha' more than once"),
+                  std::string::npos)
+            << e.what();
+    }
 }
 
 }  // namespace
