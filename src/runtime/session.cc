@@ -67,6 +67,7 @@ struct Session::Impl {
     void plan_graph(const ir::Graph& g, const OpsetFn& opset);
     void plan_step(const ir::Graph& g, const ir::Node& n, GraphPlan& p, const OpsetFn& opset);
     ops::KernelFn function_kernel(const ir::Node& n, const ir::Function& f);
+    ops::KernelFn op_kernel(const ir::Node& n, const ops::OpDef& def, const NodeStep& s);
     void compute_releases(const ir::Graph& g, GraphPlan& p);
     std::vector<ops::RtValue> execute(const ir::Graph& g, std::vector<ops::RtValue> inputs,
                                       const Frame* parent, NodeHook* hook);
@@ -145,6 +146,23 @@ ops::KernelFn Session::Impl::function_kernel(const ir::Node& n, const ir::Functi
     };
 }
 
+// The op-table kernel of node n (step s), its inputs' types checked; notes the attributes it did
+// not read. A node with an attribute given twice is refused (ONNX's checker refuses it).
+ops::KernelFn Session::Impl::op_kernel(const ir::Node& n, const ops::OpDef& def,
+                                       const NodeStep& s) {
+    for (const ir::Attribute& a : n.attributes)
+        if (n.find_attribute(a.name) != &a)
+            throw Error(ErrorKind::kInvalidInput, "node '" + n.name + "' (" + n.op_type +
+                                                      ") has attribute '" + a.name +
+                                                      "' more than once");
+    const ops::Attrs attrs = ops::Attrs::tracked(n);
+    ops::KernelFn kernel = with_context(step_context(s), [&] { return def.make(attrs, s.opset); });
+    for (std::string& name : attrs.unread())
+        if (!(name == "consumed_inputs" && s.opset < 7))  // opset 1-6's legacy hint
+            ignored.push_back({&n, s.opset, std::move(name)});
+    return ops::with_type_groups(n.domain, n.op_type, s.opset, std::move(kernel));
+}
+
 void Session::Impl::plan_step(const ir::Graph& g, const ir::Node& n, GraphPlan& p,
                               const OpsetFn& opset) {
     NodeStep s;
@@ -156,17 +174,7 @@ void Session::Impl::plan_step(const ir::Graph& g, const ir::Node& n, GraphPlan& 
         kernel = with_context("while planning function '" + f->name + "'",
                               [&] { return function_kernel(n, *f); });
     } else if (const ops::OpDef* def = ops::op_table().find(n.domain, n.op_type, version)) {
-        for (const ir::Attribute& a : n.attributes)
-            if (n.find_attribute(a.name) != &a)
-                throw Error(ErrorKind::kInvalidInput, "node '" + n.name + "' (" + n.op_type +
-                                                          ") has attribute '" + a.name +
-                                                          "' more than once");
-        const ops::Attrs attrs = ops::Attrs::tracked(n);
-        kernel = with_context(step_context(s), [&] { return def->make(attrs, version); });
-        for (std::string& name : attrs.unread())
-            if (!(name == "consumed_inputs" && version < 7))  // opset 1-6's legacy hint
-                ignored.push_back({&n, version, std::move(name)});
-        kernel = ops::with_type_groups(n.domain, n.op_type, version, std::move(kernel));
+        kernel = op_kernel(n, *def, s);
     } else {
         missing.insert((n.domain.empty() ? "" : n.domain + "::") + n.op_type + " (opset " +
                        std::to_string(version) + ")");
