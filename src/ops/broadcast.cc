@@ -3,18 +3,9 @@
 #include <string>
 
 #include "base/error.h"
+#include "tensor/tensor.h"
 
 namespace pg::ops {
-
-namespace {
-
-std::string text(const Dims& d) {
-    std::string s = "[";
-    for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
-    return s + "]";
-}
-
-}  // namespace
 
 Dims broadcast_shape(const Dims& a, const Dims& b) {
     const size_t rank = std::max(a.size(), b.size());
@@ -24,10 +15,10 @@ Dims broadcast_shape(const Dims& a, const Dims& b) {
         const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
         if (da < 0 || db < 0)  // an Expand shape from the data (-5 gave a vector "too large")
             throw Error(ErrorKind::kInvalidInput,
-                        "shapes " + text(a) + " and " + text(b) + " hold a negative dim");
+                        "shapes " + dims_text(a) + " and " + dims_text(b) + " hold a negative dim");
         if (da != db && da != 1 && db != 1)
             throw Error(ErrorKind::kInvalidInput,
-                        "shapes " + text(a) + " and " + text(b) + " cannot be broadcast");
+                        "shapes " + dims_text(a) + " and " + dims_text(b) + " cannot be broadcast");
         out[i] = da == 1 ? db : da;
     }
     return out;

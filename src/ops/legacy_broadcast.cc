@@ -5,16 +5,11 @@
 
 #include "ops/tensor_shape_take.h"
 #include "ops/tensor_util.h"
+#include "tensor/tensor.h"
 
 namespace pg::ops {
 
 namespace {
-
-std::string shape_text(const Dims& d) {
-    std::string s = "[";
-    for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
-    return s + "]";
-}
 
 // B's dims lined up with A's rank from `axis`: 1s before and after.
 Dims aligned_dims(const Tensor& a, const Tensor& b, int64_t axis, const char* name) {
@@ -43,8 +38,8 @@ MakeKernel with_legacy_broadcast(const char* name, MakeKernel make) {
             const Tensor& y = ctx.input(1);
             if (!broadcast && x.dims() != y.dims())
                 fail(std::string(name) + ": broadcast is 0 (opset < 7), so A and B must have " +
-                     "the same shape; got " + shape_text(x.dims()) + " and " +
-                     shape_text(y.dims()));
+                     "the same shape; got " + dims_text(x.dims()) + " and " +
+                     dims_text(y.dims()));
             if (!broadcast || !axis) return k(ctx);
             const RtValue b = RtValue::of(with_dims(y, aligned_dims(x, y, *axis, name)));
             KernelContext inner(ctx.node(), {ctx.value(0), &b}, ctx.num_outputs(), ctx.pool(),
