@@ -82,6 +82,14 @@ const Layer kLayers[] = {
     {"mobilenet 1x1 512->512 @14", 512, 512, 1, 1, 14, 1},
     {"mobilenet 1x1 1024->1024 @7", 1024, 1024, 1, 1, 7, 1},
     {"mobilenet dw 3x3 512 @14", 512, 512, 3, 1, 14, 512},
+    {"shufflenet stem 3x3/2 3->24 @224", 3, 24, 3, 2, 224, 1},
+    {"shufflenet g4 1x1 24->112 @56", 24, 112, 1, 1, 56, 4},
+    {"shufflenet g4 1x1 136->136 @28", 136, 136, 1, 1, 28, 4},
+    {"shufflenet g4 1x1 272->272 @14", 272, 272, 1, 1, 14, 4},
+    {"shufflenet g4 1x1 544->544 @7", 544, 544, 1, 1, 7, 4},
+    {"shufflenet dw 3x3 136 @28", 136, 136, 3, 1, 28, 136},
+    {"shufflenet dw 3x3/2 272 @28", 272, 272, 3, 2, 28, 272},
+    {"shufflenet dw 3x3 272 @14", 272, 272, 3, 1, 14, 272},
 };
 
 Tensor uniform(std::vector<int64_t> dims, float bound, std::mt19937& rng) {

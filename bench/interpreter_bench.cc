@@ -40,7 +40,7 @@
 // Usage: interpreter_bench [--quick] [--ort-no-spin] [--reps N] [--blocks N] [--settle MS]
 // [--models DIR]
 // [--only NAME] [--threads N]
-// [--profile N] [--save DIR]
+// [--profile N] [--top N] [--save DIR]
 //                          [--polygraph PATH (ignored)]
 //   --quick: no warm-up, 1 timed run (smoke test). Exits 1 when a model fails to run.
 //   --reps N: N timed runs per runner (default 5; a block's runs go on until 40 ms have passed,
@@ -53,7 +53,8 @@
 //   --only NAME: bench one model. --profile N: N reference runs (for perf record), the
 //   reference's time per op type and slowest nodes (hooked, unfused runs), its slowest fused
 //   steps (timed runs), then ONNX Runtime's profiler: its kernel time per op type and slowest
-//   nodes beside the reference's fused steps.
+//   nodes beside the reference's fused steps. --top N: how many rows each of those lists shows
+//   (default 20; ONNX Runtime's nodes 80).
 //   --save DIR: write the models (as benched) to DIR and exit, e.g. for
 //   `interpreter_bench --peak-child DIR/NAME.onnx` under valgrind --tool=massif.
 //   Memory diagnostics (environment of the memory child; stderr): PG_MEM_STAGES=1 prints RSS
@@ -99,6 +100,7 @@ using Feeds = std::map<std::string, Tensor>;
 
 // Threads of both runners (--threads N, default 2): set once by main before anything runs.
 int g_threads = 2;
+size_t g_top = 20;  // --top N: rows of each --profile list
 constexpr uint32_t kWeightSeed = 1234;
 constexpr uint32_t kInputSeed = 42;
 constexpr double kMiB = 1024.0 * 1024.0;
@@ -658,7 +660,7 @@ void profile_ort(const Case& c, int reps, const Feeds& feeds,
     for (const auto& [name, v] : by_node) nodes.emplace_back(v.second, name);
     std::sort(nodes.rbegin(), nodes.rend());
     std::printf("  %-14s %-40s %9s %9s  %s\n", "ORT op", "node", "ORT ms", "ref ms", "conv");
-    for (size_t i = 0; i < nodes.size() && i < 80; ++i) {
+    for (size_t i = 0; i < nodes.size() && i < 4 * g_top; ++i) {
         const std::string& name = nodes[i].second;
         // ONNX Runtime keeps a node's name, or names a layout-converted node after its output
         // ("<output>_nchwc").
@@ -704,14 +706,14 @@ void profile_case(const Case& c, int reps) {
     std::vector<OpTimer::ConvRow> convs;
     for (const auto& [node, row] : timer.convs) convs.push_back(row);
     std::sort(convs.begin(), convs.end(), [](const auto& a, const auto& b) { return a.ms > b.ms; });
-    for (size_t i = 0; i < convs.size() && i < 20; ++i)
+    for (size_t i = 0; i < convs.size() && i < g_top; ++i)
         std::printf("  %-45s %7.3f ms %6.1f GFLOP/s\n", convs[i].shape.c_str(), convs[i].ms / reps,
                     convs[i].flops * reps / (convs[i].ms * 1e6));
     std::vector<OpTimer::NodeRow> others;
     for (const auto& [node, row] : timer.nodes) others.push_back(row);
     std::sort(others.begin(), others.end(),
               [](const auto& a, const auto& b) { return a.ms > b.ms; });
-    for (size_t i = 0; i < others.size() && i < 20; ++i)
+    for (size_t i = 0; i < others.size() && i < g_top; ++i)
         std::printf("  %-70s %7.3f ms\n", others[i].shape.c_str(), others[i].ms / reps);
     std::map<std::string, double> fused_ms;  // per step (its first node), ms over the reps
     std::map<std::string, std::string> fused_op;
@@ -737,9 +739,10 @@ void profile_case(const Case& c, int reps) {
     for (const auto& [op, v] : by_op)
         std::printf("  %-20s %4d steps %8.3f ms\n", op.c_str(), v.second, v.first);
     std::printf("  slowest fused steps:\n");
-    for (size_t i = 0; i < steps.size() && i < 20; ++i)
-        std::printf("  %-20s %-40s %8.3f ms\n", fused_op[steps[i].second].c_str(),
-                    steps[i].second.substr(0, 40).c_str(), steps[i].first);
+    for (size_t i = 0; i < steps.size() && i < g_top; ++i)
+        std::printf("  %-20s %-40s %8.3f ms  %s\n", fused_op[steps[i].second].c_str(),
+                    steps[i].second.substr(0, 40).c_str(), steps[i].first,
+                    chain_conv_text(*c.model->graph, steps[i].second).c_str());
     profile_ort(c, reps, feeds, fused_ms);
 }
 
@@ -1003,6 +1006,8 @@ int main(int argc, char** argv) {
                 g_threads = std::max(1, std::stoi(argv[++i]));
             else if (a == "--profile" && i + 1 < argc)
                 o.profile_reps = std::stoi(argv[++i]);
+            else if (a == "--top" && i + 1 < argc)
+                g_top = static_cast<size_t>(std::max(1, std::stoi(argv[++i])));
             else if (a == "--save" && i + 1 < argc)
                 o.save_dir = argv[++i];
             else if (a == "--models" && i + 1 < argc)
@@ -1013,7 +1018,7 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr,
                              "usage: %s [--quick] [--ort-no-spin] [--reps N] [--blocks N] "
                              "[--settle MS] [--models DIR] [--only NAME] [--threads N] "
-                             "[--profile N] [--save DIR]\n",
+                             "[--profile N] [--top N] [--save DIR]\n",
                              argv[0]);
                 return 2;
             }

@@ -117,6 +117,10 @@ bool set_depthwise_nchwc_stream_stores(bool on);
 // depthwise_nchwc's threads takes a band of output rows (on, the default) or a range of blocks
 // (off); the same values. Returns the previous setting.
 bool set_depthwise_nchwc_row_bands(bool on);
+// Tests and benches: depthwise_nchwc computes whole rows of 3x3 windows at once, their first and
+// last outputs with the taps inside (on, the default), or the outputs that lack a tap one at a
+// time (off); the same values. Returns the previous setting.
+bool set_depthwise_nchwc_edges(bool on);
 
 // Pools on blocked float32 tensors of n images x cb channel blocks (Window: conv_kernels.h),
 // with max_pool's / avg_pool's values (pool_kernels.h; max_pool without indices).

@@ -11,7 +11,10 @@
 // were mostly last written by the other core (the buffer's previous value), and a store through
 // the caches first fetched each one from there; the depthwise steps of MobileNet ran 0.57-0.70
 // of their time (the 512-channel ones at 14 x 14 were slower on two threads than on one), the
-// model 0.951, ShuffleNet 0.996 (kernel_ab dw_stream); on one thread 0.999.
+// model 0.951, ShuffleNet 0.996 (kernel_ab dw_stream); on one thread 0.999. A 3x3 window's row
+// runs whole (dw_run3), its side outputs inside the groups of eight with their taps left out at
+// compile time, instead of one at a time (kernel_ab dw_edges: the MobileNet-style model
+// 0.974-0.986, eight 272-channel layers at 14 x 14 0.875-0.881).
 // Built with -ffp-contract=off.
 #include <algorithm>
 #include <atomic>
@@ -46,7 +49,12 @@ namespace {
 std::atomic<bool> g_output_prefetch{true};  // set_depthwise_nchwc_output_prefetch
 std::atomic<bool> g_stream{true};           // set_depthwise_nchwc_stream_stores
 std::atomic<bool> g_row_bands{true};        // set_depthwise_nchwc_row_bands
+std::atomic<bool> g_edges{true};            // set_depthwise_nchwc_edges
 }  // namespace
+
+bool set_depthwise_nchwc_edges(bool on) {
+    return g_edges.exchange(on);
+}
 
 bool set_depthwise_nchwc_row_bands(bool on) {
     return g_row_bands.exchange(on);
@@ -71,11 +79,36 @@ struct ColumnRun {
     bool full = false;
 };
 
+// How the 3x3 windows (no dilation) of a row meet the input's sides, the same for every row: the
+// first output may lack its kw = 0 tap (left) and the last its kw = 2 tap (right); no other
+// output lacks one. fits is false for any other pattern (wider padding, a single column
+// without its middle tap), which dw_pixels then computes.
+struct Edges3 {
+    bool fits = false, left = false, right = false;
+};
+
+// A 3x3 window without dilation, horizontal stride 1 or 2: what dw_run3 computes.
+bool window3(const Window& g) {
+    return g.kernel[1] == 3 && g.kernel[2] == 3 && g.dil[1] == 1 && g.dil[2] == 1 &&
+           g.stride[2] <= 2;
+}
+
+Edges3 edges3(const Window& g, const AxisTaps& w) {
+    if (!window3(g)) return {};
+    const int64_t n = g.out[2];
+    for (int64_t ow = 0; ow < n; ++ow) {
+        const int64_t lo = w.lo[size_t(ow)], hi = w.hi[size_t(ow)];
+        if (lo > 1 || hi < 2 || (lo == 1 && ow != 0) || (hi == 2 && ow != n - 1)) return {};
+    }
+    return {true, w.lo[0] == 1, w.hi[size_t(n - 1)] == 2};
+}
+
 struct Rows {
     const ConvShape& s;
     AxisTaps h, w;
     const GemmEpilogue* ep;       // may be nullptr
     std::vector<ColumnRun> cols;  // the same for every row (column_runs)
+    Edges3 edges;                 // edges3
 };
 
 // The output columns in runs that see every kw and, between them, single columns that do not.
@@ -115,21 +148,39 @@ __attribute__((target("avx512f"))) inline void dw_pixels(const Rows& r, const fl
     e.apply_store<NP>(acc, y + (oh * g.out[2] + ow) * kB, kB);
 }
 
-// W outputs of a 3x3 window (no dilation, horizontal stride S) that see all its taps, side by
-// side from xp (the first one's input) into yp, with the nine weight vectors wv: the same chains
-// as dw_pixels (kh, kw ascending), so the same bits.
-template <int S, int W>
-__attribute__((target("avx512f"), always_inline)) inline void dw_group3(const __m512 (&wv)[9],
-                                                                        const float* xp,
-                                                                        int64_t row, float* yp,
-                                                                        const BlockEpilogueZmm& e) {
+// W outputs of a 3x3 window (no dilation, horizontal stride S) side by side, the first at offset
+// `at` of the block's plane x (its kh = 0, kw = 0 tap, which may lie outside), into yp, with the
+// nine weight vectors wv. Kernel rows outside [kh0, kh1) are skipped, and so are the first
+// output's kw = 0 tap when L and the last one's kw = 2 tap when R: the same chains as dw_pixels
+// (the taps inside, kh then kw ascending, from zero), so the same bits.
+template <int S, int W, bool L, bool R>
+__attribute__((target("avx512f"), always_inline)) inline void dw_group3(
+    const __m512 (&wv)[9], const float* x, int64_t at, int64_t row, int64_t kh0, int64_t kh1,
+    float* yp, const BlockEpilogueZmm& e) {
     __m512 acc[W];
     _Pragma("GCC unroll 8") for (int j = 0; j < W; ++j) acc[j] = _mm512_setzero_ps();
-    _Pragma("GCC unroll 3") for (int kh = 0; kh < 3; ++kh)
+    _Pragma("GCC unroll 3") for (int kh = 0; kh < 3; ++kh) {
+        if (kh < kh0 || kh >= kh1) continue;
         _Pragma("GCC unroll 3") for (int kw = 0; kw < 3; ++kw)
-            _Pragma("GCC unroll 8") for (int j = 0; j < W; ++j) acc[j] = _mm512_fmadd_ps(
-                wv[kh * 3 + kw], _mm512_loadu_ps(xp + kh * row + (j * S + kw) * kB), acc[j]);
+            _Pragma("GCC unroll 8") for (int j = 0; j < W; ++j) {
+                if ((L && j == 0 && kw == 0) || (R && j == W - 1 && kw == 2)) continue;
+                acc[j] = _mm512_fmadd_ps(
+                    wv[kh * 3 + kw], _mm512_loadu_ps(x + (at + kh * row + (j * S + kw) * kB)),
+                    acc[j]);
+            }
+    }
     e.apply_store<W>(acc, yp, kB);
+}
+
+// dw_group3<S, W> with the edges L and R chosen at run time.
+template <int S, int W>
+__attribute__((target("avx512f"), always_inline)) inline void dw_group3_at(
+    bool left, bool right, const __m512 (&wv)[9], const float* x, int64_t at, int64_t row,
+    int64_t kh0, int64_t kh1, float* yp, const BlockEpilogueZmm& e) {
+    if (left && right) return dw_group3<S, W, true, true>(wv, x, at, row, kh0, kh1, yp, e);
+    if (left) return dw_group3<S, W, true, false>(wv, x, at, row, kh0, kh1, yp, e);
+    if (right) return dw_group3<S, W, false, true>(wv, x, at, row, kh0, kh1, yp, e);
+    dw_group3<S, W, false, false>(wv, x, at, row, kh0, kh1, yp, e);
 }
 
 // With a vertical stride of 2, the next output row reads two input rows this one does not: the
@@ -146,62 +197,62 @@ __attribute__((target("avx512f"), always_inline)) inline void prefetch_rows_ahea
             _mm_prefetch(at + (i * row + c * kB) * 4, _MM_HINT_T1);
 }
 
-// `count` outputs of row oh from column ow that see all the taps of a 3x3 window (no dilation,
-// horizontal stride S): eight side by side, then four, two and one, with the nine weight vectors
-// and the block's epilogue loaded once for all of them (per eight outputs, dw_pixels<8> took
-// 1.5-2.5x the time; per row, the tail through dw_pixels took twice a group's time per output).
+// Outputs [ow, end) of row oh of a 3x3 window (no dilation, horizontal stride S): eight side by
+// side, then four, two and one, the first without its kw = 0 tap when `left` and the last without
+// its kw = 2 tap when `right`, the nine weight vectors and the block's epilogue loaded once (per
+// eight outputs, dw_pixels<8> took 1.5-2.5x the time; a side output alone through dw_pixels<1>,
+// one chain of six taps, about as long as ten outputs in a group).
 template <int S>
-__attribute__((target("avx512f,prfchw"))) void dw_groups3(const Rows& r, const float* x,
-                                                          const float* wt, float* y, int64_t oh,
-                                                          int64_t ow, int64_t count,
-                                                          const BlockEpilogueZmm& e0) {
+__attribute__((target("avx512f,prfchw"))) void dw_run3(const Rows& r, const float* x,
+                                                       const float* wt, float* y, int64_t oh,
+                                                       int64_t ow, int64_t end, bool left,
+                                                       bool right, const BlockEpilogueZmm& e0) {
     const BlockEpilogueZmm e = e0;  // in registers (a store may alias e0)
     const Window& g = r.s.w;
     __m512 wv[9];
     _Pragma("GCC unroll 9") for (int t = 0; t < 9; ++t) wv[t] = _mm512_loadu_ps(wt + t * kB);
-    const int64_t row = g.in[2] * kB;
-    const float* x0 = x + r.h.start[oh] * row;
+    const int64_t row = g.in[2] * kB, first = ow;
+    const int64_t kh0 = r.h.lo[size_t(oh)], kh1 = r.h.hi[size_t(oh)];
+    const int64_t at0 = r.h.start[size_t(oh)] * row;
     float* y0 = y + oh * g.out[2] * kB;
-    const bool ahead = g.stride[1] == 2;
+    const bool ahead = g.stride[1] == 2 && kh0 == 0 && kh1 == 3;
     const bool out_ahead = !e.stream && g_output_prefetch.load(std::memory_order_relaxed);
-    for (; count >= 8; count -= 8, ow += 8) {
+    for (; end - ow >= 8; ow += 8) {
         if (out_ahead)  // the next group's output lines, for writing
-            for (int64_t j = 8; j < std::min<int64_t>(count, 16); ++j)
-                __builtin_prefetch(y0 + (ow + j) * kB, 1, 3);
-        dw_group3<S, 8>(wv, x0 + r.w.start[ow] * kB, row, y0 + ow * kB, e);
-        if (ahead) prefetch_rows_ahead<S>(x0 + 3 * row + r.w.start[ow] * kB, row);
+            for (int64_t j = ow + 8; j < std::min<int64_t>(end, ow + 16); ++j)
+                __builtin_prefetch(y0 + j * kB, 1, 3);
+        const int64_t at = at0 + r.w.start[size_t(ow)] * kB;
+        dw_group3_at<S, 8>(left && ow == first, right && ow + 8 == end, wv, x, at, row, kh0, kh1,
+                           y0 + ow * kB, e);
+        if (ahead) prefetch_rows_ahead<S>(x + (at + 3 * row), row);
     }
-    if (count >= 4) {
-        dw_group3<S, 4>(wv, x0 + r.w.start[ow] * kB, row, y0 + ow * kB, e);
-        count -= 4, ow += 4;
+    if (end - ow >= 4) {
+        dw_group3_at<S, 4>(left && ow == first, right && ow + 4 == end, wv, x,
+                           at0 + r.w.start[size_t(ow)] * kB, row, kh0, kh1, y0 + ow * kB, e);
+        ow += 4;
     }
-    if (count >= 2) {
-        dw_group3<S, 2>(wv, x0 + r.w.start[ow] * kB, row, y0 + ow * kB, e);
-        count -= 2, ow += 2;
+    if (end - ow >= 2) {
+        dw_group3_at<S, 2>(left && ow == first, right && ow + 2 == end, wv, x,
+                           at0 + r.w.start[size_t(ow)] * kB, row, kh0, kh1, y0 + ow * kB, e);
+        ow += 2;
     }
-    if (count >= 1) dw_group3<S, 1>(wv, x0 + r.w.start[ow] * kB, row, y0 + ow * kB, e);
+    if (end - ow >= 1)
+        dw_group3_at<S, 1>(left && ow == first, right, wv, x, at0 + r.w.start[size_t(ow)] * kB,
+                           row, kh0, kh1, y0 + ow * kB, e);
 }
 
-// The dw_groups3 for this window and row, or nullptr.
-using GroupsFn = void (*)(const Rows&, const float*, const float*, float*, int64_t, int64_t,
-                          int64_t, const BlockEpilogueZmm&);
-GroupsFn groups_fn(const Rows& r, int64_t oh) {
-    const Window& g = r.s.w;
-    if (g.kernel[1] != 3 || g.kernel[2] != 3 || g.dil[1] != 1 || g.dil[2] != 1 || r.h.lo[oh] != 0 ||
-        r.h.hi[oh] != 3)
-        return nullptr;
-    return g.stride[2] == 1 ? dw_groups3<1> : g.stride[2] == 2 ? dw_groups3<2> : nullptr;
-}
-
-// Output row oh of one block: each run of columns that see every kw through dw_groups3 where it
-// applies, else eight, four, two or one at a time (one chain each, side by side); the other
-// columns one at a time.
+// Output row oh of one block. A 3x3 window whose sides fit (edges3): the whole row through
+// dw_run3. Otherwise each run of columns that see every kw through dw_run3 when the row sees
+// every kh of a 3x3 window, and the rest eight, four, two or one at a time (one chain each).
 void dw_row(const Rows& r, const float* x, const float* wt, float* y, int64_t oh,
             const BlockEpilogueZmm& e) {
-    const GroupsFn groups = groups_fn(r, oh);
+    const auto run3 = r.s.w.stride[2] == 1 ? dw_run3<1> : dw_run3<2>;
+    if (r.edges.fits && g_edges.load(std::memory_order_relaxed))
+        return run3(r, x, wt, y, oh, 0, r.s.w.out[2], r.edges.left, r.edges.right, e);
+    const bool rows3 = window3(r.s.w) && r.h.lo[size_t(oh)] == 0 && r.h.hi[size_t(oh)] == 3;
     for (const ColumnRun& c : r.cols) {
-        if (groups && c.full) {
-            groups(r, x, wt, y, oh, c.first, c.count, e);
+        if (rows3 && c.full) {
+            run3(r, x, wt, y, oh, c.first, c.first + c.count, false, false, e);
             continue;
         }
         for (int64_t ow = c.first, left = c.count; left > 0;) {
@@ -238,8 +289,9 @@ void depthwise_nchwc(const ConvShape& s, const float* x, const float* w, const f
     GemmEpilogue ep = epilogue ? *epilogue : GemmEpilogue{};
     ep.bias = bias;
     const bool any = ep.bias || ep.sub || ep.scale || ep.shift || ep.res || ep.clamp;
-    Rows r{s, axis_taps(s.w, 1), axis_taps(s.w, 2), any ? &ep : nullptr, {}};
+    Rows r{s, axis_taps(s.w, 1), axis_taps(s.w, 2), any ? &ep : nullptr, {}, {}};
     r.cols = column_runs(s.w, r.w);
+    r.edges = edges3(s.w, r.w);
     const int64_t cb = s.c / kB, taps = s.w.kernel[1] * s.w.kernel[2], rows = s.w.out[1];
     const int64_t in_block = s.w.in[1] * s.w.in[2] * kB, out_block = s.w.out_size() * kB;
     const bool stream = g_stream.load(std::memory_order_relaxed) && streamable(y);

@@ -570,6 +570,36 @@ TEST_F(OpsNchwc, DepthwiseGivesTheFusedMultiplyAddChainsBits) {
     EXPECT_FALSE(ops::depthwise_nchwc_fits(s));
 }
 
+// 3x3 windows over every width from 1 to 19 (rows ending in groups of eight, four, two and one
+// outputs), strides 1 and 2, paddings 0 to 2 at each side (the first or last output without a tap,
+// or a single output without both, and patterns whole rows do not fit): whole rows
+// (set_depthwise_nchwc_edges on) and the side outputs one at a time (off) give the chains' bits.
+TEST_F(OpsNchwc, DepthwiseRowsWithTheirSideOutputsGiveTheChainsBits) {
+    std::mt19937 rng(29);
+    ThreadPool pool(2);
+    for (int64_t wd = 1; wd <= 19; ++wd)
+        for (int t = 0; t < 6; ++t) {
+            const int64_t st = 1 + t % 2, p0 = t / 2, p1 = (t + wd) % 3, h = 3 + wd % 4;
+            if (wd + p0 + p1 < 3) continue;  // no window fits
+            const ops::ConvShape s = depthwise_shape(1, 16, h, wd, 3, st, p0, p1);
+            const std::vector<float> x = test::random_floats(size_t(16 * h * wd), rng),
+                                     w = test::random_floats(size_t(16 * 9), rng);
+            const std::vector<float> want = depthwise_chains(s, x, w);
+            const std::vector<float> xb = blocked(x, 1, 16, h * wd);
+            for (const bool edges : {true, false}) {
+                std::vector<float> yb(want.size(), std::nanf(""));
+                const bool was = ops::set_depthwise_nchwc_edges(edges);
+                ops::depthwise_nchwc(s, xb.data(), w.data(), nullptr, nullptr, yb.data(),
+                                     wd % 2 ? &pool : nullptr);
+                ops::set_depthwise_nchwc_edges(was);
+                const std::vector<float> got = unblocked(yb, 1, 16, s.w.out[1] * s.w.out[2]);
+                ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size() * 4), 0)
+                    << "width " << wd << " stride " << st << " pads " << p0 << "/" << p1
+                    << " edges " << edges;
+            }
+        }
+}
+
 // Outputs streamed around the caches (64-byte aligned y, the default), written through them
 // (switched off), and on a y one float off alignment (streaming skipped); the threads' work in
 // bands of rows (set_depthwise_nchwc_row_bands, also with fewer rows than threads) or by block:
