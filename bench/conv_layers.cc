@@ -5,12 +5,15 @@
 // mean of the ratios: where the interpreter's convolution loses time to ONNX Runtime, layer by
 // layer. --chain N runs N copies of each layer that keeps its shape (cin == cout, stride 1), each
 // with its own weights, and reports the time per layer: the weights then come from memory, as
-// inside a whole model, instead of staying in the caches.
+// inside a whole model, instead of staying in the caches. --bn follows each Conv with a
+// BatchNormalization and a Relu, as in the CNNs (the reference fuses them into the Conv's
+// epilogue).
 //
 // --save DIR also writes each layer's model to DIR/<layer>.onnx (spaces and symbols as '_'),
 // for kernel_ab and perf.
 //
-// Usage: bench_conv_layers [--reps N] [--threads N] [--chain N] [--only SUBSTRING] [--save DIR]
+// Usage: bench_conv_layers [--reps N] [--threads N] [--chain N] [--bn] [--only SUBSTRING]
+//                          [--save DIR]
 #include <unistd.h>
 
 #include <algorithm>
@@ -101,10 +104,18 @@ Tensor uniform(std::vector<int64_t> dims, float bound, std::mt19937& rng) {
     return Tensor::from_values(pg::DataType::kFloat32, std::move(dims), v);
 }
 
+// Values in [0.5, 1.5): a BatchNormalization's variances.
+Tensor positive(std::vector<int64_t> dims, std::mt19937& rng) {
+    std::uniform_real_distribution<float> u(0.5f, 1.5f);
+    std::vector<float> v(static_cast<size_t>(dims[0]));
+    for (float& x : v) x = u(rng);
+    return Tensor::from_values(pg::DataType::kFloat32, std::move(dims), v);
+}
+
 // `chain` copies of the layer in sequence, each with its own weights (chain > 1 needs cin ==
 // cout and an unchanged map size): with enough copies the weights no longer fit the caches and
 // come from memory on every run, as they do inside a whole model.
-std::unique_ptr<pg::ir::Model> conv_model(const Layer& l, int chain, std::mt19937& rng) {
+std::unique_ptr<pg::ir::Model> conv_model(const Layer& l, int chain, bool bn, std::mt19937& rng) {
     using pg::ir::Attribute;
     auto model = pg::ir::new_model(17, "conv");
     pg::ir::GraphBuilder b(*model->graph);
@@ -121,6 +132,13 @@ std::unique_ptr<pg::ir::Model> conv_model(const Layer& l, int chain, std::mt1993
                                Attribute::make_ints("strides", {l.stride, l.stride}),
                                Attribute::make_ints("pads", {p, p, p, p}),
                                Attribute::make_int("group", l.group)));
+        if (!bn) continue;
+        pg::ir::Value* p[4];
+        const char* names[] = {"scale", "shift", "mean", "var"};
+        for (int k = 0; k < 4; ++k)
+            p[k] = b.constant(names[k] + n, k == 3 ? positive({l.cout}, rng)
+                                                   : uniform({l.cout}, k == 0 ? 2.0f : 0.5f, rng));
+        y = b.op("Relu", {b.op("BatchNormalization", {y, p[0], p[1], p[2], p[3]})});
     }
     const int64_t out = (l.hw + 2 * p - l.kernel) / l.stride + 1;
     b.output(y, pg::DataType::kFloat32, {1, l.cout, out, out});
@@ -151,6 +169,7 @@ double median_ms(pg::runners::Runner& r, const Feeds& feeds, int reps) {
 
 int main(int argc, char** argv) {
     int reps = 15, threads = 2, chain = 1;
+    bool bn = false;
     std::string only, save;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -160,13 +179,15 @@ int main(int argc, char** argv) {
             threads = std::max(1, std::atoi(argv[++i]));
         else if (a == "--chain" && i + 1 < argc)
             chain = std::max(1, std::atoi(argv[++i]));
+        else if (a == "--bn")
+            bn = true;
         else if (a == "--only" && i + 1 < argc)
             only = argv[++i];
         else if (a == "--save" && i + 1 < argc)
             save = argv[++i];
         else {
             std::fprintf(stderr,
-                         "usage: %s [--reps N] [--threads N] [--chain N] [--only SUBSTRING] "
+                         "usage: %s [--reps N] [--threads N] [--chain N] [--bn] [--only SUBSTRING] "
                          "[--save DIR]\n",
                          argv[0]);
             return 2;
@@ -183,7 +204,7 @@ int main(int argc, char** argv) {
         if (!only.empty() && std::string(l.name).find(only) == std::string::npos) continue;
         const int64_t out_hw = (l.hw + 2 * (l.kernel / 2) - l.kernel) / l.stride + 1;
         if (chain > 1 && (l.cin != l.cout || out_hw != l.hw)) continue;  // not chainable
-        auto model = conv_model(l, chain, rng);
+        auto model = conv_model(l, chain, bn, rng);
         const std::string path = (dir / "conv.onnx").string();
         pg::onnx::save_model(*model, path);
         if (!save.empty()) pg::onnx::save_model(*model, save + "/" + file_name(l.name) + ".onnx");

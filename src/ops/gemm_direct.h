@@ -78,6 +78,10 @@ bool set_gemm_direct_row_bases(bool on);
 // two row tiles or more) copies them into a contiguous strip first (on, the default) or reads
 // them in place (off); the same values. Returns the previous setting.
 bool set_gemm_direct_b_strips(bool on);
+// Tests and benches: each row tile fetches the next row tile's rows of A into L2 as it runs (on,
+// the default) or leaves them to the hardware (off); the same values. Returns the previous
+// setting.
+bool set_gemm_direct_a_ahead(bool on);
 
 // The useful columns of a DirectGemm (gemm_direct_columns.cc): product column src[u] of op(B)
 // goes to C column dst[u] (the columns the map keeps; all n of them when C is dense).

@@ -30,7 +30,12 @@ namespace {
 std::atomic<bool> g_static{true};
 std::atomic<bool> g_row_bases{true};
 std::atomic<bool> g_b_strips{true};
+std::atomic<bool> g_a_ahead{true};
 }  // namespace
+
+bool set_gemm_direct_a_ahead(bool on) {
+    return g_a_ahead.exchange(on);
+}
 
 bool set_gemm_direct_static(bool on) {
     return g_static.exchange(on);
@@ -150,6 +155,26 @@ PG_AVX512 inline __attribute__((always_inline)) void load_b_row(const float* b, 
     }
 }
 
+// The next row tile's rows of A (nullptr: none), fetched into L2 while this tile runs: every 16
+// steps p, the line at column p of each of its rows. A Conv's weights come cold from memory once
+// a run, and a tile's 12 rows are 12 streams the hardware fetches ahead poorly: ShuffleNet's
+// 544-channel grouped 1x1 Convs took 0.105-0.113 ms in the model against 0.070-0.074 in its
+// last stage alone, where the weights stayed in the caches. Only the first column tile fetches
+// (the others find A in L2; fetching there too took ShuffleNet 1.008 on one thread). `kernel_ab
+// --switch a_ahead`: those Convs 0.70-0.72, ShuffleNet 0.945 (one thread) and 0.969-0.982 (two),
+// the other bench models 0.983-1.001.
+struct NextA {
+    const float* a = nullptr;
+    int64_t lda = 0;
+    int rows = 0;
+};
+
+PG_AVX512 inline __attribute__((always_inline)) void fetch_next_a(const NextA& n, int64_t p) {
+    if (!n.a || (p & 15) != 0) return;
+    for (int i = 0; i < n.rows; ++i)
+        _mm_prefetch(reinterpret_cast<const char*>(n.a + i * n.lda + p), _MM_HINT_T1);
+}
+
 // The accumulators as named variables, one pair per row (GCC keeps an array of them in
 // memory across the loop, storing every update).
 #define PG_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
@@ -175,10 +200,12 @@ template <int MR, int NP, bool kFull, bool kCopy>
 PG_AVX512 __attribute__((noinline)) void tile(int64_t kc, const float* a, int64_t lda,
                                               const float* b, const int64_t* off, __mmask16 mb0,
                                               __mmask16 mb1, float* c, int64_t ldc, int mr,
-                                              const RowEnd& e, int64_t i0, float* copy) {
+                                              const RowEnd& e, int64_t i0, float* copy,
+                                              const NextA& next) {
     PG_ROWS(PG_DECL)
     for (int64_t p = 0; p < kc; ++p) {
         __m512 b0, b1;
+        fetch_next_a(next, p);
         load_b_row<NP, kFull, kCopy>(b, off, p, kc, mb0, mb1, &b0, &b1, copy);
         PG_ROWS(PG_STEP)
     }
@@ -202,7 +229,8 @@ template <int NP, bool kFull, bool kCopy>
 PG_AVX512 __attribute__((noinline)) void tile12(int64_t kc, const float* a, int64_t lda,
                                                 const float* b, const int64_t* off, __mmask16 mb0,
                                                 __mmask16 mb1, float* c, int64_t ldc,
-                                                const RowEnd& e, int64_t i0, float* copy) {
+                                                const RowEnd& e, int64_t i0, float* copy,
+                                                const NextA& next) {
     constexpr int MR = 12;
     const int mr = 12;
     PG_ROWS(PG_DECL12)
@@ -211,6 +239,7 @@ PG_AVX512 __attribute__((noinline)) void tile12(int64_t kc, const float* a, int6
     for (int64_t p = 0; p < kc; ++p, ++q0, ++q3, ++q6, ++q9) {
         asm("" : "+r"(lda_b));
         __m512 b0, b1;
+        fetch_next_a(next, p);
         load_b_row<NP, kFull, kCopy>(b, off, p, kc, mb0, mb1, &b0, &b1, copy);
         PG_STEP12(0, q0, 0)
         PG_STEP12(1, q0, 1)
@@ -232,29 +261,41 @@ PG_AVX512 __attribute__((noinline)) void tile12(int64_t kc, const float* a, int6
 template <int NP, bool kFull, bool kCopy>
 PG_AVX512 void tile_rows(int64_t kc, const float* a, int64_t lda, const float* b,
                          const int64_t* off, __mmask16 mb0, __mmask16 mb1, float* c, int64_t ldc,
-                         int mr, const RowEnd& e, int64_t i0, float* copy) {
+                         int mr, const RowEnd& e, int64_t i0, float* copy, const NextA& next) {
     if (mr == 12 && g_row_bases.load(std::memory_order_relaxed))
-        return tile12<NP, kFull, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, e, i0, copy);
+        return tile12<NP, kFull, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, e, i0, copy, next);
     if (mr > 8)
-        return tile<12, NP, kFull, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0, copy);
+        return tile<12, NP, kFull, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0, copy,
+                                          next);
     if (mr > 4)
-        return tile<8, NP, kFull, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0, copy);
-    tile<4, NP, kFull, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0, copy);
+        return tile<8, NP, kFull, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0, copy,
+                                         next);
+    tile<4, NP, kFull, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0, copy, next);
 }
 
 // One row tile of a column tile of nt columns: tile_rows for its width.
 template <bool kCopy>
 PG_AVX512 void row_tile(int nt, int64_t kc, const float* a, int64_t lda, const float* b,
                         const int64_t* off, __mmask16 mb0, __mmask16 mb1, float* c, int64_t ldc,
-                        int mr, const RowEnd& e, int64_t i0, float* copy) {
+                        int mr, const RowEnd& e, int64_t i0, float* copy, const NextA& next) {
     if (nt == 32)
-        tile_rows<2, true, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0, copy);
+        tile_rows<2, true, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0, copy, next);
     else if (nt > 16)
-        tile_rows<2, false, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0, copy);
+        tile_rows<2, false, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0, copy, next);
     else if (nt == 16)
-        tile_rows<1, true, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0, copy);
+        tile_rows<1, true, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0, copy, next);
     else
-        tile_rows<1, false, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0, copy);
+        tile_rows<1, false, kCopy>(kc, a, lda, b, off, mb0, mb1, c, ldc, mr, e, i0, copy, next);
+}
+
+// The row tile after tile t of a task ending at t1: its first row and rows (m = 12 q + 4 ends
+// with two tiles of 8 rows, not 12 + 4: a 4-row tile pays for its loads with a third of the
+// multiply-adds).
+void tile_rows_at(const DirectGemm& g, int64_t t, int64_t* ip, int* mr) {
+    *ip = t * kTileM;
+    *mr = static_cast<int>(std::min<int64_t>(kTileM, g.m - *ip));
+    if (g.m % kTileM == 4 && g.m > kTileM && t >= (g.m - 16) / kTileM)
+        *ip = t == (g.m - 16) / kTileM ? g.m - 16 : g.m - 8, *mr = 8;
 }
 
 // Whether a column tile's first row tile copies the rows of B it reads into a contiguous strip,
@@ -300,22 +341,27 @@ PG_AVX512 void run_task(const DirectGemm& g, int64_t jt, int64_t t0, int64_t t1)
     for (int s = 0; s < nseg; ++s)
         for (int q = 0; q < 2; ++q) e.mask[s][q] = panel_mask(segs[s].l0, segs[s].l1, q);
     const int64_t kc = std::max<int64_t>(0, g.k);
+    const bool ahead = jt == 0 && g_a_ahead.load(std::memory_order_relaxed);
     for (int64_t t = t0; t < t1; ++t) {
-        int64_t ip = t * kTileM;
-        int mr = static_cast<int>(std::min<int64_t>(kTileM, g.m - ip));
-        // m = 12 q + 4 ends with two tiles of 8 rows, not 12 + 4 (a 4-row tile pays for its
-        // loads with a third of the multiply-adds).
-        if (g.m % kTileM == 4 && g.m > kTileM && t >= (g.m - 16) / kTileM)
-            ip = t == (g.m - 16) / kTileM ? g.m - 16 : g.m - 8, mr = 8;
+        int64_t ip = 0, np = 0;
+        int mr = 0, nr = 0;
+        tile_rows_at(g, t, &ip, &mr);
+        NextA next;
+        if (ahead && t + 1 < t1) {
+            tile_rows_at(g, t + 1, &np, &nr);
+            next = {g.a + np * g.lda, g.lda, nr};
+        }
         const float* a = g.a + ip * g.lda;
         float* c = g.c + ip * g.ldc + j0;
         if (!strip.b) {
-            row_tile<false>(nt, kc, a, g.lda, b, b_off, mb0, mb1, c, g.ldc, mr, e, ip, nullptr);
+            row_tile<false>(nt, kc, a, g.lda, b, b_off, mb0, mb1, c, g.ldc, mr, e, ip, nullptr,
+                            next);
         } else if (t == t0) {  // reads B in place and fills the strip
-            row_tile<true>(nt, kc, a, g.lda, b, b_off, mb0, mb1, c, g.ldc, mr, e, ip, strip.b);
+            row_tile<true>(nt, kc, a, g.lda, b, b_off, mb0, mb1, c, g.ldc, mr, e, ip, strip.b,
+                           next);
         } else {
             row_tile<false>(nt, kc, a, g.lda, strip.b, strip.off, mb0, mb1, c, g.ldc, mr, e, ip,
-                            nullptr);
+                            nullptr, next);
         }
     }
 }

@@ -160,6 +160,31 @@ TEST_F(OpsGemmDirect, StripsOfBGiveTheInPlaceBytes) {
     }
 }
 
+// The next row tile's rows of A fetched ahead or not: the same bytes, every row written (row
+// tiles of 12 ending in 10, 8 + 8 for m = 12 q + 4, and 4), on one thread and two.
+TEST_F(OpsGemmDirect, RowsOfAFetchedAheadOrNotGiveTheSameBytes) {
+    std::mt19937 rng(41);
+    ThreadPool pool(2);
+    for (const int64_t m : {34, 136, 28, 16, 12, 4}) {
+        const int64_t n = 49, k = 136 - m / 2;
+        Problem p = make_problem(m, n, k, n, rng);
+        for (ThreadPool* team : {static_cast<ThreadPool*>(nullptr), &pool}) {
+            std::vector<float> ahead(size_t(m * n), std::numeric_limits<float>::quiet_NaN()),
+                plain = ahead;
+            ops::DirectGemm d = direct_args(p, ahead.data());
+            const bool was = ops::set_gemm_direct_a_ahead(true);
+            ops::gemm_direct(d, team);
+            ops::set_gemm_direct_a_ahead(false);
+            d.c = plain.data();
+            ops::gemm_direct(d, team);
+            ops::set_gemm_direct_a_ahead(was);
+            ASSERT_EQ(std::memcmp(ahead.data(), plain.data(), ahead.size() * sizeof(float)), 0)
+                << "m " << m;
+            for (const float v : ahead) ASSERT_FALSE(std::isnan(v)) << "m " << m;
+        }
+    }
+}
+
 // The epilogue in registers gives the bytes of gemm_direct without it followed by the plain
 // BatchNormalization / clamp arithmetic (GemmEpilogue::apply), NaN included.
 TEST_F(OpsGemmDirect, EpilogueMatchesPlainArithmeticBitForBit) {
