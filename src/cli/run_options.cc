@@ -163,9 +163,10 @@ compare::CompareArgs compare_args(const ParsedArgs& a) {
 void add_layerwise_args(ArgParser& p) {
     p.group("Layer-wise Comparison");
     p.values({"--onnx-outputs", "--trt-outputs"}, "onnx_outputs", "NAME|mark all",
-             "Compare intermediate tensors too: names, regular expressions, or `mark all`. Tensors "
-             "stream: "
-             "each is compared as soon as both runners have it, then freed.");
+             "Intermediate tensors as outputs: names, regular expressions, or `mark all`. With "
+             "two runners or more they are compared as they stream: each as soon as both runners "
+             "have it, then freed. With one runner they replace its outputs, for --validate, "
+             "--save-outputs and --load-outputs.");
     p.value({"--memory-budget"}, "memory_budget", "SIZE",
             "Bytes of intermediate tensors held at once (e.g. 256M); runners that cannot stream "
             "re-run once "

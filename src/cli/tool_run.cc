@@ -14,11 +14,13 @@
 #include "cli/run_support.h"
 #include "cli/runner_args.h"
 #include "cli/tools.h"
+#include "layerwise/layerwise.h"
 #include "compare/comparator.h"
 #include "compare/validate.h"
 #include "data/data_files.h"
 #include "emu/emu_runner.h"
 #include "emu/root_cause.h"
+#include "runners/marked_outputs.h"
 #include "runners/ref_runner.h"
 
 namespace pg::cli {
@@ -102,6 +104,9 @@ ordered_json figures_json(const compare::AccuracyResult& acc, bool validated) {
 struct RunState {
     std::unique_ptr<ir::Model> model;
     std::vector<std::unique_ptr<runners::Runner>> runners;
+    // `--onnx-outputs` with one runner: it with the chosen tensors as its outputs (run_all runs
+    // these instead; the emulator's evidence stays on the runner in `runners`).
+    std::vector<std::unique_ptr<runners::Runner>> marked;
     data::FeedList feeds;
     std::vector<compare::RunResult> results;
     std::vector<std::vector<double>> times;
@@ -109,7 +114,7 @@ struct RunState {
 
 void run_all(const ParsedArgs& a, RunState& s) {
     const int64_t warm_up = int_arg(a, "warm_up", "--warm-up", 0);
-    for (auto& r : s.runners) {
+    for (auto& r : s.marked.empty() ? s.runners : s.marked) {
         s.times.emplace_back();
         s.results.push_back(run_runner(*r, s.feeds, warm_up, &s.times.back()));
     }
@@ -175,7 +180,15 @@ int run_main(const ParsedArgs& a) {
         log_info("Saving inference input data to {}", a.get("save_inputs"));
         data::save_inputs(a.get("save_inputs"), s.feeds);
     }
-    if (a.has("onnx_outputs")) {
+    if (a.has("onnx_outputs") && s.runners.empty()) {
+        log_warning("--onnx-outputs has no effect without runners");
+    } else if (a.has("onnx_outputs") && s.runners.size() == 1) {
+        // One runner: the chosen tensors become its outputs for the ordinary run (Polygraphy's
+        // `run --onnxrt --onnx-outputs mark all --validate`).
+        const auto names = layerwise::select_tensors(*s.model, a.get_all("onnx_outputs"));
+        log_info("Marking {} tensor(s) as outputs", names.size());
+        for (auto& r : s.runners) s.marked.push_back(runners::with_marked_outputs(*r, names));
+    } else if (a.has("onnx_outputs")) {
         const int rc = run_layerwise_mode(a, s, opts);
         log_precision_evidence(s.runners, true);
         return rc;

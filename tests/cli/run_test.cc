@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -35,6 +36,23 @@ std::string add_model(const std::string& dir, float c, int extra = 0,
     v->set_type(ir::TypeInfo::tensor(DataType::kFloat32, ir::make_shape({2, 3})));
     b.output(v);
     const std::string path = dir + "/" + name;
+    onnx::save_model(*m, path);
+    return path;
+}
+
+// y = Min(x + inf, 1): an infinite intermediate ('hidden_out') behind a finite output
+// ('min_out').
+std::string hidden_infinity_model(const std::string& dir) {
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{2, 3});
+    ir::Value* inf = b.constant_f32("inf", {}, {std::numeric_limits<float>::infinity()});
+    ir::Value* one = b.constant_f32("one", {}, {1.0f});
+    ir::Value* hidden = b.op("Add", {x, inf}, {}, "hidden");
+    ir::Value* y = b.op("Min", {hidden, one}, {}, "min");
+    y->set_type(ir::TypeInfo::tensor(DataType::kFloat32, ir::make_shape({2, 3})));
+    b.output(y);
+    const std::string path = dir + "/hidden_inf.onnx";
     onnx::save_model(*m, path);
     return path;
 }
@@ -192,6 +210,28 @@ TEST(Run, LayerwiseMarkAllWithValidateAndFailFast) {
     auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["passed"], true);
     EXPECT_EQ(j["layerwise"][0]["tensors"].size(), 11u);
+}
+
+// One runner with --onnx-outputs mark all (Polygraphy's run/07 tutorial): every tensor becomes an
+// output, so --validate finds the infinite intermediate the final output hides, and
+// --save-outputs writes every tensor; without the marking the run passes.
+TEST(Run, OneRunnerMarkAllValidatesAndSavesEveryTensor) {
+    const std::string dir = test::make_temp_dir();
+    const std::string m = hidden_infinity_model(dir);
+    EXPECT_EQ(test::run_polygraph({"run", m, "--ref", "--validate"}).status, 0);
+    auto r = test::run_polygraph(
+        {"run", m, "--ref", "--onnx-outputs", "mark", "all", "--validate", "--save-outputs",
+         dir + "/out.json"});
+    EXPECT_EQ(r.status, 1) << r.all();
+    EXPECT_NE(r.all().find("Errors detected in output: hidden_out"), std::string::npos) << r.all();
+    auto saved = test::run_polygraph({"inspect", "data", dir + "/out.json"});
+    EXPECT_NE(saved.out.find("hidden_out [dtype=float32"), std::string::npos) << saved.all();
+    EXPECT_NE(saved.out.find("min_out"), std::string::npos) << saved.all();
+    if (!has_ort(m)) GTEST_SKIP() << "ONNX Runtime not available";
+    auto o = test::run_polygraph(
+        {"run", m, "--onnxrt", "--onnx-outputs", "hidden_out", "--validate"});
+    EXPECT_EQ(o.status, 1) << o.all();
+    EXPECT_NE(o.all().find("Errors detected in output: hidden_out"), std::string::npos) << o.all();
 }
 
 TEST(Run, LayerwiseNamesTheFirstDivergentNode) {
