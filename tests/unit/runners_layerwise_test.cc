@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "ir/builder.h"
 #include "onnx/model_io.h"
+#include "runners/marked_outputs.h"
 #include "runners/onnxrt_runner.h"
 #include "runners/ref_runner.h"
 #include "support/test_paths.h"
@@ -71,6 +72,38 @@ TEST(RunnersLayerwise, OnnxRuntimeMarksIntermediatesAsOutputs) {
     EXPECT_EQ(out[0].second.data<float>()[3], -16.0f);
     EXPECT_EQ(out[1].second.data<float>()[2], 9.0f);
     EXPECT_THROW(ort->with_outputs({"no_such_tensor"}), Error);
+}
+
+// A runner that can neither stream nor mark outputs.
+struct Opaque : runners::Runner {
+    std::string n = "opaque";
+    const std::string& name() const override { return n; }
+    std::vector<runners::TensorMeta> input_metadata() const override { return {}; }
+    runners::NamedTensors infer(const std::map<std::string, Tensor>&) override { return {}; }
+    double last_inference_time() const override { return 0; }
+};
+
+// with_marked_outputs: the named tensors in the order asked (a graph output among them, a name
+// nothing produces left out) from the streaming reference, under the runner's name; a runner
+// that can do neither is refused.
+TEST(RunnersLayerwise, MarkedOutputsOfAStreamingRunnerComeInTheOrderAsked) {
+    auto m = three_ops();
+    runners::RefRunner ref(*m, {});
+    auto marked = runners::with_marked_outputs(ref, {"add_out", "mul_out", "x"});
+    EXPECT_EQ(marked->name(), ref.name());
+    auto out = marked->infer(feeds());
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0].first, "add_out");
+    EXPECT_EQ(out[0].second.data<float>()[2], 12.0f);
+    EXPECT_EQ(out[1].first, "mul_out");
+    EXPECT_EQ(out[1].second.data<float>()[3], -16.0f);
+    Opaque opaque;
+    try {
+        runners::with_marked_outputs(opaque, {"y"});
+        FAIL() << "an opaque runner was accepted";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::kUnsupported);
+    }
 }
 
 }  // namespace
