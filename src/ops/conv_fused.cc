@@ -92,6 +92,7 @@ GemmEpilogue conv_chain_epilogue(const ConvChain& c, const KernelContext& ctx,
     if (c.scale) ep.scale = ctx.input(next++).data<float>();
     if (c.shift) ep.shift = ctx.input(next++).data<float>();
     if (c.residual) ep.res = ctx.input(next++).data<float>();  // res_origin: set with the output
+    ep.keep_cached = c.keep_cached;
     if (c.act == ConvChain::Act::kRelu) {
         ep.clamp = true, ep.lo = 0.0f, ep.hi = std::numeric_limits<float>::infinity();
     } else if (c.act == ConvChain::Act::kClip) {

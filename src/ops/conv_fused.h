@@ -33,6 +33,10 @@ struct ConvChain {
     // output channel (conv_fast's shuffle; not with a residual). The Reshapes' allowzero.
     bool shuffle = false;
     bool shuffle_allowzero[2] = {false, false};
+    // The blocked kernels only (nchwc_kernels.h): a pool reads the output next, whole, so the
+    // stores that would go around the caches (the blocked Winograd Conv's and the depthwise
+    // Conv's) go through them (GemmEpilogue::keep_cached).
+    bool keep_cached = false;
 };
 
 // The fused kernel. Its inputs: X, W, B (may be omitted), then scale, B, mean, var when

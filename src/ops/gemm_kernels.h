@@ -41,6 +41,9 @@ struct GemmEpilogue {
     const float* res_origin = nullptr;
     bool clamp = false;
     float lo = 0.0f, hi = 0.0f;
+    // A hint, not a value: the next step reads C whole at once, so kernels that store around the
+    // caches (MOVNTPS) store through them instead.
+    bool keep_cached = false;
     // Applies the epilogue to n values of row i.
     void apply(int64_t i, float* row, int64_t n) const;
 };

@@ -294,7 +294,8 @@ void depthwise_nchwc(const ConvShape& s, const float* x, const float* w, const f
     r.edges = edges3(s.w, r.w);
     const int64_t cb = s.c / kB, taps = s.w.kernel[1] * s.w.kernel[2], rows = s.w.out[1];
     const int64_t in_block = s.w.in[1] * s.w.in[2] * kB, out_block = s.w.out_size() * kB;
-    const bool stream = g_stream.load(std::memory_order_relaxed) && streamable(y);
+    const bool stream =
+        g_stream.load(std::memory_order_relaxed) && !ep.keep_cached && streamable(y);
     ThreadPool* const team = s.n * cb * out_block > (1 << 14) ? pool : nullptr;
     const int threads = team ? team->num_threads() : 1;
     const bool bands = g_row_bands.load(std::memory_order_relaxed) && threads > 1 &&

@@ -443,7 +443,8 @@ void conv_nchwc_winograd(const ConvShape& s, const float* x, const float* w, con
     GemmEpilogue ep = epilogue ? *epilogue : GemmEpilogue{};
     ep.bias = bias;
     const bool any = ep.bias || ep.sub || ep.scale || ep.shift || ep.res || ep.clamp;
-    const bool stream = g_stream.load(std::memory_order_relaxed) && streamable(y);
+    const bool stream =
+        g_stream.load(std::memory_order_relaxed) && !ep.keep_cached && streamable(y);
     const Job job{s, g, x, w, any ? &ep : nullptr, y, stream};
     const int64_t per_image = g.groups * g.bands, most_tiles = g.band_rows * g.tw;
     const uint64_t call = g_calls.fetch_add(1) + 1;

@@ -42,6 +42,7 @@ namespace {
 
 std::atomic<bool> g_enabled{true};
 std::atomic<bool> g_plain_outputs{true};  // set_nchwc_plain_outputs
+std::atomic<bool> g_cached_for_pools{true};  // set_nchwc_cached_for_pools
 constexpr int64_t kBlock = ops::kNchwcBlock;
 
 bool is_pool(const ir::Node* n) {
@@ -371,8 +372,28 @@ std::unordered_set<int> leaving_slots(const std::vector<NodeStep>& steps,
     return leaving;
 }
 
-// Region step s rewired to its blocked slots, with its blocked kernel (the plain one inside).
-NodeStep blocked_step(const NodeStep& s, const Candidate& c, const BlockedSlots& slots) {
+// Whether a pool reads slot s: directly, or through the Concats it is an input of. A blocked
+// Conv whose output a pool reads keeps it in the caches (ConvChain::keep_cached): streamed
+// around them by the Winograd Conv, SqueezeNet's and Inception-v2's max pools read it back from
+// memory (kernel_ab wino_stream: those pools 1.65 and 1.92 of their time, the Convs 0.86-0.92).
+bool pool_reads(const std::vector<NodeStep>& steps, const Readers& r, int s, int depth = 0) {
+    const auto it = r.of.find(s);
+    if (it == r.of.end() || depth > 8) return false;
+    for (const auto& [q, blocked] : it->second) {
+        if (is_pool(steps[q].node)) return true;
+        if (is_op(steps[q].node, "Concat") && steps[q].outputs.size() == 1 &&
+            steps[q].outputs[0] >= 0 && pool_reads(steps, r, steps[q].outputs[0], depth + 1))
+            return true;
+    }
+    return false;
+}
+
+// Region step s rewired to its blocked slots, with its blocked kernel (the plain one inside);
+// `cached`: a pool reads its output (pool_reads).
+NodeStep blocked_step(const NodeStep& s, const Candidate& c0, const BlockedSlots& slots,
+                      bool cached) {
+    Candidate c = c0;
+    c.chain.keep_cached = cached && c.conv;
     NodeStep b = s;
     for (size_t i : c.blocked) b.inputs[i] = slots.of.at(b.inputs[i]);
     if (!c.plain_out) b.outputs[0] = slots.of.at(s.outputs[0]);
@@ -396,6 +417,10 @@ bool set_nchwc_plain_outputs(bool on) {
     return g_plain_outputs.exchange(on);
 }
 
+bool set_nchwc_cached_for_pools(bool on) {
+    return g_cached_for_pools.exchange(on);
+}
+
 std::vector<NodeStep> fuse_nchwc_regions(const ir::Graph& g, GraphPlan& p,
                                          const std::vector<NodeStep>& steps, int* blocked) {
     *blocked = 0;
@@ -409,6 +434,8 @@ std::vector<NodeStep> fuse_nchwc_regions(const ir::Graph& g, GraphPlan& p,
     if (keep.empty()) return {};
     const BlockedSlots slots = blocked_slots(steps, cands, keep, p);
     const std::unordered_set<int> leaving = leaving_slots(steps, cands, keep, external);
+    const Readers read = readers(steps, cands, external);
+    const bool cached = g_cached_for_pools.load(std::memory_order_relaxed);
     std::vector<NodeStep> out;
     for (size_t q = 0; q < steps.size(); ++q) {
         for (const auto& [s, first] : slots.entry_at)
@@ -417,7 +444,8 @@ std::vector<NodeStep> fuse_nchwc_regions(const ir::Graph& g, GraphPlan& p,
             out.push_back(steps[q]);
             continue;
         }
-        out.push_back(blocked_step(steps[q], cands.at(q), slots));
+        out.push_back(blocked_step(steps[q], cands.at(q), slots,
+                                   cached && pool_reads(steps, read, steps[q].outputs[0])));
         const int out_slot = steps[q].outputs[0];
         if (leaving.count(out_slot) && !cands.at(q).plain_out)
             out.push_back(reorder_step(steps[q], slots.of.at(out_slot), out_slot, false));

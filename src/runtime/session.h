@@ -121,6 +121,10 @@ bool set_nchwc_layout(bool on);
 // joins a blocked region, reading blocked and writing plain (on, the default), or runs plain
 // beside it (off); values within float32 rounding either way. Returns the previous setting.
 bool set_nchwc_plain_outputs(bool on);
+// Tests and benches: a blocked Conv whose output a pool reads (directly or through a Concat)
+// stores it through the caches (on, the default), or as every other one (off: the Winograd and
+// depthwise Convs stream around them); the same values. Returns the previous setting.
+bool set_nchwc_cached_for_pools(bool on);
 // Whether sessions planned from now on fold 4-D Transposes around MatMuls into them
 // (runtime/fuse_matmul_views.cc; on by default). Returns the previous setting.
 bool set_fuse_matmul_transposes(bool on);

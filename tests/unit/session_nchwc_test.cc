@@ -273,6 +273,40 @@ TEST_F(SessionNchwc, ConcatsJoinTheRegion) {
     EXPECT_EQ(s.blocked_steps(), 5);
 }
 
+// SqueezeNet's fire module before its max pool: a 1x1 squeeze, 1x1 and 3x3 (Winograd, depthwise)
+// expands written into one Concat, MaxPool 3x3 / 2. The expands that a pool reads store through
+// the caches (set_nchwc_cached_for_pools) or stream around them: the same bits either way, and
+// the plain values within rounding.
+TEST_F(SessionNchwc, ConvsBeforeAPoolKeepTheirBitsCachedOrStreamed) {
+    auto m = ir::new_model(13);
+    ir::GraphBuilder b(*m->graph);
+    std::mt19937 rng(31);
+    ir::Value* x = b.input("x", DataType::kFloat32, {1, 32, 29, 29});
+    ir::Value* s = b.op("Relu", {square_conv(b, rng, x, 16, 32, 1, "squeeze")});
+    ir::Value* e1 = b.op("Relu", {square_conv(b, rng, s, 64, 16, 1, "e1")});
+    ir::Value* e3 = b.op("Relu", {square_conv(b, rng, s, 64, 16, 3, "e3")});
+    ir::Value* dw = b.op(
+        "Conv", {s, b.constant("dw_w", random_tensor(DataType::kFloat32, {16, 1, 3, 3}, false, rng))},
+        ir::attrs(ir::Attribute::make_ints("pads", {1, 1, 1, 1}), ir::Attribute::make_int("group", 16)),
+        "dw");
+    ir::Value* cat = b.op("Concat", {e1, e3, dw}, ir::attrs(ir::Attribute::make_int("axis", 1)));
+    ir::Value* pool = b.op("MaxPool", {cat},
+                           ir::attrs(ir::Attribute::make_ints("kernel_shape", {3, 3}),
+                                     ir::Attribute::make_ints("strides", {2, 2})));
+    b.output(square_conv(b, rng, pool, 16, 144, 1, "next"), DataType::kFloat32, {});
+    const bool was = runtime::set_nchwc_cached_for_pools(true);
+    runtime::SessionOptions opt;
+    opt.threads = 2;
+    runtime::Session cached(*m, opt);
+    runtime::set_nchwc_cached_for_pools(false);
+    runtime::Session streamed(*m, opt);
+    runtime::set_nchwc_cached_for_pools(was);
+    EXPECT_LT(check_blocked(*m), 1e-5);
+    const runtime::Feeds feeds = random_fuse_feeds(*m);
+    test::expect_same_results(cached.run(feeds), streamed.run(feeds));
+    EXPECT_GE(cached.blocked_steps(), 6);
+}
+
 // A region value read only from inside an If's branches (an outer-scope value) leaves the
 // region plain for them.
 TEST_F(SessionNchwc, SubgraphsReadRegionValuesPlain) {
