@@ -176,7 +176,7 @@ ParsedArgs ArgParser::parse(const std::vector<std::string>& argv) const {
     }
     if (out.has("help")) return out;
     for (size_t k = next_positional; k < positionals_.size(); ++k)
-        if (positionals_[k].required)
+        if (positionals_[k].required && !out.has(positionals_[k].dest))  // or given as an option
             throw usage(prog_, "the following argument is required: " + positionals_[k].dest);
     return out;
 }

@@ -1,5 +1,6 @@
 #include "cli/common.h"
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 
@@ -117,6 +118,32 @@ std::string absolute_path(const std::string& path) {
     std::error_code ec;
     auto p = std::filesystem::absolute(path, ec);
     return ec ? path : p.lexically_normal().string();
+}
+
+namespace {
+
+double seconds_now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+}  // namespace
+
+Banner::Banner(const std::string& prog, const std::vector<std::string>& argv,
+               const ParsedArgs& a)
+    : command_(prog), start_(seconds_now()) {
+    if (a.count("json")) logger().set_all_to_stderr(true);
+    for (const std::string& t : argv) command_ += " " + t;
+    log_info("RUNNING | Command: {}", command_);
+}
+
+int Banner::finish(int status) const {
+    const double s = seconds_now() - start_;
+    if (status == 0)
+        log_info("PASSED | Runtime: {:.3f}s | Command: {}", s, command_);
+    else
+        log_error("FAILED | Runtime: {:.3f}s | Command: {}", s, command_);
+    return status;
 }
 
 void print_help(const ArgParser& p) {

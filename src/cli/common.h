@@ -56,4 +56,27 @@ int run_tool(const ArgParser& p, const std::vector<std::string>& argv, Body body
     return body(a);
 }
 
+// Polygraphy's start and end banner of `run` and the `debug` subtools: "[I] RUNNING | Command:
+// polygraph run m.onnx --onnxrt" when made, then finish(status): "[I] PASSED | Runtime: 0.128s |
+// Command: ..." for status 0, "[E] FAILED | Runtime: ..." otherwise; it returns the status.
+// With --json every log line goes to stderr from here on, the banner's too.
+class Banner {
+  public:
+    Banner(const std::string& prog, const std::vector<std::string>& argv, const ParsedArgs& a);
+    int finish(int status) const;
+
+  private:
+    std::string command_;
+    double start_ = 0;
+};
+
+// run_tool with the Banner around the body.
+template <typename Body>
+int run_tool_with_banner(const ArgParser& p, const std::vector<std::string>& argv, Body body) {
+    return run_tool(p, argv, [&](ParsedArgs& a) {
+        const Banner banner(p.prog(), argv, a);
+        return banner.finish(body(a));
+    });
+}
+
 }  // namespace pg::cli

@@ -63,7 +63,9 @@ void add_check_args(ArgParser& p, const std::string& check_help) {
 
 debug::CheckCommandOptions check_command_options(const ParsedArgs& a) {
     debug::CheckCommandOptions cmd;
-    cmd.command = a.rest;
+    cmd.command = debug::split_quoted_command(a.rest);
+    if (cmd.command.size() > 1 && a.rest.size() == 1)
+        log_verbose("--check: the quoted command runs as {} words", cmd.command.size());
     cmd.fail_codes = int_list(a, "fail_code", "--fail-code");
     cmd.ignore_fail_codes = int_list(a, "ignore_fail_code", "--ignore-fail-code");
     cmd.fail_regex = a.get_all("fail_regex");
@@ -86,14 +88,23 @@ void add_debug_common_args(ArgParser& p) {
     add_logger_args(p);
 }
 
-void warn_without_placeholder(const std::vector<std::string>& command,
-                              const std::vector<std::string>& placeholders) {
+bool mentions_placeholder(const std::vector<std::string>& command,
+                          const std::vector<std::string>& placeholders) {
     for (const auto& t : command)
         for (const auto& p : placeholders)
-            if (t.find(p) != std::string::npos) return;
+            if (t.find(p) != std::string::npos) return true;
+    return false;
+}
+
+void note_fixed_copies(const std::vector<std::string>& command,
+                       const std::vector<std::string>& placeholders) {
+    if (mentions_placeholder(command, placeholders)) return;
     std::string names;
-    for (const auto& p : placeholders) names += (names.empty() ? "" : ", ") + p;
-    log_warning("--check: the command mentions none of {}; it will not see the candidate", names);
+    for (const auto& p : placeholders) names += (names.empty() ? "./" : ", ./") + p;
+    log_info(
+        "--check: the command names none of {}; each iteration writes its candidate there for it "
+        "to read (removed after the check unless --no-remove-intermediate)",
+        names);
 }
 
 void add_iteration_args(ArgParser& p, const std::string& artifacts_help,
@@ -102,6 +113,9 @@ void add_iteration_args(ArgParser& p, const std::string& artifacts_help,
     p.value({"--art-dir", "--artifacts-dir"}, "artifacts_dir", "DIR", artifacts_help);
     p.value({"--save-debug-replay"}, "save_debug_replay", "PATH", save_help);
     p.value({"--load-debug-replay"}, "load_debug_replay", "PATH", load_help);
+    p.flag({"--no-remove-intermediate"}, "no_remove_intermediate",
+           "Keep the candidate written to ./polygraph_debug.onnx for a check that reads it by "
+           "name (it is removed after each check by default).");
 }
 
 debug::IterationOptions iteration_options(const ParsedArgs& a) {
@@ -143,7 +157,8 @@ int run_debug_tool(const ArgParser& p, const std::vector<std::string>& argv,
     auto [head, command] = split_check_command(argv);
     return run_tool(p, head, [&](ParsedArgs& a) {
         a.rest = command;
-        return run_interruptible(a, what, body);
+        const Banner banner(p.prog(), argv, a);
+        return banner.finish(run_interruptible(a, what, body));
     });
 }
 

@@ -1,7 +1,8 @@
 // Shared by the `debug` subtools: the --check REMAINDER split, the Pass/Fail Reporting flags
 // (--fail-code, --ignore-fail-code, --fail-regex, --show-output, --hide-fail-output) read back
-// into debug::CheckCommandOptions, the Iterative Debugging flags (--artifacts-dir,
-// --save/--load-debug-replay) read back into debug::IterationOptions, and the entry point that
+// into debug::CheckCommandOptions (a one-word quoted command split into words), the Iterative
+// Debugging flags (--artifacts-dir, --save/--load-debug-replay, --no-remove-intermediate) read
+// back into debug::IterationOptions, and the entry point that
 // turns SIGINT into exit status 130. To add a reporting flag: register it in add_check_args and
 // read it in check_command_options (likewise add_iteration_args / iteration_options).
 #pragma once
@@ -34,9 +35,14 @@ debug::CheckCommandOptions check_command_options(const ParsedArgs& a);
 // logger flags.
 void add_debug_common_args(ArgParser& p);
 
-// Warns when no token of the command contains any of `placeholders`.
-void warn_without_placeholder(const std::vector<std::string>& command,
-                              const std::vector<std::string>& placeholders);
+// Whether a token of the command contains one of `placeholders` (which then become the
+// candidate's paths).
+bool mentions_placeholder(const std::vector<std::string>& command,
+                          const std::vector<std::string>& placeholders);
+// When none does: says that the candidates are written under those names in the working
+// directory (Polygraphy's iteration artifact, which checks read by name).
+void note_fixed_copies(const std::vector<std::string>& command,
+                       const std::vector<std::string>& placeholders);
 
 // The "Iterative Debugging" group with each tool's help for --artifacts-dir,
 // --save-debug-replay and --load-debug-replay.

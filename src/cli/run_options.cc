@@ -72,6 +72,15 @@ int64_t int_arg(const ParsedArgs& a, const std::string& dest, const std::string&
     return static_cast<int64_t>(v);
 }
 
+double seconds_arg(const ParsedArgs& a, const std::string& dest, const std::string& flag) {
+    if (!a.has(dest)) return 0.0;
+    const double v = number(a.get(dest), flag);
+    if (!(v >= 0) || v > 1e6)
+        throw Error(ErrorKind::kUsage,
+                    flag + ": expected seconds between 0 and 1e6, got '" + a.get(dest) + "'");
+    return v;
+}
+
 void add_data_loader_args(ArgParser& p) {
     p.group("Data Loader");
     p.value({"--seed"}, "seed", "SEED",
@@ -112,6 +121,10 @@ data::DataLoaderOptions data_loader_options(const ParsedArgs& a) {
 void add_comparator_args(ArgParser& p) {
     p.group("Comparator");
     p.value({"--warm-up"}, "warm_up", "N", "Untimed warm-up runs per runner. Default 0.");
+    p.value({"--duration"}, "duration", "SECONDS",
+            "Time each runner for at least this long: after the iterations, their inputs run "
+            "again (timed, not compared) until the runs add up to SECONDS; the average "
+            "inference time covers every run. Default 0 (the iterations only).");
     p.value({"--save-outputs"}, "save_outputs", "PATH",
             "Save every runner's outputs (Polygraphy RunResults JSON).");
     p.values({"--load-outputs", "--load-results"}, "load_outputs", "PATH",

@@ -16,7 +16,7 @@ namespace pg::cli {
 void add_data_loader_args(ArgParser& p);
 data::DataLoaderOptions data_loader_options(const ParsedArgs& a);
 
-// --warm-up, --save-outputs, --load-outputs, --save-results, --validate, --fail-fast,
+// --warm-up, --duration, --save-outputs, --load-outputs, --save-results, --validate, --fail-fast,
 // --compare, --atol, --rtol, --check-error-stat, --error-quantile, --index-tolerance,
 // --infinities-compare-equal, --no-shape-check, --channel-axis.
 void add_comparator_args(ArgParser& p);
@@ -25,6 +25,8 @@ compare::CompareArgs compare_args(const ParsedArgs& a);
 // --onnx-outputs/--trt-outputs (names, regexes or `mark all`), --memory-budget, --attribute-error.
 void add_layerwise_args(ArgParser& p);
 
+// A flag's seconds in [0, 1e6] (0 when absent); kUsage naming the flag otherwise.
+double seconds_arg(const ParsedArgs& a, const std::string& dest, const std::string& flag);
 // A non-negative integer flag value; kUsage naming the flag otherwise.
 int64_t int_arg(const ParsedArgs& a, const std::string& dest, const std::string& flag,
                 int64_t fallback);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -87,7 +88,7 @@ data::FeedList make_feeds(const ParsedArgs& a, const ir::Model& model,
 }
 
 compare::RunResult run_runner(runners::Runner& r, const data::FeedList& feeds, int64_t warm_up,
-                              std::vector<double>* times) {
+                              std::vector<double>* times, double min_seconds) {
     log_info("{} | Activating and starting inference", padded(r.name(), 35));
     auto as_map = [](const runners::NamedTensors& f) {
         return std::map<std::string, Tensor>(f.begin(), f.end());
@@ -107,9 +108,14 @@ compare::RunResult run_runner(runners::Runner& r, const data::FeedList& feeds, i
         result.iterations.push_back(std::move(out));
         show_progress(r.name(), i + 1, feeds.size());
     }
+    size_t runs = feeds.size();
+    for (; total < min_seconds && !feeds.empty(); ++runs) {  // --duration: timed, not compared
+        r.infer(as_map(feeds[runs % feeds.size()]));
+        total += r.last_inference_time();
+    }
     const double ms = total * 1000.0;
     log_info("{} | Completed {} iteration(s) in {:.4g} ms | Average inference time: {:.4g} ms.",
-             r.name(), feeds.size(), ms, ms / static_cast<double>(feeds.size()));
+             r.name(), runs, ms, ms / static_cast<double>(std::max<size_t>(runs, 1)));
     return result;
 }
 

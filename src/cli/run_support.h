@@ -19,9 +19,11 @@ namespace pg::cli {
 data::FeedList make_feeds(const ParsedArgs& a, const ir::Model& model,
                           const std::vector<runners::TensorMeta>& meta);
 
-// Runs `r` on every feed (after `warm_up` untimed runs) and logs Polygraphy's lines.
+// Runs `r` on every feed (after `warm_up` untimed runs) and logs Polygraphy's lines; `times`
+// gets each iteration's seconds. With `min_seconds` (--duration) the feeds run again, timed
+// and not compared, until the runs' time adds up to it; the logged average covers every run.
 compare::RunResult run_runner(runners::Runner& r, const data::FeedList& feeds, int64_t warm_up,
-                              std::vector<double>* times);
+                              std::vector<double>* times, double min_seconds = 0.0);
 
 data::RunResults to_data_results(const std::vector<compare::RunResult>& runs,
                                  const std::vector<std::vector<double>>& times);

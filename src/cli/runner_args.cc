@@ -101,7 +101,9 @@ std::unique_ptr<runners::Runner> make_emu(const ParsedArgs& a, const ir::Model& 
 
 void add_emu_args(ArgParser& p) {
     p.group("Precision emulation (--emu)");
-    p.flag({"--fp16"}, "fp16", "Run float compute nodes in float16 (the emulator's default).");
+    p.flag({"--fp16"}, "fp16",
+           "Run float compute nodes in float16. Without a precision flag the emulator runs "
+           "float32 (as TensorRT does without --fp16), apart from --layer-precisions.");
     p.flag({"--bf16"}, "bf16", "Run float compute nodes in bfloat16.");
     p.flag({"--tf32"}, "tf32",
            "Round the operands of MatMul/Gemm/Conv/ConvTranspose to TF32 (yields to --fp16, "

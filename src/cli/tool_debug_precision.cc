@@ -17,6 +17,7 @@
 #include "base/log.h"
 #include "base/pyformat.h"
 #include "cli/common.h"
+#include "cli/trt_compat_args.h"
 #include "cli/debug_check_args.h"
 #include "cli/run_options.h"
 #include "cli/run_support.h"
@@ -45,6 +46,7 @@ ArgParser precision_parser() {
                 "--load-debug-replay). Example: polygraph debug precision model.onnx --fp16 -o "
                 "fixed.onnx");
     p.positional("model_file", "Path to the ONNX model.");
+    p.value({"--model"}, "model_file", "PATH", "The model, as an option instead of the positional.");
     p.group("Precision search");
     p.flag({"--fp16"}, "fp16", "Reduced precision: float16 (default).");
     p.flag({"--bf16"}, "bf16", "Reduced precision: bfloat16.");
@@ -85,6 +87,7 @@ ArgParser precision_parser() {
         "Answer the float32 sets recorded in this replay without running the check (resume "
         "an interrupted search).");
     add_debug_common_args(p);
+    add_trt_compat_args(p);
     return p;
 }
 
@@ -104,8 +107,9 @@ bool is_16bit(emu::Precision p) {
 }
 
 debug::CheckCommandOptions check_command(const ParsedArgs& a) {
+    check_trt_compat_args(a);
     auto cmd = check_command_options(a);
-    if (a.has("check")) warn_without_placeholder(cmd.command, {kPlaceholder});
+    if (a.has("check")) note_fixed_copies(cmd.command, {kPlaceholder});
     return cmd;
 }
 
@@ -256,6 +260,8 @@ int search_main(const ParsedArgs& a) {
     debug::PrecisionCheck check(*model, std::move(feeds), base, opts, calibration);
     save_calibration_cache(a, calibration, check);
     const bool external = a.has("check");
+    const bool named = mentions_placeholder(cmd.command, {kPlaceholder});
+    const bool keep = a.has("no_remove_intermediate");
     debug::IterativeCheck iter(
         precision_iteration_options(a),
         [&](const debug::NodeSet& s, const std::string& path) {
@@ -264,6 +270,9 @@ int search_main(const ParsedArgs& a) {
         },
         [&](const debug::NodeSet& s, const std::string& path) {
             if (!external) return check(s);
+            if (!named)
+                return debug::run_check_with_copies(cmd, cmd.command, {{path, kPlaceholder}},
+                                                    keep);
             return debug::run_check_command(cmd,
                                             debug::substitute(cmd.command, kPlaceholder, path));
         });

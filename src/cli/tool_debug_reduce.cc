@@ -89,6 +89,7 @@ ArgParser reduce_parser() {
                 "when interrupted (resume with --load-debug-replay). "
                 "Example: polygraph debug reduce model.onnx --fp16 --atol 1e-2 -o reduced.onnx");
     p.positional("model_file", "Path to the ONNX model.");
+    p.value({"--model"}, "model_file", "PATH", "The model, as an option instead of the positional.");
     add_reduce_flags(p);
     add_check_args(p,
                    "An external check: every token after --check is the command (run without "
@@ -165,6 +166,8 @@ class Reducer {
           check_(ref, std::move(emu), std::move(compare)),
           cmd_(std::move(cmd)),
           external_(a.has("check")),
+          named_(mentions_placeholder(cmd_.command, {kModelPlaceholder, kInputsPlaceholder})),
+          keep_(a.has("no_remove_intermediate")),
           iter_(iteration_options(a)) {}
 
     // The original model: errors in its in-process check propagate.
@@ -206,8 +209,23 @@ class Reducer {
 
     bool verdict(const ir::Model& m, const debug::IterationFiles& f) {
         if (!external_) return check_(m, &m == original_);
-        auto argv = debug::substitute(cmd_.command, kInputsPlaceholder, f.inputs);
-        return debug::run_check_command(cmd_, debug::substitute(argv, kModelPlaceholder, f.model));
+        int rc = 0;
+        bool ok = false;
+        if (!named_) {
+            ok = debug::run_check_with_copies(
+                cmd_, cmd_.command,
+                {{f.model, kModelPlaceholder}, {f.inputs, kInputsPlaceholder}}, keep_, &rc);
+        } else {
+            auto argv = debug::substitute(cmd_.command, kInputsPlaceholder, f.inputs);
+            ok = debug::run_check_command(cmd_, debug::substitute(argv, kModelPlaceholder, f.model),
+                                          &rc);
+        }
+        if (&m == original_ && rc == 2)
+            log_warning(
+                "--check exited with status 2 on the original model: a usage error of the check "
+                "command itself? (every token after --check belongs to it, so options of debug "
+                "reduce go before --check). The reduction counts it as a failure.");
+        return ok;
     }
 
     debug::Trial trial(const ir::Model& base, debug::ReducePhase ph, size_t node, size_t& count) {
@@ -253,6 +271,8 @@ class Reducer {
     debug::SubgraphCheck check_;
     debug::CheckCommandOptions cmd_;
     bool external_;
+    bool named_;  // the command names a placeholder (else fixed copies in the working directory)
+    bool keep_;   // --no-remove-intermediate
     debug::KeyedIterations iter_;
     const ir::Model* original_ = nullptr;
 };
@@ -336,8 +356,7 @@ int reduce_body(const ParsedArgs& a) {
     auto emu = emu_options(a);
     auto compare = compare::parse_compare_options(compare_args(a));
     auto cmd = check_command_options(a);
-    if (a.has("check"))
-        warn_without_placeholder(cmd.command, {kModelPlaceholder, kInputsPlaceholder});
+    if (a.has("check")) note_fixed_copies(cmd.command, {kModelPlaceholder, kInputsPlaceholder});
     auto model = load_model_from_args(a);
     override_shapes(a, *model);
     passes::toposort(*model->graph);  // the markers walk nodes in graph order

@@ -14,6 +14,7 @@
 #include "cli/run_support.h"
 #include "cli/runner_args.h"
 #include "cli/tools.h"
+#include "cli/trt_compat_args.h"
 #include "layerwise/layerwise.h"
 #include "compare/comparator.h"
 #include "compare/validate.h"
@@ -42,6 +43,7 @@ ArgParser run_parser() {
     add_data_loader_args(p);
     add_comparator_args(p);
     add_layerwise_args(p);
+    add_trt_compat_args(p);
     p.group("Output");
     p.flag({"--json"}, "json",
            "Print the verdict and per-output figures as JSON on stdout (logs go to stderr).");
@@ -114,9 +116,10 @@ struct RunState {
 
 void run_all(const ParsedArgs& a, RunState& s) {
     const int64_t warm_up = int_arg(a, "warm_up", "--warm-up", 0);
+    const double duration = seconds_arg(a, "duration", "--duration");
     for (auto& r : s.marked.empty() ? s.runners : s.marked) {
         s.times.emplace_back();
-        s.results.push_back(run_runner(*r, s.feeds, warm_up, &s.times.back()));
+        s.results.push_back(run_runner(*r, s.feeds, warm_up, &s.times.back(), duration));
     }
     if (a.has("save_outputs")) {
         log_info("Saving inference results to {}", a.get("save_outputs"));
@@ -165,6 +168,7 @@ int run_main(const ParsedArgs& a) {
     if (a.count("json")) logger().set_all_to_stderr(true);
     const auto opts = compare::parse_compare_options(compare_args(a));
     for (const auto& w : compare::unused_option_warnings(compare_args(a))) log_warning("{}", w);
+    check_trt_compat_args(a);
     const auto runner_flags = selected_runners(a);
     if (!runner_flags.empty() && !a.has("model_file"))
         throw Error(ErrorKind::kUsage,
@@ -202,7 +206,7 @@ int run_main(const ParsedArgs& a) {
 }  // namespace
 
 int run_run(const std::vector<std::string>& argv) {
-    return run_tool(run_parser(), argv, run_main);
+    return run_tool_with_banner(run_parser(), argv, run_main);
 }
 
 }  // namespace pg::cli

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <filesystem>
 
 #include "base/error.h"
 #include "base/log.h"
@@ -139,9 +140,11 @@ std::vector<std::string> substitute(const std::vector<std::string>& command,
     return out;
 }
 
-bool run_check_command(const CheckCommandOptions& o, const std::vector<std::string>& argv) {
+bool run_check_command(const CheckCommandOptions& o, const std::vector<std::string>& argv,
+                       int* rc) {
     log_info("Running check command: {}", joined(argv));
     const CommandResult r = run_command(argv);
+    if (rc) *rc = r.rc;
     if (interrupted()) {  // the check got our SIGINT: its verdict means nothing
         log_warning("Check command interrupted (exit status {})", r.rc);
         return false;
@@ -155,6 +158,65 @@ bool run_check_command(const CheckCommandOptions& o, const std::vector<std::stri
             log_error("========== CAPTURED STDERR ==========\n{}", r.err);
     }
     return ok;
+}
+
+bool run_check_with_copies(const CheckCommandOptions& o, const std::vector<std::string>& argv,
+                           const std::vector<FixedCopy>& copies, bool keep, int* rc) {
+    for (const FixedCopy& c : copies) {
+        const std::string tmp = c.to + ".partial";
+        std::error_code ec;
+        std::filesystem::copy_file(c.from, tmp, std::filesystem::copy_options::overwrite_existing,
+                                   ec);
+        if (!ec) std::filesystem::rename(tmp, c.to, ec);
+        if (ec) {
+            std::filesystem::remove(tmp, ec);
+            throw Error(ErrorKind::kIo, "cannot write " + c.to + " for the check command");
+        }
+    }
+    const bool ok = run_check_command(o, argv, rc);
+    if (!keep)
+        for (const FixedCopy& c : copies) {
+            std::error_code ec;
+            std::filesystem::remove(c.to, ec);
+        }
+    return ok;
+}
+
+std::vector<std::string> split_quoted_command(const std::vector<std::string>& command) {
+    std::error_code ec;
+    if (command.size() != 1 || command[0].find_first_of(" \t") == std::string::npos ||
+        std::filesystem::exists(command[0], ec))  // a program whose path has a blank
+        return command;
+    std::vector<std::string> words;
+    std::string word;
+    bool in_word = false;
+    char quote = 0;
+    const std::string& s = command[0];
+    for (size_t i = 0; i < s.size(); ++i) {
+        const char ch = s[i];
+        if (quote) {
+            if (ch == quote) {
+                quote = 0;
+            } else if (ch == '\\' && quote == '"' && i + 1 < s.size()) {
+                word += s[++i];
+            } else {
+                word += ch;
+            }
+        } else if (ch == ' ' || ch == '\t') {
+            if (in_word) words.push_back(word), word.clear(), in_word = false;
+            continue;
+        } else if (ch == '\'' || ch == '"') {
+            quote = ch;
+        } else if (ch == '\\' && i + 1 < s.size()) {
+            word += s[++i];
+        } else {
+            word += ch;
+        }
+        in_word = true;
+    }
+    if (quote) throw Error(ErrorKind::kUsage, "--check: unterminated quote in '" + s + "'");
+    if (in_word) words.push_back(word);
+    return words;
 }
 
 }  // namespace pg::debug

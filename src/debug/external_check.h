@@ -40,6 +40,24 @@ std::vector<std::string> substitute(const std::vector<std::string>& command,
 
 // Runs the check command (after substitution), logs and returns the verdict. After SIGINT
 // (debug/interrupt.h) it returns false without logging the output: the caller discards it.
-bool run_check_command(const CheckCommandOptions& o, const std::vector<std::string>& argv);
+// `rc`, when given, receives the command's exit status.
+bool run_check_command(const CheckCommandOptions& o, const std::vector<std::string>& argv,
+                       int* rc = nullptr);
+
+// A file the check reads by a fixed name in the working directory (Polygraphy's iteration
+// artifact: a `--check python compare_outputs.py` that opens polygraph_debug.onnx itself).
+struct FixedCopy {
+    std::string from, to;
+};
+
+// run_check_command with each `copies[i].from` also written (atomically) to `copies[i].to`
+// before the check and removed after it unless `keep` (--no-remove-intermediate).
+bool run_check_with_copies(const CheckCommandOptions& o, const std::vector<std::string>& argv,
+                           const std::vector<FixedCopy>& copies, bool keep, int* rc = nullptr);
+
+// A --check given as one quoted word with spaces ("python compare_outputs.py") as the words of
+// a shell command line (blanks separate them; single and double quotes group, a backslash
+// escapes); any other command unchanged. kUsage for an unterminated quote.
+std::vector<std::string> split_quoted_command(const std::vector<std::string>& command);
 
 }  // namespace pg::debug

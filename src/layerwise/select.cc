@@ -16,9 +16,13 @@ std::vector<const ir::Node*> ordered_nodes(const ir::Graph& g) {
     return {r.order.begin(), r.order.end()};
 }
 
+// `mark all` (or `mark-all`) anywhere: --trt-outputs and --onnx-outputs share one list, so
+// `--trt-outputs mark all --onnx-outputs mark all` gives it twice; every tensor then.
 bool is_mark_all(const std::vector<std::string>& spec) {
-    return (spec.size() == 2 && spec[0] == "mark" && spec[1] == "all") ||
-           (spec.size() == 1 && spec[0] == "mark-all");
+    for (size_t i = 0; i < spec.size(); ++i)
+        if (spec[i] == "mark-all" || (spec[i] == "mark" && i + 1 < spec.size() && spec[i + 1] == "all"))
+            return true;
+    return false;
 }
 
 }  // namespace
@@ -28,7 +32,7 @@ std::vector<std::string> select_tensors(const ir::Model& m, const std::vector<st
     std::set<std::string> seen;
     const bool all = is_mark_all(spec);
     std::vector<std::regex> patterns;
-    for (const auto& s : spec) {
+    for (const auto& s : all ? std::vector<std::string>{} : spec) {
         try {
             patterns.emplace_back(s);
         } catch (const std::regex_error&) {

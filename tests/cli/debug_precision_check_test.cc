@@ -52,6 +52,34 @@ struct Story {
     std::vector<std::string> check() const { return test::polygraph_check(golden_run()); }
 };
 
+// The tutorial's form: --model, the check quoted as one word ("sh check.sh") that names no
+// placeholder, the script reading ./polygraph_debug.onnx itself: every candidate is written
+// there for the check (the search finds Add and Sub) and removed after it, or kept with
+// --no-remove-intermediate.
+TEST(DebugPrecisionCheck, AScriptReadingTheFixedNameSeesEachCandidate) {
+    const Story s;
+    std::string script = "exec '" + test::polygraph_binary() + "'";
+    for (const std::string& t : s.golden_run()) script += " '" + t + "'";
+    {
+        std::ofstream f(s.dir + "/check.sh");
+        f << script << "\n";
+    }
+    const std::string fixed = s.dir + "/polygraph_debug.onnx";
+    for (const bool keep : {false, true}) {
+        std::vector<std::string> argv = {"env", "-C", s.dir, test::polygraph_binary(), "debug",
+                                         "precision", "--model", s.model, "--fp16",
+                                         "--load-inputs", s.dir + "/in.json", "--json"};
+        if (keep) argv.push_back("--no-remove-intermediate");
+        argv = concat(concat(argv, tolerances()), {"--check", "sh check.sh"});
+        auto r = test::run_program(argv);
+        ASSERT_EQ(r.status, 0) << r.all();
+        EXPECT_EQ(nlohmann::json::parse(r.out)["fp32_nodes"], nlohmann::json::array({"Add", "Sub"}));
+        EXPECT_NE(r.err.find("each iteration writes its candidate there"), std::string::npos)
+            << r.err;
+        EXPECT_EQ(file_exists(fixed), keep);
+    }
+}
+
 TEST(DebugPrecisionCheck, ExternalCheckFindsAddAndSubAndKeepsArtifacts) {
     const Story s;
     const std::string art = s.dir + "/art";

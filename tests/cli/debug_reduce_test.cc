@@ -224,6 +224,18 @@ TEST(DebugReduce, ExternalCheckReachesTheSameNodes) {
     EXPECT_EQ(external["evaluations"], in_process["evaluations"]);
 }
 
+// The tutorial's order, an option of debug reduce after --check: it belongs to the check
+// command, which then exits with status 2 on the original model; a warning says so.
+TEST(DebugReduce, ACheckWithAUsageErrorOnTheOriginalIsWarnedAbout) {
+    const std::string dir = test::make_temp_dir();
+    const std::string model = test::story_model(dir);
+    const Args check = test::polygraph_check(
+        {"run", "polygraph_debug.onnx", "--ref", "--artifacts-dir", dir + "/art"});
+    auto r = test::run_polygraph(concat(reduce_args(model, dir + "/r.onnx"), check), 300);
+    EXPECT_NE(r.err.find("--check exited with status 2 on the original model"), std::string::npos)
+        << r.all();
+}
+
 TEST(DebugReduce, ReplayResumesToTheSameAnswer) {
     const std::string dir = test::make_temp_dir();
     const std::string model = planted_model(dir);

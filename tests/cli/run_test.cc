@@ -234,6 +234,51 @@ TEST(Run, OneRunnerMarkAllValidatesAndSavesEveryTensor) {
     EXPECT_NE(o.all().find("Errors detected in output: hidden_out"), std::string::npos) << o.all();
 }
 
+// Polygraphy's TensorRT-only flags from the tutorials: accepted with a note each (profile
+// shapes checked for NAME:[dims]), --trt-outputs and --onnx-outputs both `mark all`, the
+// network scripts refused naming --layer-precisions; --duration times the runner again.
+TEST(Run, TensorRtOnlyFlagsAreAcceptedWithANote) {
+    const std::string dir = test::make_temp_dir();
+    const std::string m = add_model(dir, 0.5f, 3);
+    auto r = test::run_polygraph({"run", m, "--ref", "--emu", "--tactic-sources", "CUBLAS",
+                                  "--trt-min-shapes", "x:[2,3]", "--trt-opt-shapes", "x:[2,3]",
+                                  "--trt-max-shapes", "x:[2,3]", "--trt-outputs", "mark", "all",
+                                  "--onnx-outputs", "mark", "all", "--plugins", "libx.so"});
+    EXPECT_EQ(r.status, 0) << r.all();
+    EXPECT_NE(r.all().find("[W] --tactic-sources applies to TensorRT engines"), std::string::npos)
+        << r.all();
+    EXPECT_NE(r.all().find("[W] --plugins applies to TensorRT engines"), std::string::npos);
+    EXPECT_NE(r.all().find("Passed: 4/4 tensors"), std::string::npos) << r.all();
+    auto bad = test::run_polygraph({"run", m, "--ref", "--trt-opt-shapes", "x"});
+    EXPECT_EQ(bad.status, 2) << bad.all();
+    auto npps = test::run_polygraph({"run", m, "--ref", "--trt-npps", "constraints.py"});
+    EXPECT_EQ(npps.status, 4) << npps.all();
+    EXPECT_NE(npps.err.find("--layer-precisions"), std::string::npos) << npps.err;
+    auto timed = test::run_polygraph({"run", m, "--ref", "--iterations", "2", "--duration", "0.2"});
+    EXPECT_EQ(timed.status, 0) << timed.all();
+    const size_t at = timed.out.find("| Completed ");
+    ASSERT_NE(at, std::string::npos) << timed.out;
+    EXPECT_GT(std::stol(timed.out.substr(at + 12)), 2) << timed.out;
+    EXPECT_EQ(test::run_polygraph({"run", m, "--ref", "--duration", "-1"}).status, 2);
+}
+
+// Polygraphy's banner: RUNNING with the command first, PASSED (status 0) or FAILED (status 1)
+// with the runtime last; with --json on stderr, leaving stdout to the JSON.
+TEST(Run, StartAndEndBannerNameTheCommand) {
+    const std::string dir = test::make_temp_dir();
+    const std::string m = add_model(dir, 0.5f);
+    auto ok = test::run_polygraph({"run", m, "--ref"});
+    EXPECT_EQ(ok.status, 0);
+    EXPECT_EQ(ok.out.rfind("[I] RUNNING | Command: polygraph run " + m + " --ref\n", 0), 0u)
+        << ok.out;
+    EXPECT_NE(ok.out.find("[I] PASSED | Runtime: "), std::string::npos) << ok.out;
+    auto bad = test::run_polygraph({"run", hidden_infinity_model(dir), "--ref", "--onnx-outputs",
+                                    "mark", "all", "--validate", "--json"});
+    EXPECT_EQ(bad.status, 1);
+    EXPECT_NE(bad.err.find("[E] FAILED | Runtime: "), std::string::npos) << bad.err;
+    EXPECT_EQ(bad.out.find("RUNNING"), std::string::npos) << bad.out;
+}
+
 TEST(Run, LayerwiseNamesTheFirstDivergentNode) {
     const std::string dir = test::make_temp_dir();
     const std::string m = add_model(dir, 1.0f, 4);

@@ -2,6 +2,8 @@
 // Pass/Fail Reporting options read back, the Iterative Debugging options, and run_debug_tool.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "base/error.h"
 #include "cli/common.h"
 #include "cli/debug_check_args.h"
@@ -43,6 +45,24 @@ TEST(DebugCheckArgs, OptionsFromFlags) {
     EXPECT_EQ(o.fail_regex, std::vector<std::string>{"Op: Mul"});
     EXPECT_TRUE(o.show_output);
     EXPECT_FALSE(o.hide_fail_output);
+}
+
+// A check quoted as one word runs as the words of a shell command line; an existing program
+// whose path has a blank, and commands of several words, run as given.
+TEST(DebugCheckArgs, AQuotedCommandIsSplitIntoWords) {
+    using V = std::vector<std::string>;
+    EXPECT_EQ(debug::split_quoted_command({"python compare_outputs.py"}),
+              (V{"python", "compare_outputs.py"}));
+    EXPECT_EQ(debug::split_quoted_command({"  sh -c 'echo a  b' \"x y\" c\\ d "}),
+              (V{"sh", "-c", "echo a  b", "x y", "c d"}));
+    EXPECT_EQ(debug::split_quoted_command({"a b", "c"}), (V{"a b", "c"}));
+    EXPECT_EQ(debug::split_quoted_command({"prog"}), V{"prog"});
+    EXPECT_THROW(debug::split_quoted_command({"sh 'unterminated"}), Error);
+    const std::string dir = ::testing::TempDir() + "/with blank";
+    ASSERT_EQ(std::system(("mkdir -p '" + dir + "' && touch '" + dir + "/check'").c_str()), 0);
+    EXPECT_EQ(debug::split_quoted_command({dir + "/check"}), V{dir + "/check"});
+    auto a = parse({"m.onnx", "--check"}, {"python compare_outputs.py"});
+    EXPECT_EQ(cli::check_command_options(a).command, (V{"python", "compare_outputs.py"}));
 }
 
 TEST(DebugCheckArgs, BadCodesAndAnEmptyCommandAreUsageErrors) {

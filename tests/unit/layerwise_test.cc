@@ -52,6 +52,9 @@ TEST(Layerwise, MarkAllSkipsConstantsAndKeepsOrder) {
               (std::vector<std::string>{"Mul_0_out", "Relu_1_out", "Mul_2_out", "Relu_3_out"}));
     EXPECT_EQ(layerwise::select_tensors(*m, {"Relu_.*"}).size(), 2u);
     EXPECT_THROW(layerwise::select_tensors(*m, {"nothing_like_this"}), Error);
+    // --trt-outputs mark all --onnx-outputs mark all: one list with `mark all` twice.
+    EXPECT_EQ(layerwise::select_tensors(*m, {"mark", "all", "mark", "all"}), names);
+    EXPECT_EQ(layerwise::select_tensors(*m, {"mark-all", "Relu_1_out"}), names);
 }
 
 TEST(Layerwise, TwoStreamingRunnersPairEveryTensorWithATinyBudget) {
