@@ -83,13 +83,29 @@ passes::TensorSpec inferred_spec(const ir::Graph& g, const std::string& name,
     return out;
 }
 
-// user || model || fallback (user || fallback when forced); output shapes come from the fallback
-// only when forced.
+// Every graph input of g (initializers apart) has a type with a fully known shape.
+bool static_inputs(const ir::Graph& g) {
+    for (const ir::Value* v : g.inputs()) {
+        if (v->is_initializer()) continue;
+        const auto& shape = v->type().shape;
+        if (!shape) return false;
+        for (const ir::Dim& d : *shape)
+            if (!d.is_known()) return false;
+    }
+    return true;
+}
+
+// user || model || fallback (user || fallback when forced). Output shapes come from the fallback
+// when forced, or when every graph input is static and no --model-input-shapes changed them:
+// Polygraphy runs ONNX shape inference before its fallback, which then gives the same static
+// shapes (SPEC-DEVIATION: a data-dependent output, NonZero's, gets the run's size where ONNX
+// would leave it symbolic).
 passes::TensorSpec choose(const ir::Graph& g, const passes::TensorSpec& user,
-                          const passes::TensorSpec& fallback, bool is_input, bool forced) {
+                          const passes::TensorSpec& fallback, bool is_input, bool forced,
+                          bool static_run) {
     passes::TensorSpec out = forced ? user : passes::resolve_spec(g, user, is_input, false);
     if (!out.dtype) out.dtype = fallback.dtype;
-    if (!out.shape && (is_input || forced)) out.shape = fallback.shape;
+    if (!out.shape && (is_input || forced || static_run)) out.shape = fallback.shape;
     return out;
 }
 
@@ -102,10 +118,11 @@ void fill_by_running(const ir::Model& m, const ParsedArgs& a, passes::ExtractOpt
     auto copy = ir::clone_model(m);
     const runtime::InferShapesReport r =
         runtime::infer_shapes_by_running(*copy, model_input_shapes(a));
+    const bool static_run = static_inputs(*m.graph) && !a.has("model_input_shapes");
     for (auto& s : o.inputs)
-        s = choose(*m.graph, s, inferred_spec(*copy->graph, s.name, r), true, forced);
+        s = choose(*m.graph, s, inferred_spec(*copy->graph, s.name, r), true, forced, static_run);
     for (auto& s : o.outputs)
-        s = choose(*m.graph, s, inferred_spec(*copy->graph, s.name, r), false, forced);
+        s = choose(*m.graph, s, inferred_spec(*copy->graph, s.name, r), false, forced, static_run);
 }
 
 int run_extract(const ParsedArgs& a) {

@@ -124,6 +124,8 @@ TEST(SurgeonFold, ExtractTutorialAutoForm) {
     ASSERT_EQ(m->graph->outputs().size(), 1u);
     EXPECT_EQ(m->graph->outputs()[0]->name(), "add_out");
     EXPECT_EQ(m->graph->outputs()[0]->type().elem_type, DataType::kFloat32);
+    // The model's inputs are static: the shape ONNX shape inference gives Polygraphy.
+    EXPECT_EQ(m->graph->outputs()[0]->type().shape, ir::make_shape({1, 3, 224, 224}));
 }
 
 TEST(SurgeonFold, ExtractAutoUsesModelInputShapes) {
