@@ -37,8 +37,45 @@ void add_model_load_args(ArgParser& p) {
            "Load the model structure without reading external data; such tensors have no values.");
 }
 
+void add_model_type_arg(ArgParser& p) {
+    p.value({"--model-type"}, "model_type", "TYPE",
+            "The model's type: onnx (the only one read here). A TensorRT engine (engine, or a "
+            ".engine / .plan file) or a TensorFlow, Keras, UFF or Caffe model is refused with what "
+            "to use instead.",
+            {"onnx", "engine", "frozen", "keras", "ckpt", "uff", "trt-network-script", "caffe"});
+}
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// kUnsupported for a model that is not ONNX, by --model-type or a TensorRT engine's extension.
+void require_onnx_model(const ParsedArgs& a, const std::string& path) {
+    const std::string type = a.get("model_type", "onnx");
+    if (type == "engine" || (!a.has("model_type") && (ends_with(path, ".engine") ||
+                                                      ends_with(path, ".plan"))))
+        throw Error(ErrorKind::kUnsupported,
+                    "'" + path +
+                        "' is a TensorRT engine: engines are opaque without TensorRT. Inspect or "
+                        "run the ONNX model it was built from (`polygraph run model.onnx --emu "
+                        "--fp16` emulates its reduced precisions).");
+    if (type == "trt-network-script")
+        throw Error(ErrorKind::kUnsupported,
+                    "--model-type trt-network-script: TensorRT network scripts need TensorRT's "
+                    "Python API; give the ONNX model instead.");
+    if (type != "onnx")
+        throw Error(ErrorKind::kUnsupported, "--model-type " + type +
+                                                 ": only ONNX models are read; convert it to "
+                                                 "ONNX first (e.g. with tf2onnx).");
+}
+
+}  // namespace
+
 std::unique_ptr<ir::Model> load_model_from_args(const ParsedArgs& a) {
     const std::string path = a.get("model_file");
+    require_onnx_model(a, path);
     log_info("Loading model: {}", absolute_path(path));
     onnx::LoadOptions opts;
     opts.external_data_dir = a.get("external_data_dir");

@@ -19,7 +19,10 @@ void apply_logger_args(const ParsedArgs& a);
 
 // --external-data-dir / --load-external-data / --ext.
 void add_model_load_args(ArgParser& p);
-// Loads the model named by positional "model_file", logging "Loading model: PATH".
+// --model-type (Polygraphy's choices; only onnx is read).
+void add_model_type_arg(ArgParser& p);
+// Loads the model named by positional "model_file", logging "Loading model: PATH". kUnsupported
+// for a TensorRT engine (--model-type engine, a .engine or .plan file) or another model type.
 std::unique_ptr<ir::Model> load_model_from_args(const ParsedArgs& a);
 
 // -o/--output (when `with_output`), --external-data-path/--save-external-data,

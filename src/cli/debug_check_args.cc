@@ -82,6 +82,7 @@ debug::CheckCommandOptions check_command_options(const ParsedArgs& a) {
 
 void add_debug_common_args(ArgParser& p) {
     add_model_load_args(p);
+    add_model_type_arg(p);
     add_model_save_args(p);
     add_data_loader_args(p);
     add_comparator_args(p);

@@ -25,7 +25,12 @@ ArgParser inspect_model_parser() {
             "Older spelling of --show: basic = layers, attrs = layers attrs, full = layers attrs weights.",
             {"none", "basic", "attrs", "full"});
     p.flag({"--json"}, "json", "Print a JSON summary to stdout instead of the text report.");
+    p.value({"--display-as", "--convert-to"}, "display_as", "{trt}",
+            "Show the model as a TensorRT network: needs TensorRT, so the ONNX layers are shown "
+            "instead, with a warning.",
+            {"trt"});
     add_model_load_args(p);
+    add_model_type_arg(p);
     add_logger_args(p);
     return p;
 }
@@ -51,6 +56,9 @@ int inspect_model(const std::vector<std::string>& argv) {
         const bool json = a.count("json") > 0;
         if (json && logger().threshold() < Severity::kWarning) logger().set_threshold(Severity::kWarning);
         auto model = load_model_from_args(a);
+        if (a.has("display_as"))
+            log_warning("--display-as trt: showing a TensorRT network needs TensorRT; these are "
+                        "the ONNX model's layers");
         if (json) {
             std::string out = model_json(*model) + "\n";
             std::fwrite(out.data(), 1, out.size(), stdout);

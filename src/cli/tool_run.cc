@@ -40,6 +40,7 @@ ArgParser run_parser() {
     p.positional("model_file", "Path to the ONNX model.", false);
     add_runner_args(p);
     add_model_load_args(p);
+    add_model_type_arg(p);
     add_data_loader_args(p);
     add_comparator_args(p);
     add_layerwise_args(p);

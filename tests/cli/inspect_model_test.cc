@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
@@ -125,6 +126,27 @@ TEST(InspectModel, BadFlagIsExitTwo) {
     auto r = test::run_polygraph({"inspect", "model", "x.onnx", "--no-such-flag"});
     EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.err.find("--no-such-flag"), std::string::npos);
+}
+
+// The tutorials' TensorRT forms: an engine (by extension or --model-type engine) is refused as
+// opaque without TensorRT (exit 4) even when it holds ONNX bytes; --display-as trt shows the
+// ONNX layers with a warning; other model types are refused naming the conversion.
+TEST(InspectModel, EnginesAndOtherTypesAreRefusedAndTrtDisplayWarns) {
+    const std::string dir = test::make_temp_dir();
+    const std::string m = write_known_model(dir);
+    ASSERT_EQ(std::system(("cp " + m + " " + dir + "/model.engine").c_str()), 0);
+    auto engine = test::run_polygraph({"inspect", "model", dir + "/model.engine", "--mode=full",
+                                       "--display-as=trt"});
+    EXPECT_EQ(engine.status, 4) << engine.all();
+    EXPECT_NE(engine.err.find("TensorRT engine"), std::string::npos) << engine.err;
+    EXPECT_EQ(test::run_polygraph({"inspect", "model", m, "--model-type", "engine"}).status, 4);
+    auto tf = test::run_polygraph({"inspect", "model", m, "--model-type=frozen"});
+    EXPECT_EQ(tf.status, 4);
+    EXPECT_NE(tf.err.find("convert it to ONNX"), std::string::npos) << tf.err;
+    auto trt = test::run_polygraph({"inspect", "model", m, "--display-as=trt", "--show", "layers"});
+    EXPECT_EQ(trt.status, 0) << trt.all();
+    EXPECT_NE(trt.out.find("[W] --display-as trt"), std::string::npos) << trt.out;
+    EXPECT_NE(trt.out.find("==== ONNX Model ===="), std::string::npos);
 }
 
 TEST(InspectModel, HelpExplainsFlags) {
