@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 PACKAGES := cmake ninja-build ccache g++ pkg-config protobuf-compiler libprotobuf-dev \
             nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev \
-            libre2-dev libonnx-testdata
+            libre2-dev libonnx-testdata python3 python3-numpy
 FUZZ_PACKAGES := clang libclang-rt-14-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CTEST_ARGS ?=

@@ -101,8 +101,13 @@ void add_data_loader_args(ArgParser& p) {
         {"--input-shapes", "--inputs"}, "input_shapes", "NAME:[DIMS]",
         "Shapes for inputs with dynamic dims, e.g. X:[1,3,224,224]; names may use * ? wildcards.");
     p.values({"--load-inputs", "--load-input-data"}, "load_inputs", "PATH",
-             "Load inputs instead of generating them: Polygraphy JSON, .npz, .npy, or an ONNX "
-             "test-data folder.");
+             "Load inputs instead of generating them: Polygraphy JSON, .npz, .npy, an ONNX "
+             "test-data folder, or a data loader script (x.py[:func], as --data-loader-script).");
+    p.value({"--data-loader-script"}, "data_loader_script", "SCRIPT.py[:FUNC]",
+            "A Python script whose function (load_data by default) returns or yields feed dicts "
+            "of numpy arrays; run with python3 (needs numpy).");
+    p.value({"--data-loader-func-name"}, "data_loader_func_name", "FUNC",
+            "Deprecated: the function of --data-loader-script (write SCRIPT.py:FUNC).");
     p.value({"--save-inputs", "--save-input-data"}, "save_inputs", "PATH",
             "Save the inputs used (JSON, or .npz).");
 }

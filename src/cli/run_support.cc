@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "cli/run_options.h"
 #include "data/data_files.h"
+#include "data/python_loader.h"
 #include "data/data_loader.h"
 #include "data/npy.h"
 
@@ -58,9 +59,33 @@ std::vector<std::string> output_names(const ir::Model& m) {
     return out;
 }
 
+namespace {
+
+// The feeds of one --load-inputs path or data loader script.
+data::FeedList load_feed_file(const std::string& path, const ir::Model& model,
+                              const std::string& func = "") {
+    if (data::is_python_loader(path)) {
+        data::PythonLoaderSpec spec = data::parse_python_loader(path);
+        if (!func.empty()) spec.function = func;
+        log_info("Loading input data from data loader script {} ({})", spec.script,
+                 spec.function);
+        return data::load_python_inputs(spec);
+    }
+    log_info("Loading input data from {}", path);
+    return data::load_inputs(path, {input_names(model), output_names(model)});
+}
+
+}  // namespace
+
 data::FeedList make_feeds(const ParsedArgs& a, const ir::Model& model,
                           const std::vector<runners::TensorMeta>& meta) {
-    const auto files = a.get_all("load_inputs");
+    auto files = a.get_all("load_inputs");
+    if (a.has("data_loader_script")) {
+        if (!data::is_python_loader(a.get("data_loader_script")))
+            throw Error(ErrorKind::kUsage, "--data-loader-script: expected SCRIPT.py[:FUNC], got '" +
+                                               a.get("data_loader_script") + "'");
+        files.push_back(a.get("data_loader_script"));
+    }
     if (!files.empty()) {
         for (const char* f :
              {"seed", "val_range", "iterations", "int_min", "int_max", "float_min", "float_max"})
@@ -69,8 +94,7 @@ data::FeedList make_feeds(const ParsedArgs& a, const ir::Model& model,
                     "Argument: '--{}' will be ignored since a custom data loader was provided.", f);
         data::FeedList feeds;
         for (const auto& path : files) {
-            log_info("Loading input data from {}", path);
-            auto more = data::load_inputs(path, {input_names(model), output_names(model)});
+            auto more = load_feed_file(path, model, a.get("data_loader_func_name"));
             feeds.insert(feeds.end(), more.begin(), more.end());
         }
         if (feeds.empty())

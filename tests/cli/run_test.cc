@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <limits>
 
 #include <nlohmann/json.hpp>
@@ -277,6 +278,29 @@ TEST(Run, StartAndEndBannerNameTheCommand) {
     EXPECT_EQ(bad.status, 1);
     EXPECT_NE(bad.err.find("[E] FAILED | Runtime: "), std::string::npos) << bad.err;
     EXPECT_EQ(bad.out.find("RUNNING"), std::string::npos) << bad.out;
+}
+
+// The tutorials' data loader scripts: --load-inputs x.py and --data-loader-script x.py:func
+// give the script's feed dicts (skipped where no python3 has numpy).
+TEST(Run, DataLoaderScriptsGiveTheirFeeds) {
+    const std::string dir = test::make_temp_dir();
+    const std::string m = add_model(dir, 0.5f);
+    std::ofstream(dir + "/loader.py") << "import numpy as np\n"
+                                         "def load_data():\n"
+                                         "    for i in range(2):\n"
+                                         "        yield {'x': np.full((2, 3), i, np.float32)}\n"
+                                         "def four():\n"
+                                         "    return [{'x': np.full((2, 3), 4, np.float32)}]\n";
+    auto r = test::run_polygraph({"run", m, "--ref", "--load-inputs", dir + "/loader.py",
+                                  "--save-outputs", dir + "/out.json"});
+    if (r.status == 4 && r.err.find("numpy") != std::string::npos) GTEST_SKIP() << r.err;
+    ASSERT_EQ(r.status, 0) << r.all();
+    EXPECT_NE(r.out.find("Completed 2 iteration(s)"), std::string::npos) << r.out;
+    auto f = test::run_polygraph({"run", m, "--ref", "--data-loader-script",
+                                  dir + "/loader.py:four", "--save-outputs", dir + "/four.json"});
+    ASSERT_EQ(f.status, 0) << f.all();
+    auto shown = test::run_polygraph({"inspect", "data", dir + "/four.json"});
+    EXPECT_NE(shown.out.find("mean=4.5"), std::string::npos) << shown.out;
 }
 
 TEST(Run, LayerwiseNamesTheFirstDivergentNode) {
