@@ -2,8 +2,10 @@
 // (float32 for float32), in the order bias, then channels, then kernel positions.
 #include "ops/conv_kernels.h"
 #include "base/aligned.h"
+#include "base/thread_pool.h"
 
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 #include "ops/conv_winograd.h"
@@ -420,7 +422,39 @@ bool blocked_winograd(const ConvShape& s, const float* x, const float* w, const 
     return true;
 }
 
+std::atomic<bool> g_blocked_depthwise{true};  // set_blocked_depthwise
+
+// A plain x and y through the blocked depthwise Conv (depthwise_nchwc) on maps narrow enough
+// that a 16-wide vector along a row of one plane goes mostly empty (ShuffleNet's 272 and 544
+// channels at 14 x 14 and 7 x 7: a row of 14 fills 14 of 16 lanes and its nine taps are one
+// chain, where the blocked kernel keeps eight pixels' chains of 16 channels side by side): x
+// reordered into blocks, the blocked Conv, y reordered back. Channels in whole blocks, no
+// residual (it would need reordering too). One thread only: on one thread ShuffleNet's
+// depthwise steps took 0.56-0.72 of their time (kernel_ab blocked_dw, the model 0.979-0.996);
+// in a two-thread session they took 2.0-2.5 times as long, the reorders run on both threads or
+// on one (docs/performance.md, session 35).
+bool blocked_depthwise(const ConvShape& s, const float* x, const float* w, const float* bias,
+                       float* y, ThreadPool* pool, const GemmEpilogue* ep) {
+    if (!g_blocked_depthwise.load(std::memory_order_relaxed) || (ep && ep->res) ||
+        (pool && pool->num_threads() > 1) || !nchwc_available() || !depthwise_nchwc_fits(s) ||
+        s.w.nd != 2 || s.w.out[2] > 16)
+        return false;
+    const int64_t in = s.w.in_size(), out = s.w.out_size();
+    const AlignedArray<float> xb = aligned_array<float>(static_cast<size_t>(s.n * s.c * in));
+    const AlignedArray<float> yb = aligned_array<float>(static_cast<size_t>(s.n * s.m * out));
+    to_nchwc(x, s.n, s.c, in, sizeof(float), xb.get(), pool);
+    GemmEpilogue e = ep ? *ep : GemmEpilogue{};
+    e.keep_cached = true;  // yb is read back at once
+    depthwise_nchwc(s, xb.get(), w, bias, &e, yb.get(), pool);
+    from_nchwc(yb.get(), s.n, s.m, out, sizeof(float), y, pool);
+    return true;
+}
+
 }  // namespace
+
+bool set_blocked_depthwise(bool on) {
+    return g_blocked_depthwise.exchange(on);
+}
 
 void conv_fast(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
                ThreadPool* pool, const GemmEpilogue* epilogue, int64_t shuffle) {
@@ -430,6 +464,7 @@ void conv_fast(const ConvShape& s, const float* x, const float* w, const float* 
         throw Error(ErrorKind::kInternal, "conv_fast: a channel shuffle by " +
                                               std::to_string(shuffle) + " of " +
                                               std::to_string(s.m) + " channels is not supported");
+    if (depthwise && blocked_depthwise(s, x, w, bias, y, pool, epilogue)) return;
     if (depthwise) return depthwise_fast(s, x, w, bias, y, pool, epilogue);
     if (blocked_winograd(s, x, w, bias, y, pool, epilogue, shuffle)) return;
     const int64_t jobs = s.n * s.group;

@@ -95,6 +95,11 @@ void conv_fast(const ConvShape& s, const float* x, const float* w, const float* 
 // float32 depthwise Conv (group == c == m) over the pool (conv_depthwise.cc).
 void depthwise_fast(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
                     ThreadPool* pool, const GemmEpilogue* epilogue = nullptr);
+// Tests and benches: conv_fast runs a depthwise Conv on a narrow map (16 output columns or
+// fewer) through the blocked kernel with its input and output reordered (on, the default, with
+// AVX-512), or depthwise_fast (off); the blocked kernel sums each output's taps in order, the
+// plain one through a padded copy (values within float32 rounding). Returns the previous setting.
+bool set_blocked_depthwise(bool on);
 // One (image, group) of a 2-D float32 Conv as a GEMM over a padded, stride-phase-split copy of
 // its input without im2col (conv_direct.cc; a.a: the group's weights, a.c: y_g, a.epilogue:
 // the bias and anything fused). Returns false, doing nothing, when gemm_direct is unavailable or

@@ -125,6 +125,31 @@ TEST(OpsConv, Depthwise3x3MatchesReferenceOnRandomShapes) {
     }
 }
 
+// Depthwise Convs on narrow maps (ShuffleNet's 14 x 14 and 7 x 7), channels in blocks of 16:
+// on one thread through the blocked kernel with reorders (set_blocked_depthwise), or the plain
+// one, on two threads always the plain one; each against the reference, strides 1 and 2.
+TEST(OpsConv, NarrowDepthwiseMapsMatchTheReferenceBlockedOrNot) {
+    std::mt19937 rng(43);
+    ThreadPool pool(2);
+    int t = 0;
+    for (const int64_t c : {16, 48, 272})
+        for (const int64_t hw : {7, 14, 15, 33})
+            for (const int64_t stride : {1, 2}) {
+                ops::WindowAttrs wa;
+                wa.strides = {stride, stride}, wa.pads = {1, 1, 1, 1};
+                ops::ConvShape s;
+                s.n = 1 + t % 2, s.group = s.c = s.m = c;
+                s.w = ops::make_window(wa, {hw, hw}, {3, 3}, "Conv");
+                for (const bool blocked : {true, false}) {
+                    const bool was = ops::set_blocked_depthwise(blocked);
+                    expect_fast_conv_matches(s, t % 2 == 0, nullptr, rng, size_t(t), 4e-5);
+                    expect_fast_conv_matches(s, t % 2 == 0, &pool, rng, size_t(t), 4e-5);
+                    ops::set_blocked_depthwise(was);
+                }
+                ++t;
+            }
+}
+
 TEST(OpsConv, PadsStridesAndBias) {
     using ir::Attribute;
     // 1x1x3x3 input of ones, 2x2 kernel of ones, pads 1, stride 2: corner windows see 1 element.
