@@ -23,9 +23,11 @@ namespace pg::data {
 namespace {
 
 // The child's program: imports the script from its own folder, calls the function and saves
-// each feed dict as OUT/feed_<n>.npz. Exit 10: no numpy; 11: no such function; 12: not a dict.
+// each feed dict as OUT/feed_<n>.npz, as numpy.savez lays it out (written entry by entry, so that
+// an input named "file" does not collide with savez's own parameter). Exit 10: no numpy; 11: no
+// such function; 12: not a dict.
 constexpr const char* kDriver = R"PY(
-import importlib.util, os, sys
+import importlib.util, io, os, sys, zipfile
 try:
     import numpy as np
 except ImportError:
@@ -43,7 +45,11 @@ for feed in fn():
     if not isinstance(feed, dict):
         sys.stderr.write("feed dict %d is a %s, not a dict of arrays\n" % (n, type(feed).__name__))
         sys.exit(12)
-    np.savez(os.path.join(out, "feed_%d.npz" % n), **{str(k): np.asarray(v) for k, v in feed.items()})
+    with zipfile.ZipFile(os.path.join(out, "feed_%d.npz" % n), "w") as z:
+        for k, v in feed.items():
+            buf = io.BytesIO()
+            np.save(buf, np.asarray(v), allow_pickle=False)
+            z.writestr(str(k) + ".npy", buf.getvalue())
     n += 1
 )PY";
 

@@ -24,7 +24,7 @@ def load_data():
     for i in range(3):
         yield {"x": np.full((2, 2), i, dtype=np.float32), "n": np.array([i], dtype=np.int64)}
 def as_list():
-    return [{"y": np.arange(3, dtype=np.float64)}]
+    return [{"file": np.arange(3, dtype=np.float64)}]
 def fails():
     raise ValueError("no such dataset")
 def not_dicts():
@@ -73,6 +73,7 @@ TEST(DataPythonLoader, FeedDictsComeInOrderAndFailuresNameTheScript) {
     EXPECT_EQ(feeds[1][1].second.dtype(), DataType::kInt64);
     const auto list = data::load_python_inputs({script, "as_list"});
     ASSERT_EQ(list.size(), 1u);
+    EXPECT_EQ(list[0][0].first, "file");  // numpy.savez's own parameter name
     EXPECT_EQ(list[0][0].second.dtype(), DataType::kFloat64);
     const Error raised = error_of(script, "fails");
     EXPECT_EQ(raised.kind(), ErrorKind::kInvalidInput);
