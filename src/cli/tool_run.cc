@@ -15,12 +15,12 @@
 #include "cli/runner_args.h"
 #include "cli/tools.h"
 #include "cli/trt_compat_args.h"
-#include "layerwise/layerwise.h"
 #include "compare/comparator.h"
 #include "compare/validate.h"
 #include "data/data_files.h"
 #include "emu/emu_runner.h"
 #include "emu/root_cause.h"
+#include "layerwise/layerwise.h"
 #include "runners/marked_outputs.h"
 #include "runners/ref_runner.h"
 
@@ -165,6 +165,15 @@ int run_layerwise_mode(const ParsedArgs& a, RunState& s, const compare::CompareO
     return lw.passed ? 0 : 1;
 }
 
+// `--onnx-outputs` with fewer than two runners: the chosen tensors become the runner's outputs
+// for the ordinary run (Polygraphy's `run --onnxrt --onnx-outputs mark all --validate`).
+void mark_outputs(const ParsedArgs& a, RunState& s) {
+    if (s.runners.empty()) return log_warning("--onnx-outputs has no effect without runners");
+    const auto names = layerwise::select_tensors(*s.model, a.get_all("onnx_outputs"));
+    log_info("Marking {} tensor(s) as outputs", names.size());
+    for (auto& r : s.runners) s.marked.push_back(runners::with_marked_outputs(*r, names));
+}
+
 int run_main(const ParsedArgs& a) {
     if (a.count("json")) logger().set_all_to_stderr(true);
     const auto opts = compare::parse_compare_options(compare_args(a));
@@ -185,14 +194,8 @@ int run_main(const ParsedArgs& a) {
         log_info("Saving inference input data to {}", a.get("save_inputs"));
         data::save_inputs(a.get("save_inputs"), s.feeds);
     }
-    if (a.has("onnx_outputs") && s.runners.empty()) {
-        log_warning("--onnx-outputs has no effect without runners");
-    } else if (a.has("onnx_outputs") && s.runners.size() == 1) {
-        // One runner: the chosen tensors become its outputs for the ordinary run (Polygraphy's
-        // `run --onnxrt --onnx-outputs mark all --validate`).
-        const auto names = layerwise::select_tensors(*s.model, a.get_all("onnx_outputs"));
-        log_info("Marking {} tensor(s) as outputs", names.size());
-        for (auto& r : s.runners) s.marked.push_back(runners::with_marked_outputs(*r, names));
+    if (a.has("onnx_outputs") && s.runners.size() < 2) {
+        mark_outputs(a, s);
     } else if (a.has("onnx_outputs")) {
         const int rc = run_layerwise_mode(a, s, opts);
         log_precision_evidence(s.runners, true);
