@@ -9,11 +9,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "base/error.h"
+#include "base/fs.h"
 #include "data/data_files.h"
 
 extern char** environ;
@@ -52,13 +51,6 @@ for feed in fn():
             z.writestr(str(k) + ".npy", buf.getvalue())
     n += 1
 )PY";
-
-std::string slurp(const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
 
 // Runs `python` with the driver; its stderr goes to `err_path`. Returns the exit status (-1
 // when it could not be started).
@@ -152,7 +144,7 @@ FeedList load_python_inputs(const PythonLoaderSpec& spec) {
         status = run_driver(python, spec, dir.path, err_path);
         if (status != -1 && status != 10) break;
     }
-    if (status != 0) throw driver_error(spec, status, slurp(err_path));
+    if (status != 0) throw driver_error(spec, status, status == -1 ? "" : read_file(err_path));
     FeedList feeds;
     for (size_t n = 0;; ++n) {
         const std::string f = dir.path + "/feed_" + std::to_string(n) + ".npz";

@@ -404,6 +404,18 @@ void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const 
     }
 }
 
+// Runs a blocked kernel on a plain x and y: x reordered into blocks of 16 channels, run(xb, yb),
+// yb reordered back into y.
+template <typename Run>
+void through_blocks(const ConvShape& s, const float* x, float* y, ThreadPool* pool, Run run) {
+    const int64_t in = s.w.in_size(), out = s.w.out_size();
+    const AlignedArray<float> xb = aligned_array<float>(static_cast<size_t>(s.n * s.c * in));
+    const AlignedArray<float> yb = aligned_array<float>(static_cast<size_t>(s.n * s.m * out));
+    to_nchwc(x, s.n, s.c, in, sizeof(float), xb.get(), pool);
+    run(xb.get(), yb.get());
+    from_nchwc(yb.get(), s.n, s.m, out, sizeof(float), y, pool);
+}
+
 // A plain x and y through the blocked Winograd (nchwc_winograd.h) where it pays: x reordered
 // into blocks, the product, y reordered back (per-node runs with a hook and Convs outside the
 // blocked regions). Measured on single layers, 2 threads, reorders included, against this
@@ -413,12 +425,9 @@ void conv_one(const ConvShape& s, int64_t n, int64_t grp, const float* x, const 
 bool blocked_winograd(const ConvShape& s, const float* x, const float* w, const float* bias,
                       float* y, ThreadPool* pool, const GemmEpilogue* ep, int64_t shuffle) {
     if (shuffle != 1 || (ep && ep->res) || !nchwc_winograd_pays(s)) return false;
-    const int64_t in = s.w.in_size(), out = s.w.out_size();
-    const AlignedArray<float> xb = aligned_array<float>(static_cast<size_t>(s.n * s.c * in));
-    const AlignedArray<float> yb = aligned_array<float>(static_cast<size_t>(s.n * s.m * out));
-    to_nchwc(x, s.n, s.c, in, sizeof(float), xb.get(), pool);
-    conv_nchwc_winograd(s, xb.get(), w, bias, ep, yb.get(), pool);
-    from_nchwc(yb.get(), s.n, s.m, out, sizeof(float), y, pool);
+    through_blocks(s, x, y, pool, [&](const float* xb, float* yb) {
+        conv_nchwc_winograd(s, xb, w, bias, ep, yb, pool);
+    });
     return true;
 }
 
@@ -430,7 +439,7 @@ std::atomic<bool> g_blocked_depthwise{true};  // set_blocked_depthwise
 // chain, where the blocked kernel keeps eight pixels' chains of 16 channels side by side): x
 // reordered into blocks, the blocked Conv, y reordered back. Channels in whole blocks, no
 // residual (it would need reordering too). One thread only: on one thread ShuffleNet's
-// depthwise steps took 0.56-0.72 of their time (kernel_ab blocked_dw, the model 0.979-0.996);
+// depthwise steps took 0.56-0.72 of their time (kernel_ab blocked_dw, the model 0.975-0.996);
 // in a two-thread session they took 2.0-2.5 times as long, the reorders run on both threads or
 // on one (docs/performance.md, session 35).
 bool blocked_depthwise(const ConvShape& s, const float* x, const float* w, const float* bias,
@@ -439,14 +448,11 @@ bool blocked_depthwise(const ConvShape& s, const float* x, const float* w, const
         (pool && pool->num_threads() > 1) || !nchwc_available() || !depthwise_nchwc_fits(s) ||
         s.w.nd != 2 || s.w.out[2] > 16)
         return false;
-    const int64_t in = s.w.in_size(), out = s.w.out_size();
-    const AlignedArray<float> xb = aligned_array<float>(static_cast<size_t>(s.n * s.c * in));
-    const AlignedArray<float> yb = aligned_array<float>(static_cast<size_t>(s.n * s.m * out));
-    to_nchwc(x, s.n, s.c, in, sizeof(float), xb.get(), pool);
     GemmEpilogue e = ep ? *ep : GemmEpilogue{};
     e.keep_cached = true;  // yb is read back at once
-    depthwise_nchwc(s, xb.get(), w, bias, &e, yb.get(), pool);
-    from_nchwc(yb.get(), s.n, s.m, out, sizeof(float), y, pool);
+    through_blocks(s, x, y, pool, [&](const float* xb, float* yb) {
+        depthwise_nchwc(s, xb, w, bias, &e, yb, pool);
+    });
     return true;
 }
 
