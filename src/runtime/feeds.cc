@@ -33,24 +33,32 @@ void check_tensor_feed(const ir::Value& in, const Tensor& t) {
 }  // namespace
 
 std::vector<ops::RtValue> bind_feeds(const ir::Graph& g, const Feeds& feeds) {
+    const std::vector<ir::Value*>& ins = g.inputs();
+    std::vector<const ops::RtValue*> fed(ins.size(), nullptr);
     for (const auto& [name, v] : feeds) {
-        bool known = false;
-        for (const ir::Value* in : g.inputs()) known = known || in->name() == name;
-        if (!known)
+        size_t i = 0;
+        while (i < ins.size() && ins[i]->name() != name) ++i;
+        if (i == ins.size())
             throw Error(ErrorKind::kInvalidInput, "the model has no input named '" + name + "'");
+        fed[i] = &v;
     }
+    // Up to the last input fed or required: models of IR version 3 list every initializer as an
+    // input after the data (Inception-v2: 893), whose empty entries would cost a run 50 us.
+    size_t count = 0;
+    for (size_t i = 0; i < ins.size(); ++i)
+        if (fed[i] || !ins[i]->is_initializer()) count = i + 1;
     std::vector<ops::RtValue> values;
-    for (const ir::Value* in : g.inputs()) {
-        auto it = feeds.find(in->name());
-        if (it == feeds.end()) {
-            if (!in->is_initializer())
+    values.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+        if (!fed[i]) {
+            if (!ins[i]->is_initializer())
                 throw Error(ErrorKind::kInvalidInput,
-                            "no value given for input '" + in->name() + "'");
+                            "no value given for input '" + ins[i]->name() + "'");
             values.emplace_back();  // the initializer is the default
             continue;
         }
-        if (it->second.is_tensor()) check_tensor_feed(*in, it->second.tensor());
-        values.push_back(it->second);
+        if (fed[i]->is_tensor()) check_tensor_feed(*ins[i], fed[i]->tensor());
+        values.push_back(*fed[i]);
     }
     return values;
 }

@@ -11,6 +11,7 @@
 #include "base/compact_string.h"
 #include "ir/graph.h"
 #include "ops/kernel.h"
+#include "ops/rt_value.h"
 
 namespace pg::ops {
 struct ConvChain;       // ops/conv_fused.h
@@ -65,7 +66,11 @@ struct GraphPlan {
     int num_slots = 0;
     std::vector<int> input_slots;
     std::vector<int> output_slots;
-    std::vector<std::pair<int, const ir::Value*>> initializer_slots;
+    // The initializers' values, built once: constant_of[slot] indexes `constants` (-1: the slot
+    // is the frame's). A run reads them in place instead of copying each into its frame (a feed
+    // for an initializer that is also a graph input takes its frame slot instead).
+    std::vector<ops::RtValue> constants;
+    std::vector<int> constant_of;
     std::vector<NodeStep> steps;
     // The steps with Conv chains fused (runtime/fuse.h), for runs without a NodeHook; empty
     // when nothing fuses. fused_nodes: nodes absorbed into Conv steps.

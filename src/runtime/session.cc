@@ -27,6 +27,15 @@ struct Frame {
     const GraphPlan* plan;
     const Frame* parent;
     std::vector<ops::RtValue> slots;
+    std::vector<char> fed;  // per slot, once a feed replaces an initializer: whether it did
+
+    // The value in `slot`: a constant of the plan unless fed, else the frame's.
+    const ops::RtValue* at(int slot) const {
+        const auto i = static_cast<size_t>(slot);
+        const int c = plan->constant_of[i];
+        if (c >= 0 && (fed.empty() || !fed[i])) return &plan->constants[static_cast<size_t>(c)];
+        return &slots[i];
+    }
 
     const ops::RtValue* lookup(const ir::Value* v) const {
         for (const Frame* f = this; f; f = f->parent) {
@@ -35,8 +44,7 @@ struct Frame {
                                        [](const auto& e, const ir::Value* x) {
                                            return std::less<const ir::Value*>()(e.first, x);
                                        });
-            if (it != index.end() && it->first == v)
-                return &f->slots[static_cast<size_t>(it->second)];
+            if (it != index.end() && it->first == v) return f->at(it->second);
         }
         return nullptr;
     }
@@ -218,8 +226,9 @@ void Session::Impl::plan_graph(const ir::Graph& g, const OpsetFn& opset) {
         return p->slot[v];
     };
     for (const ir::Value* v : g.inputs()) p->input_slots.push_back(add_slot(v));
+    std::vector<std::pair<int, const ir::Value*>> constants;
     for (const ir::Value* v : g.initializers()) {
-        p->initializer_slots.emplace_back(add_slot(v), v);
+        constants.emplace_back(add_slot(v), v);
         const bool read = !v->uses().empty() ||
                           std::find(g.outputs().begin(), g.outputs().end(), v) != g.outputs().end();
         if (read && !v->initializer()->tensor.has_data()) stripped.insert(v->name());
@@ -227,6 +236,11 @@ void Session::Impl::plan_graph(const ir::Graph& g, const OpsetFn& opset) {
     for (const auto& n : g.nodes())
         for (const ir::Value* out : n->outputs())
             if (out) add_slot(out);
+    p->constant_of.assign(static_cast<size_t>(p->num_slots), -1);
+    for (const auto& [slot, v] : constants) {
+        p->constant_of[static_cast<size_t>(slot)] = static_cast<int>(p->constants.size());
+        p->constants.push_back(ops::RtValue::of(v->initializer()->tensor));
+    }
     ir::TopoResult order = ir::topological_order(g);
     if (!order.acyclic()) ir::check_acyclic(g);
     for (const ir::Node* n : order.order) plan_step(g, *n, *p, opset);
@@ -266,6 +280,7 @@ void Session::Impl::plan_graph(const ir::Graph& g, const OpsetFn& opset) {
             fuse_concat_in_place(g, *p, p->fused.empty() ? p->steps : p->fused, &concats);
         if (concats > 0) p->fused = std::move(in_place), p->fused_nodes += concats;
     }
+    p->constant_of.resize(static_cast<size_t>(p->num_slots), -1);  // the passes' new slots
     p->slots.assign(p->slot.begin(), p->slot.end());
     std::sort(p->slots.begin(), p->slots.end(), [](const auto& a, const auto& b) {
         return std::less<const ir::Value*>()(a.first, b.first);
@@ -284,7 +299,7 @@ void Session::Impl::run_step(const NodeStep& s, Frame& f, NodeHook* hook) {
     for (size_t i = 0; i < s.inputs.size(); ++i) {
         const ir::Value* outer = i < s.outer.size() ? s.outer[i] : nullptr;
         if (s.inputs[i] >= 0)
-            inputs.push_back(&f.slots[static_cast<size_t>(s.inputs[i])]);
+            inputs.push_back(f.at(s.inputs[i]));
         else
             inputs.push_back(outer && f.parent ? f.parent->lookup(outer) : nullptr);
     }
@@ -293,7 +308,7 @@ void Session::Impl::run_step(const NodeStep& s, Frame& f, NodeHook* hook) {
     ops::ConcatSlice slice;
     if (s.concat_slot >= 0) {
         slice = {&f.slots[static_cast<size_t>(s.concat_slot)], s.concat_offset, s.concat_total,
-                 s.concat_base >= 0 ? &f.slots[static_cast<size_t>(s.concat_base)] : nullptr};
+                 s.concat_base >= 0 ? f.at(s.concat_base) : nullptr};
         ctx.set_concat_slice(&slice);
     }
     try {
@@ -312,12 +327,15 @@ std::vector<ops::RtValue> Session::Impl::execute(const ir::Graph& g,
                                                  std::vector<ops::RtValue> inputs,
                                                  const Frame* parent, NodeHook* hook) {
     const GraphPlan& p = *plans.at(&g);
-    Frame f{&p, parent, std::vector<ops::RtValue>(static_cast<size_t>(p.num_slots))};
-    for (const auto& [slot, v] : p.initializer_slots)
-        f.slots[static_cast<size_t>(slot)] = ops::RtValue::of(v->initializer()->tensor);
-    for (size_t i = 0; i < p.input_slots.size() && i < inputs.size(); ++i)
-        if (!inputs[i].is_none())
-            f.slots[static_cast<size_t>(p.input_slots[i])] = std::move(inputs[i]);
+    Frame f{&p, parent, std::vector<ops::RtValue>(static_cast<size_t>(p.num_slots)), {}};
+    for (size_t i = 0; i < p.input_slots.size() && i < inputs.size(); ++i) {
+        if (inputs[i].is_none()) continue;
+        const auto slot = static_cast<size_t>(p.input_slots[i]);
+        f.slots[slot] = std::move(inputs[i]);
+        if (p.constant_of[slot] < 0) continue;  // an initializer's default, replaced
+        if (f.fed.empty()) f.fed.assign(f.slots.size(), 0);
+        f.fed[slot] = 1;
+    }
     std::vector<ops::RtValue>().swap(inputs);  // one entry per graph input: not kept for the run
     const std::vector<NodeStep>& steps = hook || p.fused.empty() ? p.steps : p.fused;
     if (timing && !parent && &g == model.graph.get()) {
@@ -334,7 +352,7 @@ std::vector<ops::RtValue> Session::Impl::execute(const ir::Graph& g,
     std::vector<ops::RtValue> out;
     for (size_t i = 0; i < p.output_slots.size(); ++i) {
         const int slot = p.output_slots[i];
-        out.push_back(slot >= 0 ? f.slots[static_cast<size_t>(slot)] : *f.lookup(g.outputs()[i]));
+        out.push_back(slot >= 0 ? *f.at(slot) : *f.lookup(g.outputs()[i]));
     }
     return out;
 }
