@@ -28,7 +28,8 @@
 //   switches,
 //   for which each side has a session of its own: shuffle (runtime::set_fuse_channel_shuffle),
 //   concat (runtime::set_fuse_concat_in_place), nchwc (runtime::set_nchwc_layout),
-//   cached_for_pools (runtime::set_nchwc_cached_for_pools),
+//   cached_for_pools (runtime::set_nchwc_cached_for_pools), fold_averages
+//   (runtime::set_nchwc_fold_global_averages),
 //   transposes (runtime::set_fuse_matmul_transposes), scaled_softmax
 //   (runtime::set_fuse_scaled_softmax). --threads N
 //   (default 2), --reps N runs per side (default 30). --steps N: the runs time each step
@@ -78,6 +79,8 @@ const std::map<std::string, Switch>& switches() {
         {"nchwc", [](bool on) { return pg::runtime::set_nchwc_layout(on); }},
         {"plain_out", [](bool on) { return pg::runtime::set_nchwc_plain_outputs(on); }},
         {"cached_for_pools", [](bool on) { return pg::runtime::set_nchwc_cached_for_pools(on); }},
+        {"fold_averages",
+         [](bool on) { return pg::runtime::set_nchwc_fold_global_averages(on); }},
         {"transposes", [](bool on) { return pg::runtime::set_fuse_matmul_transposes(on); }},
         {"scaled_softmax", [](bool on) { return pg::runtime::set_fuse_scaled_softmax(on); }},
         {"align", [](bool on) { return pg::set_aligned_buffers(on); }},

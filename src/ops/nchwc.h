@@ -69,6 +69,15 @@ void conv_nchwc_plain_out(const ConvShape& s, const float* x, const float* w, co
                           const GemmEpilogue* epilogue, float* y, ThreadPool* pool,
                           bool plain_input = false);
 
+// conv_nchwc_plain_out's Conv (blocked x, no residual) followed by a GlobalAveragePool: each of
+// the m channels' average over the output map into `averages` (n, m), the map itself kept only
+// group by group in a blocked scratch (SqueezeNet's classifier). The values are
+// global_pool_nchwc's (so global_pool_planes') on conv_nchwc_plain_out's outputs. Requires
+// conv_nchwc_plain_out_fits(s) and no residual (kInternal otherwise).
+void conv_nchwc_global_average(const ConvShape& s, const float* x, const float* w,
+                               const float* bias, const GemmEpilogue* epilogue, float* averages,
+                               ThreadPool* pool);
+
 // Tests and benches: conv_nchwc packs weights into a buffer each thread keeps from call to call
 // (on, the default) or into one allocated per call (off); the same values. Returns the previous
 // setting.

@@ -532,14 +532,33 @@ void unblock_group(const Job& j, int64_t n, int64_t grp, float* plain) {
                plain + (n * j.s.m + b0 * kB) * plane, nullptr);
 }
 
+// Group grp of image n, finished in the blocked y: each of its channels' average over the map,
+// into `averages` (n, m), as global_pool_nchwc sums and divides.
+void average_group(const Job& j, int64_t n, int64_t grp, float* averages) {
+    int64_t b0 = 0, nb = 0;
+    j.g.group(grp, &b0, &nb);
+    const int64_t plane = j.s.w.out_size(), channels = std::min(nb * kB, j.s.m - b0 * kB);
+    float sums[4 * kB];
+    global_pool_nchwc(1, nb, plane, j.y + (n * j.g.mb + b0) * j.g.out_block, sums, false, nullptr);
+    std::copy(sums, sums + channels, averages + n * j.s.m + b0 * kB);
+}
+
+// Where run_conv's output goes besides the blocked y: nowhere (both nullptr), copied into a plain
+// (n, m, out...) `plain`, or only each channel's average over the map into `averages` (n, m).
+struct Finish {
+    float* plain = nullptr;
+    float* averages = nullptr;
+};
+
 // conv_nchwc's work on any output channel count (y: ceil(m / 16) blocks an image; `ep`, when
-// given, holds that many channels in each per-channel vector), and with `plain` (may be
-// nullptr) y copied into it in the plain layout: group by group as each is finished where a
-// thread runs whole groups (the group still in its caches; `kernel_ab --switch unblock_groups`,
-// 100 runs: SqueezeNet's 512 -> 1000 1x1 Conv at 13 x 13 0.902 of the time with one copy at the
-// end, the GlobalAveragePool after it 0.645, the model 0.963), else at the end.
+// given, holds that many channels in each per-channel vector), then `finish`: group by group as
+// each is finished where a thread runs whole groups (the group still in its caches; `kernel_ab
+// --switch unblock_groups`, 100 runs: SqueezeNet's 512 -> 1000 1x1 Conv at 13 x 13 0.902 of the
+// time with one copy at the end, the GlobalAveragePool after it 0.645, the model 0.963), else at
+// the end.
 void run_conv(const ConvShape& s, const float* x, const float* w, const GemmEpilogue* ep, float* y,
-              ThreadPool* pool, bool plain_input, float* plain = nullptr) {
+              ThreadPool* pool, bool plain_input, Finish finish = {}) {
+    float* const plain = finish.plain;
     const Geometry g = geometry(s, pool ? pool->num_threads() : 1, plain_input);
     const int64_t taps = g.tiles.taps(), segments = g.segments;
     const Job job{s, g, x, w, ep, y, plain_input, packs_whole_groups(s, taps, plain_input)};
@@ -557,10 +576,18 @@ void run_conv(const ConvShape& s, const float* x, const float* w, const GemmEpil
             const int64_t grp = g.by_groups ? in_image / segments : in_image % g.groups;
             const int64_t seg = g.by_groups ? in_image % segments : in_image / g.groups;
             run_segment(job, wp, n, grp, seg);
-            if (plain && by_group) unblock_group(job, n, grp, plain);
+            if (!by_group) continue;
+            if (finish.averages) average_group(job, n, grp, finish.averages);
+            if (plain) unblock_group(job, n, grp, plain);
         }
     });
-    if (plain && !by_group) from_nchwc(y, s.n, s.m, s.w.out_size(), sizeof(float), plain, pool);
+    if (by_group) return;
+    if (plain) from_nchwc(y, s.n, s.m, s.w.out_size(), sizeof(float), plain, pool);
+    if (finish.averages) {
+        const AlignedArray<float> avg = aligned_array<float>(static_cast<size_t>(s.n * g.mb * kB));
+        global_pool_nchwc(s.n, g.mb, s.w.out_size(), y, avg.get(), false, pool);
+        from_nchwc(avg.get(), s.n, s.m, 1, sizeof(float), finish.averages, nullptr);
+    }
 }
 
 // The epilogue with the bias, nullptr when it does nothing.
@@ -613,7 +640,21 @@ void conv_nchwc_plain_out(const ConvShape& s, const float* x, const float* w, co
     PaddedChannels held;
     if (e && padded != s.m) held.pad(ep, s.m, padded);
     const AlignedArray<float> yb = aligned_array<float>(static_cast<size_t>(s.n * padded * out));
-    run_conv(s, x, w, e, yb.get(), pool, plain_input, y);
+    run_conv(s, x, w, e, yb.get(), pool, plain_input, Finish{y, nullptr});
+}
+
+void conv_nchwc_global_average(const ConvShape& s, const float* x, const float* w,
+                               const float* bias, const GemmEpilogue* epilogue, float* averages,
+                               ThreadPool* pool) {
+    if (!nchwc_available() || !conv_nchwc_plain_out_fits(s) || (epilogue && epilogue->res))
+        throw Error(ErrorKind::kInternal, "conv_nchwc_global_average: unsupported Conv");
+    const int64_t padded = padded_channels(s.m), out = s.w.out_size();
+    GemmEpilogue ep;
+    const GemmEpilogue* e = with_bias(epilogue, bias, ep);
+    PaddedChannels held;
+    if (e && padded != s.m) held.pad(ep, s.m, padded);
+    const AlignedArray<float> yb = aligned_array<float>(static_cast<size_t>(s.n * padded * out));
+    run_conv(s, x, w, e, yb.get(), pool, false, Finish{nullptr, averages});
 }
 
 #else
@@ -630,6 +671,11 @@ bool conv_nchwc_plain_out_fits(const ConvShape&, bool) {
 void conv_nchwc_plain_out(const ConvShape&, const float*, const float*, const float*,
                           const GemmEpilogue*, float*, ThreadPool*, bool) {
     throw Error(ErrorKind::kInternal, "conv_nchwc_plain_out: not built for this CPU");
+}
+
+void conv_nchwc_global_average(const ConvShape&, const float*, const float*, const float*,
+                               const GemmEpilogue*, float*, ThreadPool*) {
+    throw Error(ErrorKind::kInternal, "conv_nchwc_global_average: not built for this CPU");
 }
 
 #endif

@@ -249,6 +249,45 @@ KernelFn make_nchwc_conv(const ConvChain& chain, std::vector<size_t> blocked, Ke
     };
 }
 
+namespace {
+
+// The classifier Conv with its GlobalAveragePool (conv_nchwc_global_average) when everything
+// fits: blocked float32 X, output channels not in whole blocks, no residual; false otherwise.
+bool blocked_conv_average(const ConvChain& chain, KernelContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    if (!is_f32(x) || !is_nchwc(x) || x.rank() != 5 || !ctx.has_input(1)) return false;
+    const Tensor& w = ctx.input(1);
+    if (!is_f32(w) || w.rank() != 4) return false;
+    size_t res = 0;
+    if (!conv_chain_inputs_fit(chain, ctx, &res) || res) return false;
+    const Tensor* b = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    const ConvShape s = conv_shape(chain.conv, nchw_view(x), w, b);
+    if (s.m % kB == 0 || !conv_nchwc_plain_out_fits(s)) return false;
+    std::vector<float> k;
+    const GemmEpilogue ep = conv_chain_epilogue(chain, ctx, k);
+    Tensor y = Tensor::uninitialized(DataType::kFloat32, {s.n, s.m, 1, 1});
+    conv_nchwc_global_average(s, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr,
+                              &ep, reinterpret_cast<float*>(y.mutable_bytes()), ctx.pool());
+    ctx.set_output(0, std::move(y));
+    return true;
+}
+
+}  // namespace
+
+KernelFn make_nchwc_conv_global_average(const ConvChain& chain, std::vector<size_t> blocked,
+                                        KernelFn plain, const ir::Node& average,
+                                        KernelFn plain_average) {
+    return [chain, blocked = std::move(blocked), plain = std::move(plain), &average,
+            plain_average = std::move(plain_average)](KernelContext& ctx) {
+        if (blocked_conv_average(chain, ctx)) return;
+        run_plain(ctx, plain, blocked);
+        const RtValue conv = ctx.outputs()[0];
+        KernelContext next(average, {&conv}, 1, ctx.pool(), nullptr);
+        plain_average(next);
+        ctx.set_output(0, std::move(next.outputs()[0]));
+    };
+}
+
 KernelFn make_nchwc_batch_norm(const BatchNormChain& chain, KernelFn plain) {
     return [chain, plain = std::move(plain)](KernelContext& ctx) {
         if (!blocked_batch_norm(chain, ctx)) run_plain(ctx, plain, {0});

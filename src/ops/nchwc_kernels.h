@@ -33,6 +33,14 @@ KernelFn make_from_nchwc();
 // gives blocked (X, the residual); anything else, or a Conv conv_nchwc does not run, goes
 // through `plain` (the NCHW chain's kernel) on plain inputs.
 KernelFn make_nchwc_conv(const ConvChain& chain, std::vector<size_t> blocked, KernelFn plain);
+// A Conv chain make_nchwc_conv would run with its output plain (output channels not in whole
+// blocks, no residual) whose only reader is the GlobalAveragePool node `average`: the two in one
+// step (conv_nchwc_global_average), its output the pool's. Otherwise (a plain X, another type)
+// `plain` (the chain's kernel) on plain inputs, then `plain_average` (the pool's) on its output.
+// `average` must outlive the kernel (the plan's node).
+KernelFn make_nchwc_conv_global_average(const ConvChain& chain, std::vector<size_t> blocked,
+                                        KernelFn plain, const ir::Node& average,
+                                        KernelFn plain_average);
 // MaxPool (one output), AveragePool, GlobalAveragePool, GlobalMaxPool on blocked float32 X;
 // `plain` is the op's kernel.
 KernelFn make_nchwc_pool(const std::string& op, const Attrs& a, KernelFn plain);

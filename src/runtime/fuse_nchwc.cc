@@ -43,6 +43,7 @@ namespace {
 std::atomic<bool> g_enabled{true};
 std::atomic<bool> g_plain_outputs{true};  // set_nchwc_plain_outputs
 std::atomic<bool> g_cached_for_pools{true};  // set_nchwc_cached_for_pools
+std::atomic<bool> g_fold_averages{true};     // set_nchwc_fold_global_averages
 constexpr int64_t kBlock = ops::kNchwcBlock;
 
 bool is_pool(const ir::Node* n) {
@@ -407,7 +408,35 @@ NodeStep blocked_step(const NodeStep& s, const Candidate& c0, const BlockedSlots
     return b;
 }
 
+// The GlobalAveragePool step that alone reads the output of step q (a Conv writing plain), its
+// index; -1 when there is none (another reader, a graph output, or the switch off).
+int64_t lone_average(const std::vector<NodeStep>& steps, const Readers& r, size_t q) {
+    const int s = steps[q].outputs[0];
+    if (!g_fold_averages.load(std::memory_order_relaxed) || s < 0 || r.external.count(s))
+        return -1;
+    const auto it = r.of.find(s);
+    if (it == r.of.end() || it->second.size() != 1) return -1;
+    const NodeStep& a = steps[it->second[0].first];
+    if (!a.kernel || !is_op(a.node, "GlobalAveragePool") || a.inputs.size() != 1 ||
+        a.outputs.size() != 1 || a.outputs[0] < 0 || a.concat_slot >= 0)
+        return -1;
+    return static_cast<int64_t>(it->second[0].first);
+}
+
+// Blocked Conv step b (made from step conv, candidate c) running `average` too
+// (ops::make_nchwc_conv_global_average), into its output.
+void fold_average(NodeStep& b, const NodeStep& conv, const Candidate& c, const NodeStep& average) {
+    b.outputs[0] = average.outputs[0];
+    b.kernel = share_kernel(ops::make_nchwc_conv_global_average(c.chain, c.blocked, *conv.kernel,
+                                                                *average.node, *average.kernel));
+    b.fused_with += ", fused with '" + average.node->name + "' (GlobalAveragePool)";
+}
+
 }  // namespace
+
+bool set_nchwc_fold_global_averages(bool on) {
+    return g_fold_averages.exchange(on);
+}
 
 bool set_nchwc_layout(bool on) {
     return g_enabled.exchange(on);
@@ -437,15 +466,23 @@ std::vector<NodeStep> fuse_nchwc_regions(const ir::Graph& g, GraphPlan& p,
     const Readers read = readers(steps, cands, external);
     const bool cached = g_cached_for_pools.load(std::memory_order_relaxed);
     std::vector<NodeStep> out;
+    std::unordered_set<size_t> folded;  // GlobalAveragePool steps run by their Conv's step
     for (size_t q = 0; q < steps.size(); ++q) {
         for (const auto& [s, first] : slots.entry_at)
             if (first == q) out.push_back(reorder_step(steps[q], s, slots.of.at(s), true));
         if (!keep.count(q)) {
             out.push_back(steps[q]);
+            if (folded.count(q)) out.back().kernel = nullptr;  // its releases stay
             continue;
         }
-        out.push_back(blocked_step(steps[q], cands.at(q), slots,
+        const Candidate& c = cands.at(q);
+        out.push_back(blocked_step(steps[q], c, slots,
                                    cached && pool_reads(steps, read, steps[q].outputs[0])));
+        const int64_t avg = c.conv && c.plain_out ? lone_average(steps, read, q) : -1;
+        if (avg >= 0 && !keep.count(static_cast<size_t>(avg))) {
+            fold_average(out.back(), steps[q], c, steps[static_cast<size_t>(avg)]);
+            folded.insert(static_cast<size_t>(avg));
+        }
         const int out_slot = steps[q].outputs[0];
         if (leaving.count(out_slot) && !cands.at(q).plain_out)
             out.push_back(reorder_step(steps[q], slots.of.at(out_slot), out_slot, false));

@@ -125,6 +125,11 @@ bool set_nchwc_plain_outputs(bool on);
 // stores it through the caches (on, the default), or as every other one (off: the Winograd and
 // depthwise Convs stream around them); the same values. Returns the previous setting.
 bool set_nchwc_cached_for_pools(bool on);
+// Tests and benches: a blocked Conv writing its output plain (a classifier's 1000 channels) whose
+// only reader is a GlobalAveragePool runs the pool in its step, keeping only the averages (on,
+// the default), or writes the whole map for the pool's own step (off); the same values. Returns
+// the previous setting.
+bool set_nchwc_fold_global_averages(bool on);
 // Whether sessions planned from now on fold 4-D Transposes around MatMuls into them
 // (runtime/fuse_matmul_views.cc; on by default). Returns the previous setting.
 bool set_fuse_matmul_transposes(bool on);

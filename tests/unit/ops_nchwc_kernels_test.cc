@@ -114,6 +114,37 @@ TEST_F(OpsNchwcKernels, OtherTypesRunThePlainConvOnPlainInputs) {
     EXPECT_TRUE(got.same_contents(run(p, n, {x, w})));  // plain, the plain kernel's bits
 }
 
+// A classifier Conv (output channels not in whole blocks) + Relu with its GlobalAveragePool in
+// one kernel: on a blocked input the averages of conv_nchwc_plain_out's outputs bit for bit (a
+// small map, whose groups a thread finishes whole, and a large one, split by pixels), on a plain
+// input the plain Conv and pool.
+TEST_F(OpsNchwcKernels, AClassifierConvWithItsAverageRunsBlockedOrPlain) {
+    const ir::Node& n = node("Conv", 3);
+    const ir::Node& avg = node("GlobalAveragePool", 1);
+    ops::ConvChain chain;
+    chain.conv = ops::read_conv_attrs(ops::Attrs(n));
+    chain.act = ops::ConvChain::Act::kRelu;
+    const ops::KernelFn conv = ops::make_conv_chain(chain, [](ops::KernelContext&) {
+        throw Error(ErrorKind::kInternal, "the float32 chain runs its fast path");
+    });
+    const ops::KernelFn average = plain(avg);
+    const ops::KernelFn both =
+        ops::make_nchwc_conv_global_average(chain, {0}, conv, avg, average);
+    for (const auto& [hw, m] : {std::pair<int64_t, int64_t>{7, 200}, {61, 40}}) {
+        const Tensor x = test::random_tensor(DataType::kFloat32, {2, 32, hw, hw}, false, rng_);
+        const Tensor w = test::random_tensor(DataType::kFloat32, {m, 32, 1, 1}, false, rng_);
+        const Tensor bias = test::random_tensor(DataType::kFloat32, {m}, false, rng_);
+        const Tensor map = run(ops::make_nchwc_conv(chain, {0}, conv), n, {blocked(x), w, bias});
+        ASSERT_EQ(map.rank(), 4) << "the Conv writes its channels plain";
+        const Tensor got = run(both, n, {blocked(x), w, bias});
+        EXPECT_EQ(got.dims(), (std::vector<int64_t>{2, m, 1, 1}));
+        EXPECT_TRUE(got.same_contents(run(average, avg, {map}))) << hw;
+        const Tensor plain_got = run(both, n, {x, w, bias});
+        EXPECT_TRUE(plain_got.same_contents(run(average, avg, {run(conv, n, {x, w, bias})})));
+        EXPECT_LT(gap(got, plain_got), 1e-5);
+    }
+}
+
 TEST_F(OpsNchwcKernels, PoolsRunBlockedOrPlain) {
     const ir::Node& n = node("MaxPool", 1,
                              ir::attrs(ir::Attribute::make_ints("kernel_shape", {2, 2}),

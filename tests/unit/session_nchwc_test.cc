@@ -307,6 +307,40 @@ TEST_F(SessionNchwc, ConvsBeforeAPoolKeepTheirBitsCachedOrStreamed) {
     EXPECT_GE(cached.blocked_steps(), 6);
 }
 
+// SqueezeNet's tail: blocked Convs, then a classifier Conv of 40 channels + Relu read only by a
+// GlobalAveragePool, which its step runs (set_nchwc_fold_global_averages): no step of the pool's
+// own, the same bits as the pool run apart, the plain values within rounding. A second
+// reader of the classifier's map keeps the pool apart.
+TEST_F(SessionNchwc, AClassifiersGlobalAverageRunsInItsConvsStep) {
+    for (const bool second_reader : {false, true}) {
+        auto m = ir::new_model(13);
+        ir::GraphBuilder b(*m->graph);
+        std::mt19937 rng(37);
+        ir::Value* x = b.input("x", DataType::kFloat32, {1, 32, 13, 13});
+        ir::Value* y = b.op("Relu", {square_conv(b, rng, x, 32, 32, 1, "a")});
+        y = b.op("Relu", {square_conv(b, rng, y, 32, 32, 3, "b")});
+        ir::Value* cls = b.op("Relu", {square_conv(b, rng, y, 40, 32, 1, "classifier")});
+        ir::Value* avg = b.op("GlobalAveragePool", {cls}, {}, "gap");
+        b.output(avg, DataType::kFloat32, {});
+        if (second_reader) b.output(b.op("Neg", {cls}), DataType::kFloat32, {});
+        EXPECT_LT(check_blocked(*m), 1e-5);
+        runtime::SessionOptions opt;
+        opt.threads = 2;
+        const bool was = runtime::set_nchwc_fold_global_averages(true);
+        runtime::Session folded(*m, opt);
+        runtime::set_nchwc_fold_global_averages(false);
+        runtime::Session apart(*m, opt);
+        runtime::set_nchwc_fold_global_averages(was);
+        const runtime::Feeds feeds = random_fuse_feeds(*m);
+        test::expect_same_results(folded.run(feeds), apart.run(feeds));
+        std::vector<runtime::Session::StepTime> times;
+        folded.run_timed(feeds, times);
+        bool pool_step = false;
+        for (const auto& t : times) pool_step = pool_step || t.node->name == "gap";
+        EXPECT_EQ(pool_step, second_reader);
+    }
+}
+
 // A region value read only from inside an If's branches (an outer-scope value) leaves the
 // region plain for them.
 TEST_F(SessionNchwc, SubgraphsReadRegionValuesPlain) {
