@@ -409,7 +409,8 @@ NodeStep blocked_step(const NodeStep& s, const Candidate& c0, const BlockedSlots
 }
 
 // The GlobalAveragePool step that alone reads the output of step q (a Conv writing plain), its
-// index; -1 when there is none (another reader, a graph output, or the switch off).
+// index; -1 when there is none (another reader, a graph output, the pool's output read by a
+// Concat, or the switch off).
 int64_t lone_average(const std::vector<NodeStep>& steps, const Readers& r, size_t q) {
     const int s = steps[q].outputs[0];
     if (!g_fold_averages.load(std::memory_order_relaxed) || s < 0 || r.external.count(s))
@@ -420,6 +421,12 @@ int64_t lone_average(const std::vector<NodeStep>& steps, const Readers& r, size_
     if (!a.kernel || !is_op(a.node, "GlobalAveragePool") || a.inputs.size() != 1 ||
         a.outputs.size() != 1 || a.outputs[0] < 0 || a.concat_slot >= 0)
         return -1;
+    // The folded step is still a Conv's to fuse_concat.cc, which must not have it write a
+    // Concat in place.
+    const auto next = r.of.find(a.outputs[0]);
+    if (next != r.of.end())
+        for (const auto& [q2, blocked] : next->second)
+            if (is_op(steps[q2].node, "Concat")) return -1;
     return static_cast<int64_t>(it->second[0].first);
 }
 
