@@ -152,7 +152,8 @@ std::vector<float> run_scan8(std::vector<int64_t> state_dims) {
         ops::RtValue::of(Tensor::from_values<float>(DataType::kFloat32, state_dims, zeros));
     feeds["x"] = ops::RtValue::of(
         Tensor::from_values<float>(DataType::kFloat32, {1, 3, 2}, {1, 2, 3, 4, 5, 6}));
-    const Tensor& out = session.run(feeds).at(0).second.tensor();
+    const runtime::Results results = session.run(feeds);  // outlives `out`
+    const Tensor& out = results.at(0).second.tensor();
     return std::vector<float>(out.data<float>(), out.data<float>() + out.numel());
 }
 
@@ -186,7 +187,8 @@ std::vector<float> run_scan9(int64_t num_scans, std::vector<ir::Attribute> more 
     feeds["s"] = ops::RtValue::of(Tensor::from_values<float>(DataType::kFloat32, {2}, {0, 0}));
     feeds["x"] = ops::RtValue::of(
         Tensor::from_values<float>(DataType::kFloat32, {3, 2}, {1, 2, 3, 4, 5, 6}));
-    const Tensor& out = session.run(feeds).at(0).second.tensor();
+    const runtime::Results results = session.run(feeds);
+    const Tensor& out = results.at(0).second.tensor();
     return std::vector<float>(out.data<float>(), out.data<float>() + out.numel());
 }
 
