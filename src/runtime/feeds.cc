@@ -36,11 +36,11 @@ std::vector<ops::RtValue> bind_feeds(const ir::Graph& g, const Feeds& feeds) {
     const std::vector<ir::Value*>& ins = g.inputs();
     std::vector<const ops::RtValue*> fed(ins.size(), nullptr);
     for (const auto& [name, v] : feeds) {
-        size_t i = 0;
-        while (i < ins.size() && ins[i]->name() != name) ++i;
-        if (i == ins.size())
+        bool known = false;  // every input of that name (a graph may list one twice)
+        for (size_t i = 0; i < ins.size(); ++i)
+            if (ins[i]->name() == name) fed[i] = &v, known = true;
+        if (!known)
             throw Error(ErrorKind::kInvalidInput, "the model has no input named '" + name + "'");
-        fed[i] = &v;
     }
     // Up to the last input fed or required: models of IR version 3 list every initializer as an
     // input after the data (Inception-v2: 893), whose empty entries would cost a run 50 us.

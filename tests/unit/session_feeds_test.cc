@@ -76,6 +76,18 @@ TEST(SessionFeeds, UnknownAndMissingFeedsAreNamed) {
     }
 }
 
+// A graph listing its input twice: the feed binds both entries.
+TEST(SessionFeeds, AnInputListedTwiceTakesTheFeedForBoth) {
+    auto m = ir::new_model(17);
+    ir::GraphBuilder b(*m->graph);
+    ir::Value* x = b.input("x", DataType::kFloat32, std::vector<int64_t>{2});
+    m->graph->add_input(x);
+    b.output(b.op("Neg", {x}, {}, "neg"), DataType::kFloat32, {2});
+    runtime::Session s(*m);
+    EXPECT_EQ(values(s.run({{"x", vec({1, -2})}}), m->graph->outputs()[0]->name()),
+              (std::vector<float>{-1, 2}));
+}
+
 // Many initializer inputs after the data, none fed: each keeps its value.
 TEST(SessionFeeds, ManyInitializerInputsNeedOnlyTheData) {
     auto m = ir::new_model(17);
