@@ -136,7 +136,9 @@ TEST(ThreadPool, RangesCoverEachItemOnceInChunks) {
             });
             for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1);
             if (n < threads) continue;  // inline, or no share for the caller
-            ASSERT_FALSE(mine.empty()) << n;
+            // A caller the OS deschedules right after publishing the job can find every item
+            // taken by the workers (seen once under a parallel ctest): nothing to check then.
+            if (mine.empty()) continue;
             EXPECT_EQ(mine[0].first, 0) << n;  // its own share first, from the front
             EXPECT_LE(mine[0].second, 4) << n;  // one chunk
             if (n >= 100) {
