@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -628,33 +629,39 @@ bool conv_nchwc_plain_out_fits(const ConvShape& s, bool plain_input) {
     return s.m > 0 && conv_nchwc_fits(padded, plain_input);
 }
 
-void conv_nchwc_plain_out(const ConvShape& s, const float* x, const float* w, const float* bias,
-                          const GemmEpilogue* epilogue, float* y, ThreadPool* pool,
-                          bool plain_input) {
+namespace {
+
+// run_conv into a blocked scratch of whole blocks (the per-channel vectors padded with zeros to
+// match), then `finish`: conv_nchwc_plain_out's and conv_nchwc_global_average's common part.
+void conv_through_scratch(const ConvShape& s, const float* x, const float* w, const float* bias,
+                          const GemmEpilogue* epilogue, ThreadPool* pool, bool plain_input,
+                          Finish finish, const char* who) {
     if (!nchwc_available() || !conv_nchwc_plain_out_fits(s, plain_input) ||
         (epilogue && epilogue->res))
-        throw Error(ErrorKind::kInternal, "conv_nchwc_plain_out: unsupported Conv");
+        throw Error(ErrorKind::kInternal, std::string(who) + ": unsupported Conv");
     const int64_t padded = padded_channels(s.m), out = s.w.out_size();
     GemmEpilogue ep;
     const GemmEpilogue* e = with_bias(epilogue, bias, ep);
     PaddedChannels held;
     if (e && padded != s.m) held.pad(ep, s.m, padded);
     const AlignedArray<float> yb = aligned_array<float>(static_cast<size_t>(s.n * padded * out));
-    run_conv(s, x, w, e, yb.get(), pool, plain_input, Finish{y, nullptr});
+    run_conv(s, x, w, e, yb.get(), pool, plain_input, finish);
+}
+
+}  // namespace
+
+void conv_nchwc_plain_out(const ConvShape& s, const float* x, const float* w, const float* bias,
+                          const GemmEpilogue* epilogue, float* y, ThreadPool* pool,
+                          bool plain_input) {
+    conv_through_scratch(s, x, w, bias, epilogue, pool, plain_input, Finish{y, nullptr},
+                         "conv_nchwc_plain_out");
 }
 
 void conv_nchwc_global_average(const ConvShape& s, const float* x, const float* w,
                                const float* bias, const GemmEpilogue* epilogue, float* averages,
                                ThreadPool* pool) {
-    if (!nchwc_available() || !conv_nchwc_plain_out_fits(s) || (epilogue && epilogue->res))
-        throw Error(ErrorKind::kInternal, "conv_nchwc_global_average: unsupported Conv");
-    const int64_t padded = padded_channels(s.m), out = s.w.out_size();
-    GemmEpilogue ep;
-    const GemmEpilogue* e = with_bias(epilogue, bias, ep);
-    PaddedChannels held;
-    if (e && padded != s.m) held.pad(ep, s.m, padded);
-    const AlignedArray<float> yb = aligned_array<float>(static_cast<size_t>(s.n * padded * out));
-    run_conv(s, x, w, e, yb.get(), pool, false, Finish{nullptr, averages});
+    conv_through_scratch(s, x, w, bias, epilogue, pool, false, Finish{nullptr, averages},
+                         "conv_nchwc_global_average");
 }
 
 #else
