@@ -162,6 +162,19 @@ bool run_check_command(const CheckCommandOptions& o, const std::vector<std::stri
 
 bool run_check_with_copies(const CheckCommandOptions& o, const std::vector<std::string>& argv,
                            const std::vector<FixedCopy>& copies, bool keep, int* rc) {
+    // The copies written so far go again however the check ends (a program that cannot start
+    // throws), unless kept.
+    struct Written {
+        const std::vector<FixedCopy>& copies;
+        bool keep;
+        size_t count = 0;
+        ~Written() {
+            for (size_t i = 0; !keep && i < count; ++i) {
+                std::error_code ec;
+                std::filesystem::remove(copies[i].to, ec);
+            }
+        }
+    } written{copies, keep};
     for (const FixedCopy& c : copies) {
         const std::string tmp = c.to + ".partial";
         std::error_code ec;
@@ -172,14 +185,9 @@ bool run_check_with_copies(const CheckCommandOptions& o, const std::vector<std::
             std::filesystem::remove(tmp, ec);
             throw Error(ErrorKind::kIo, "cannot write " + c.to + " for the check command");
         }
+        ++written.count;
     }
-    const bool ok = run_check_command(o, argv, rc);
-    if (!keep)
-        for (const FixedCopy& c : copies) {
-            std::error_code ec;
-            std::filesystem::remove(c.to, ec);
-        }
-    return ok;
+    return run_check_command(o, argv, rc);
 }
 
 std::vector<std::string> split_quoted_command(const std::vector<std::string>& command) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -167,11 +168,14 @@ TEST(DebugPrecisionCheck, CheckStatusFollowsPolygraphyOrder) {
     EXPECT_EQ(debug::skip_current_path("d.x/replay"), "d.x/replay_skip_current");
 }
 
+// ... and the candidate it would have read as ./polygraph_debug.onnx is not left behind.
 TEST(DebugPrecisionCheck, MissingCheckProgramIsAUsageError) {
     const Story s;
+    std::filesystem::remove("polygraph_debug.onnx");
     auto r = test::run_polygraph(concat(s.debug(), {"--check", "/nonexistent/prog"}));
     EXPECT_EQ(r.status, 2) << r.all();
     EXPECT_NE(r.err.find("/nonexistent/prog"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists("polygraph_debug.onnx"));
     r = test::run_polygraph(concat(s.debug(), {"--check"}));
     EXPECT_EQ(r.status, 2) << r.all();
 }
