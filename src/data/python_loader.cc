@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -100,6 +101,16 @@ Error driver_error(const PythonLoaderSpec& spec, int status, const std::string& 
                                                std::to_string(status) + "):\n" + err);
 }
 
+// The end of the child's stderr (a traceback ends with its error), at most 8 KiB of it: a
+// script printing without end must not make the error message as large.
+std::string stderr_tail(const std::string& path) {
+    constexpr size_t kTail = 8 << 10;
+    const auto m = MappedFile::open(path);
+    const size_t n = std::min<size_t>(m->size(), kTail);
+    std::string tail(reinterpret_cast<const char*>(m->data()) + (m->size() - n), n);
+    return n < m->size() ? "...\n" + tail : tail;
+}
+
 // Removes the private folder however the load ends.
 struct TempDir {
     std::string path;
@@ -144,7 +155,7 @@ FeedList load_python_inputs(const PythonLoaderSpec& spec) {
         status = run_driver(python, spec, dir.path, err_path);
         if (status != -1 && status != 10) break;
     }
-    if (status != 0) throw driver_error(spec, status, status == -1 ? "" : read_file(err_path));
+    if (status != 0) throw driver_error(spec, status, status == -1 ? "" : stderr_tail(err_path));
     FeedList feeds;
     for (size_t n = 0;; ++n) {
         const std::string f = dir.path + "/feed_" + std::to_string(n) + ".npz";

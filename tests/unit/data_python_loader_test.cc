@@ -31,6 +31,10 @@ def not_dicts():
     return [[1, 2]]
 def nothing():
     return []
+def chatty():
+    import sys
+    sys.stderr.write("x" * (4 << 20))
+    raise ValueError("after the noise")
 )PY";
 
 // The error of loading `func`, or a test failure when none.
@@ -82,6 +86,9 @@ TEST(DataPythonLoader, FeedDictsComeInOrderAndFailuresNameTheScript) {
               std::string::npos);
     EXPECT_NE(error_of(script, "not_dicts").message().find("not a dict"), std::string::npos);
     EXPECT_NE(error_of(script, "nothing").message().find("gave no feed dicts"), std::string::npos);
+    const std::string chatty = error_of(script, "chatty").message();  // 4 MiB on stderr
+    EXPECT_NE(chatty.find("after the noise"), std::string::npos);
+    EXPECT_LT(chatty.size(), 10000u);
     EXPECT_EQ(error_of(dir + "/absent.py", "load_data").kind(), ErrorKind::kIo);
 }
 
