@@ -168,14 +168,18 @@ TEST(DebugPrecisionCheck, CheckStatusFollowsPolygraphyOrder) {
     EXPECT_EQ(debug::skip_current_path("d.x/replay"), "d.x/replay_skip_current");
 }
 
-// ... and the candidate it would have read as ./polygraph_debug.onnx is not left behind.
+// ... and the candidate it would have read as ./polygraph_debug.onnx is not left behind (run
+// from a folder of its own: other tests write that name in the shared working directory).
 TEST(DebugPrecisionCheck, MissingCheckProgramIsAUsageError) {
     const Story s;
-    std::filesystem::remove("polygraph_debug.onnx");
+    const std::string here = test::make_temp_dir();
+    const auto was = std::filesystem::current_path();
+    std::filesystem::current_path(here);
     auto r = test::run_polygraph(concat(s.debug(), {"--check", "/nonexistent/prog"}));
+    std::filesystem::current_path(was);
     EXPECT_EQ(r.status, 2) << r.all();
     EXPECT_NE(r.err.find("/nonexistent/prog"), std::string::npos) << r.err;
-    EXPECT_FALSE(std::filesystem::exists("polygraph_debug.onnx"));
+    EXPECT_FALSE(std::filesystem::exists(here + "/polygraph_debug.onnx"));
     r = test::run_polygraph(concat(s.debug(), {"--check"}));
     EXPECT_EQ(r.status, 2) << r.all();
 }
