@@ -31,7 +31,7 @@
 //   cached_for_pools (runtime::set_nchwc_cached_for_pools), fold_averages
 //   (runtime::set_nchwc_fold_global_averages),
 //   transposes (runtime::set_fuse_matmul_transposes), scaled_softmax
-//   (runtime::set_fuse_scaled_softmax). --threads N
+//   (runtime::set_fuse_scaled_softmax), scaled_rows (ops::set_softmax_scaled_rows). --threads N
 //   (default 2), --reps N runs per side (default 30). --steps N: the runs time each step
 //   (Session::run_timed) and the N steps whose median time moved most (in ms, either way) are
 //   listed under the model, by the name of the step's first node: a change to one kernel shows
@@ -59,6 +59,7 @@
 #include "ops/nchwc_winograd.h"
 #include "ops/pool_kernels.h"
 #include "ops/rnn_kernels.h"
+#include "ops/softmax_fused.h"
 #include "random_feeds.h"
 #include "runtime/session.h"
 
@@ -83,6 +84,7 @@ const std::map<std::string, Switch>& switches() {
          [](bool on) { return pg::runtime::set_nchwc_fold_global_averages(on); }},
         {"transposes", [](bool on) { return pg::runtime::set_fuse_matmul_transposes(on); }},
         {"scaled_softmax", [](bool on) { return pg::runtime::set_fuse_scaled_softmax(on); }},
+        {"scaled_rows", [](bool on) { return pg::ops::set_softmax_scaled_rows(on); }},
         {"align", [](bool on) { return pg::set_aligned_buffers(on); }},
         {"rowbases", [](bool on) { return pg::ops::set_gemm_direct_row_bases(on); }},
         {"bstrips", [](bool on) { return pg::ops::set_gemm_direct_b_strips(on); }},

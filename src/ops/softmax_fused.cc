@@ -2,6 +2,7 @@
 #include "ops/softmax_fused.h"
 
 #include <algorithm>
+#include <atomic>
 #include <utility>
 #include <vector>
 
@@ -11,6 +12,8 @@
 namespace pg::ops {
 
 namespace {
+
+std::atomic<bool> g_scaled_rows{true};  // set_softmax_scaled_rows
 
 constexpr int64_t kGrain = 16384;  // elements per part at least, as the plain Softmax's
 
@@ -28,6 +31,10 @@ int64_t contiguous_row(const Tensor& x, const ScaledSoftmax& spec) {
 
 }  // namespace
 
+bool set_softmax_scaled_rows(bool on) {
+    return g_scaled_rows.exchange(on);
+}
+
 KernelFn make_scaled_softmax(ScaledSoftmax spec, KernelFn plain) {
     return [spec, plain = std::move(plain)](KernelContext& ctx) {
         const Tensor& x = ctx.input(0);
@@ -41,7 +48,13 @@ KernelFn make_scaled_softmax(ScaledSoftmax spec, KernelFn plain) {
         float* dst = reinterpret_cast<float*>(y.mutable_bytes());
         const float* src = x.data<float>();
         const int64_t rows = static_cast<int64_t>(x.numel()) / n;
+        const bool scaled_rows = !spec.log && g_scaled_rows.load(std::memory_order_relaxed);
         const auto run = [&](int64_t b, int64_t e) {
+            if (scaled_rows) {
+                for (int64_t r = b; r < e; ++r)
+                    softmax_row_scaled(src + r * n, scale, spec.divide, dst + r * n, n);
+                return;
+            }
             // The scaled row, which LogSoftmax reads again after the exponentials are written.
             thread_local std::vector<float> row;
             row.resize(static_cast<size_t>(n));

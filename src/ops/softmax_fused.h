@@ -1,9 +1,11 @@
 // A Softmax or LogSoftmax whose input is a Mul or Div by one float32 constant (attention's
-// scores scaled by 1 / sqrt(d)) run as one kernel: each row is scaled into a row buffer, then
-// normalized from there into the output while it is in L1, instead of the whole scaled tensor
-// being written and read back. Each scaled value is the Mul's (x * s) or the Div's (x / s), and the row kernel
-// is softmax_row_fast, so the values are bit-identical to the two plain kernels
-// (tests/unit/session_fuse_test.cc). The runtime decides what to fuse (runtime/fuse_softmax.cc).
+// scores scaled by 1 / sqrt(d)) run as one kernel, instead of the whole scaled tensor being
+// written and read back: a Softmax's rows go through softmax_row_scaled, which scales each value
+// as it reads it; a LogSoftmax's rows are scaled into a row buffer, then normalized from there
+// while it is in L1. Each scaled value is the Mul's (x * s) or the Div's (x / s), and the row
+// kernels do softmax_row_fast's operations, so the values are bit-identical to the two plain
+// kernels (tests/unit/session_fuse_test.cc). The runtime decides what to fuse
+// (runtime/fuse_softmax.cc).
 #pragma once
 
 #include <cstdint>
@@ -26,5 +28,10 @@ struct ScaledSoftmax {
 // any axis before opset 13); anything else runs `plain`, which must run the two unfused kernels
 // on the same inputs.
 KernelFn make_scaled_softmax(ScaledSoftmax spec, KernelFn plain);
+
+// Tests and benches: a Softmax's rows are scaled as they are read (softmax_row_scaled: on, the
+// default) or through the row buffer as a LogSoftmax's (off); the same values. Returns the
+// previous setting.
+bool set_softmax_scaled_rows(bool on);
 
 }  // namespace pg::ops

@@ -48,4 +48,11 @@ void softmax_row_fast(const float* src, float* dst, int64_t n, bool log) {
         vec_scale(dst, static_cast<float>(1.0 / sum), n);
 }
 
+void softmax_row_scaled(const float* src, float s, bool divide, float* dst, int64_t n) {
+    if (n <= 0) return;
+    const float m = vec_max_scaled(src, s, divide, n);
+    const double sum = vec_exp_scaled_sub_sum(src, s, divide, m, dst, n);
+    vec_scale(dst, static_cast<float>(1.0 / sum), n);
+}
+
 }  // namespace pg::ops

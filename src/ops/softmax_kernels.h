@@ -20,5 +20,9 @@ void normalize(const T* src, T* dst, int64_t n, int64_t stride, Norm kind);
 // -inf gives NaN everywhere, as normalize does. Within a few float32 ulps of normalize, and the
 // same bits on every ISA (vec_exp_sub_sum's fixed lanes).
 void softmax_row_fast(const float* src, float* dst, int64_t n, bool log);
+// softmax_row_fast (Softmax) of the row src[i] * s, or src[i] / s when `divide`, each rounded to
+// float: the same bits, without the scaled row being written anywhere (attention's scores times
+// 1 / sqrt(d): a scaled copy read back at once stalled on its own stores, 3-4 times the max).
+void softmax_row_scaled(const float* src, float s, bool divide, float* dst, int64_t n);
 
 }  // namespace pg::ops

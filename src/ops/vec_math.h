@@ -40,6 +40,12 @@ float vec_max(const float* x, int64_t n);
 // y[i] accumulated in double: 16 lanes (element i in lane i % 16) combined in a fixed order, the
 // same on every ISA.
 double vec_exp_sub_sum(const float* x, float shift, float* y, int64_t n);
+// vec_max and vec_exp_sub_sum of the values x[i] * s (x[i] / s when `divide`), each rounded to
+// float, without writing them out (attention's scaled scores): the same results, bit for bit, as
+// the two functions on an array holding those values.
+float vec_max_scaled(const float* x, float s, bool divide, int64_t n);
+double vec_exp_scaled_sub_sum(const float* x, float s, bool divide, float shift, float* y,
+                              int64_t n);
 // y[i] *= s.
 void vec_scale(float* y, float s, int64_t n);
 // y[i] = (x[i] - shift) - sub, both subtractions in float (LogSoftmax's last step).

@@ -9,6 +9,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <limits>
 #include <random>
@@ -153,6 +154,39 @@ TEST(VecMath, ExpSubSumIsBitIdenticalAcrossIsas) {
                       std::bit_cast<uint64_t>(s0))
                 << n << " isa " << static_cast<int>(isa);
             EXPECT_EQ(y1, y0);
+        }
+    }
+}
+
+// The scaled softmax pieces read x[i] * s (or x[i] / s) as the plain ones read an array holding
+// those products: the same bits on every ISA, tails, infinities, a NaN and a zero divisor included.
+TEST(VecMath, ScaledMaxAndExpSumMatchAScaledCopy) {
+    std::mt19937 rng(12);
+    std::normal_distribution<float> g(0.0f, 30.0f);
+    const float inf = std::numeric_limits<float>::infinity();
+    for (VecIsa isa : kIsas) {
+        if (!ops::vec_isa_available(isa)) continue;
+        ForceIsa f(isa);
+        for (int64_t n = 1; n <= 200; n += (n < 40 ? 1 : 23)) {
+            std::vector<float> x(static_cast<size_t>(n));
+            for (float& v : x) v = g(rng);
+            if (n % 7 == 3) x[static_cast<size_t>(n / 2)] = n % 2 ? inf : -inf;
+            if (n == 33) x[5] = std::numeric_limits<float>::quiet_NaN();
+            for (const float s : {0.125f, -3.0f, 1e-30f, 0.0f})
+                for (const bool divide : {false, true}) {
+                    std::vector<float> scaled(x.size()), y0(x.size()), y1(x.size());
+                    for (size_t i = 0; i < x.size(); ++i) scaled[i] = divide ? x[i] / s : x[i] * s;
+                    const float m0 = ops::vec_max(scaled.data(), n);
+                    const float m1 = ops::vec_max_scaled(x.data(), s, divide, n);
+                    EXPECT_EQ(std::bit_cast<uint32_t>(m1), std::bit_cast<uint32_t>(m0))
+                        << n << " s " << s << " divide " << divide;
+                    const double s0 = ops::vec_exp_sub_sum(scaled.data(), m0, y0.data(), n);
+                    const double s1 =
+                        ops::vec_exp_scaled_sub_sum(x.data(), s, divide, m0, y1.data(), n);
+                    EXPECT_EQ(std::bit_cast<uint64_t>(s1), std::bit_cast<uint64_t>(s0)) << n;
+                    EXPECT_EQ(0, std::memcmp(y0.data(), y1.data(), y0.size() * sizeof(float)))
+                        << n << " s " << s << " divide " << divide;
+                }
         }
     }
 }
