@@ -20,7 +20,8 @@
 //   dw_out (ops::set_depthwise_nchwc_output_prefetch), dw_stream
 //   (ops::set_depthwise_nchwc_stream_stores), dw_bands (ops::set_depthwise_nchwc_row_bands),
 //   pool_stream (ops::set_nchwc_pool_stream_stores), dw_edges (ops::set_depthwise_nchwc_edges), a_ahead
-//   (ops::set_gemm_direct_a_ahead), blocked_dw (ops::set_blocked_depthwise),
+//   (ops::set_gemm_direct_a_ahead), blocked_dw (ops::set_blocked_depthwise), dw_plane_epilogue
+//   (ops::set_depthwise_plane_epilogue),
 //   wino_stream (ops::set_nchwc_winograd_stream_stores), prefetch (the five together),
 //   pack_buffer (ops::set_nchwc_thread_pack_buffer), align (set_aligned_buffers), affine
 //   (ops::set_affine_parts), steal (ops::set_steal_tails), late_yield (set_pool_late_yield),
@@ -115,6 +116,7 @@ const std::map<std::string, Switch>& switches() {
         {"pool_stream", [](bool on) { return pg::ops::set_nchwc_pool_stream_stores(on); }},
         {"wino_stream", [](bool on) { return pg::ops::set_nchwc_winograd_stream_stores(on); }},
         {"blocked_dw", [](bool on) { return pg::ops::set_blocked_depthwise(on); }},
+        {"dw_plane_epilogue", [](bool on) { return pg::ops::set_depthwise_plane_epilogue(on); }},
         {"a_ahead", [](bool on) { return pg::ops::set_gemm_direct_a_ahead(on); }},
         {"dw_edges", [](bool on) { return pg::ops::set_depthwise_nchwc_edges(on); }},
         {"dw_bands", [](bool on) { return pg::ops::set_depthwise_nchwc_row_bands(on); }},

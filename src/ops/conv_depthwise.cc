@@ -219,29 +219,35 @@ inline __attribute__((always_inline)) void plane_padded_body(const Window& g, co
     }
 }
 
-using PlaneFn = void (*)(const Window&, const float*, const float*, float, float*, float*);
+// One plane through its padded copy; returns whether it applied `ep` (channel c's epilogue, may
+// be nullptr), which is otherwise left to the caller.
+using PlaneFn = bool (*)(const Window&, const float*, const float*, float, float*, float*,
+                         const GemmEpilogue* ep, int64_t c);
 
-void plane_padded_base(const Window& g, const float* xc, const float* wk, float b, float* yc,
-                       float* buf) {
+bool plane_padded_base(const Window& g, const float* xc, const float* wk, float b, float* yc,
+                       float* buf, const GemmEpilogue*, int64_t) {
     plane_padded_body(g, xc, wk, b, yc, buf);
+    return false;
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2,fma"))) void plane_padded_avx2(const Window& g, const float* xc,
+__attribute__((target("avx2,fma"))) bool plane_padded_avx2(const Window& g, const float* xc,
                                                            const float* wk, float b, float* yc,
-                                                           float* buf) {
+                                                           float* buf, const GemmEpilogue*,
+                                                           int64_t) {
     plane_padded_body(g, xc, wk, b, yc, buf);
+    return false;
 }
 #endif
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// 3x3 planes take the AVX-512 kernels, the others the AVX2 path.
-void plane_padded_avx512(const Window& g, const float* xc, const float* wk, float b, float* yc,
-                         float* buf) {
-    if (!is_3x3(g)) return plane_padded_avx2(g, xc, wk, b, yc, buf);
+// 3x3 planes take the AVX-512 kernels (the epilogue applied before each store), the others the
+// AVX2 path.
+bool plane_padded_avx512(const Window& g, const float* xc, const float* wk, float b, float* yc,
+                         float* buf, const GemmEpilogue* ep, int64_t c) {
+    if (!is_3x3(g)) return plane_padded_avx2(g, xc, wk, b, yc, buf, ep, c);
     fill_padded(g, xc, buf);
-    if (g.stride[2] == 2) return depthwise_3x3s2_avx512(g, buf, padded_plane(g).cols, wk, b, yc);
-    depthwise_3x3s1_avx512(g, buf, padded_plane(g).cols, wk, b, yc);
+    return depthwise_3x3_avx512(g, buf, padded_plane(g).cols, wk, b, yc, ep, c);
 }
 #endif
 
@@ -303,12 +309,14 @@ void depthwise_fast(const ConvShape& s, const float* x, const float* w, const fl
             padded ? static_cast<size_t>(pp.rows * pp.cols + kDepthwiseSlack) : 0);
         for (int64_t p = b; p < e; ++p) {
             const int64_t c = p % s.c;
+            bool applied = false;
             if (padded)
-                plane(s.w, x + p * in, w + c * ks, bias ? bias[c] : 0.0f, y + p * os, buf.get());
+                applied = plane(s.w, x + p * in, w + c * ks, bias ? bias[c] : 0.0f, y + p * os,
+                                buf.get(), epilogue, c);
             else
                 depthwise_plane(s.w, cp, row, x + p * in, w + c * ks, bias ? bias[c] : 0.0f,
                                 y + p * os);
-            if (epilogue) epilogue->apply(c, y + p * os, os);
+            if (epilogue && !applied) epilogue->apply(c, y + p * os, os);
         }
     });
 }

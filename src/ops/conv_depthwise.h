@@ -14,10 +14,11 @@ inline constexpr int64_t kDepthwiseSlack = 64;
 
 // True when this build and CPU have AVX-512F.
 bool depthwise_avx512_available();
-// Output plane yc (g.out[1] x g.out[2]) = bias b + the 3x3 taps wk over the padded copy buf.
-void depthwise_3x3s2_avx512(const Window& g, const float* buf, int64_t cols, const float* wk,
-                            float b, float* yc);
-void depthwise_3x3s1_avx512(const Window& g, const float* buf, int64_t cols, const float* wk,
-                            float b, float* yc);
+// Output plane yc (g.out[1] x g.out[2]) = bias b + the 3x3 taps wk over the padded copy buf
+// (column stride 1 or 2), then `epilogue` (may be nullptr) as channel c's GemmEpilogue::apply,
+// vector by vector before the stores. Returns whether it applied the epilogue (not one with a
+// col_bias, which the caller applies).
+bool depthwise_3x3_avx512(const Window& g, const float* buf, int64_t cols, const float* wk,
+                          float b, float* yc, const GemmEpilogue* epilogue, int64_t c);
 
 }  // namespace pg::ops

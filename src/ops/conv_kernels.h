@@ -95,6 +95,10 @@ void conv_fast(const ConvShape& s, const float* x, const float* w, const float* 
 // float32 depthwise Conv (group == c == m) over the pool (conv_depthwise.cc).
 void depthwise_fast(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
                     ThreadPool* pool, const GemmEpilogue* epilogue = nullptr);
+// Tests and benches: depthwise_fast's AVX-512 3x3 planes apply the fused epilogue to each vector
+// before its store (on, the default) or leave it to a pass over the finished plane (off); the
+// same values. Returns the previous setting.
+bool set_depthwise_plane_epilogue(bool on);
 // Tests and benches: conv_fast runs a depthwise Conv on a narrow map (16 output columns or
 // fewer) through the blocked kernel with its input and output reordered (on, the default, with
 // AVX-512), or depthwise_fast (off); the blocked kernel sums each output's taps in order, the

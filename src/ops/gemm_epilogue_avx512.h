@@ -99,19 +99,36 @@ struct BlockEpilogueZmm {
         b = sub = mul = add = sc = sh = lo = hi = _mm512_setzero_ps();
     }
 
-    __attribute__((target("avx512f"))) BlockEpilogueZmm(const GemmEpilogue& ep, int64_t ch) {
-        const __m512 zero = _mm512_setzero_ps();
+    // Channels ch .. ch + 15 in the lanes; `one_channel`: channel ch in every lane (a plain
+    // layout's plane, conv_depthwise_avx512.cc).
+    __attribute__((target("avx512f"))) BlockEpilogueZmm(const GemmEpilogue& ep, int64_t ch,
+                                                        bool one_channel = false) {
         bias = ep.bias != nullptr, bn = ep.sub != nullptr, scale = ep.scale != nullptr;
         shift = ep.shift != nullptr, res = ep.res != nullptr, clamp = ep.clamp;
         hi_on = clamp && ep.hi != __builtin_inff();
-        b = bias ? _mm512_loadu_ps(ep.bias + ch) : zero;
-        sub = bn ? _mm512_loadu_ps(ep.sub + ch) : zero;
-        mul = bn ? _mm512_loadu_ps(ep.mul + ch) : zero;
-        add = bn ? _mm512_loadu_ps(ep.add + ch) : zero;
-        sc = scale ? _mm512_loadu_ps(ep.scale + ch) : zero;
-        sh = shift ? _mm512_loadu_ps(ep.shift + ch) : zero;
+        const auto at = [&](bool on, const float* v) __attribute__((target("avx512f"))) {
+            if (!on) return _mm512_setzero_ps();
+            return one_channel ? _mm512_set1_ps(v[ch]) : _mm512_loadu_ps(v + ch);
+        };
+        b = at(bias, ep.bias);
+        sub = at(bn, ep.sub), mul = at(bn, ep.mul), add = at(bn, ep.add);
+        sc = at(scale, ep.scale), sh = at(shift, ep.shift);
         lo = _mm512_set1_ps(ep.lo), hi = _mm512_set1_ps(ep.hi);
         if (res) res_delta = ep.res - ep.res_origin;
+    }
+
+    // The epilogue of one vector whose lanes `m` go to dst (the other lanes' residual is not
+    // read), the operations in apply_store's order.
+    __attribute__((target("avx512f"), always_inline)) __m512 apply(__m512 v, const float* dst,
+                                                                   __mmask16 m) const {
+        if (bias) v = _mm512_add_ps(v, b);
+        if (bn) v = _mm512_add_ps(_mm512_mul_ps(_mm512_sub_ps(v, sub), mul), add);
+        if (scale) v = _mm512_mul_ps(v, sc);
+        if (shift) v = _mm512_add_ps(v, sh);
+        if (res) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, dst + res_delta));
+        if (clamp) v = _mm512_max_ps(lo, v);
+        if (hi_on) v = _mm512_min_ps(hi, v);
+        return v;
     }
 
     // The epilogue of W vectors, the 16 channels of the output pixels at dst + j * step, then

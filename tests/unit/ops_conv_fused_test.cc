@@ -35,7 +35,11 @@ TEST(OpsConvFused, EpilogueMatchesPlainKernelsBitForBit) {
                                   {2, 16, 24, 1, 20, 20, 3, 1, 1},
                                   {1, 40, 32, 2, 16, 18, 3, 1, 0},  // padded width
                                   {1, 3, 20, 1, 30, 33, 7, 2, 3},
-                                  {1, 24, 100, 1, 11, 9, 3, 1, 1}};  // direct: phases, rows
+                                  {1, 24, 100, 1, 11, 9, 3, 1, 1},  // direct: phases, rows
+                                  // depthwise on maps wider than 16 columns (depthwise_fast's
+                                  // padded planes, the epilogue before the stores; row tails)
+                                  {1, 6, 6, 6, 13, 37, 3, 1, 1},
+                                  {2, 5, 5, 5, 17, 42, 3, 2, 1}};
         std::mt19937 rng(5);
         std::uniform_real_distribution<float> val(-1.0f, 1.0f), pos(0.1f, 2.0f);
         ThreadPool pool(2);
