@@ -19,11 +19,11 @@
 //   unblock_groups (ops::set_nchwc_unblock_groups), conv_out (ops::set_nchwc_output_prefetch),
 //   dw_out (ops::set_depthwise_nchwc_output_prefetch), dw_stream
 //   (ops::set_depthwise_nchwc_stream_stores), dw_bands (ops::set_depthwise_nchwc_row_bands),
-//   pool_stream (ops::set_nchwc_pool_stream_stores), dw_edges (ops::set_depthwise_nchwc_edges), a_ahead
-//   (ops::set_gemm_direct_a_ahead), blocked_dw (ops::set_blocked_depthwise), dw_plane_epilogue
-//   (ops::set_depthwise_plane_epilogue),
-//   wino_stream (ops::set_nchwc_winograd_stream_stores), prefetch (the five together),
-//   pack_buffer (ops::set_nchwc_thread_pack_buffer), align (set_aligned_buffers), affine
+//   pool_stream (ops::set_nchwc_pool_stream_stores), dw_edges (ops::set_depthwise_nchwc_edges),
+//   a_ahead (ops::set_gemm_direct_a_ahead), blocked_dw (ops::set_blocked_depthwise),
+//   dw_plane_epilogue (ops::set_depthwise_plane_epilogue), wino_stream
+//   (ops::set_nchwc_winograd_stream_stores), prefetch (the five together), pack_buffer
+//   (ops::set_nchwc_thread_pack_buffer), align (set_aligned_buffers), affine
 //   (ops::set_affine_parts), steal (ops::set_steal_tails), late_yield (set_pool_late_yield),
 //   rnn_avx512 (ops::rnn_limit_isa: AVX-512 or AVX2 recurrent products), and the plan-time
 //   switches,
@@ -81,8 +81,7 @@ const std::map<std::string, Switch>& switches() {
         {"nchwc", [](bool on) { return pg::runtime::set_nchwc_layout(on); }},
         {"plain_out", [](bool on) { return pg::runtime::set_nchwc_plain_outputs(on); }},
         {"cached_for_pools", [](bool on) { return pg::runtime::set_nchwc_cached_for_pools(on); }},
-        {"fold_averages",
-         [](bool on) { return pg::runtime::set_nchwc_fold_global_averages(on); }},
+        {"fold_averages", [](bool on) { return pg::runtime::set_nchwc_fold_global_averages(on); }},
         {"transposes", [](bool on) { return pg::runtime::set_fuse_matmul_transposes(on); }},
         {"scaled_softmax", [](bool on) { return pg::runtime::set_fuse_scaled_softmax(on); }},
         {"scaled_rows", [](bool on) { return pg::ops::set_softmax_scaled_rows(on); }},

@@ -93,11 +93,12 @@ __attribute__((target("avx512f"))) void plane_3x3(const Window& g, const float* 
 
 }  // namespace
 
-bool depthwise_3x3_avx512(const Window& g, const float* buf, int64_t cols, const float* wk,
-                          float b, float* yc, const GemmEpilogue* epilogue, int64_t c) {
+bool depthwise_3x3_avx512(const Window& g, const float* buf, int64_t cols, const float* wk, float b,
+                          float* yc, const GemmEpilogue* epilogue, int64_t c) {
     if (epilogue && (epilogue->col_bias || !g_plane_epilogue.load(std::memory_order_relaxed)))
         epilogue = nullptr;  // left to the caller (a col_bias is not a Conv's)
-    const BlockEpilogueZmm held = epilogue ? BlockEpilogueZmm(*epilogue, c, true) : BlockEpilogueZmm();
+    const BlockEpilogueZmm held =
+        epilogue ? BlockEpilogueZmm(*epilogue, c, true) : BlockEpilogueZmm();
     const BlockEpilogueZmm* ep = epilogue ? &held : nullptr;
     if (g.stride[2] == 2)
         plane_3x3<2>(g, buf, cols, wk, b, yc, ep);

@@ -101,8 +101,8 @@ struct BlockEpilogueZmm {
 
     // Channels ch .. ch + 15 in the lanes; `one_channel`: channel ch in every lane (a plain
     // layout's plane, conv_depthwise_avx512.cc).
-    __attribute__((target("avx512f"))) BlockEpilogueZmm(const GemmEpilogue& ep, int64_t ch,
-                                                        bool one_channel = false) {
+    __attribute__((target("avx512f")))
+    BlockEpilogueZmm(const GemmEpilogue& ep, int64_t ch, bool one_channel = false) {
         bias = ep.bias != nullptr, bn = ep.sub != nullptr, scale = ep.scale != nullptr;
         shift = ep.shift != nullptr, res = ep.res != nullptr, clamp = ep.clamp;
         hi_on = clamp && ep.hi != __builtin_inff();

@@ -52,16 +52,17 @@ double sum_lanes(const double* lanes) {
 }
 
 // How a softmax row's values are read: x[i] itself, or x[i] * s or x[i] / s rounded to float
-// (vec_max_scaled); the same IEEE operation in every implementation.
-struct RowScale {
-    enum Kind { kNone, kMul, kDiv } kind = kNone;
-    float s = 1.0f;
-};
+// (vec_max_scaled); the same IEEE operation in every implementation. The kernels take the kind
+// as a template argument, so the unscaled ones keep their loops as they were.
+enum class RowScale { kNone, kMul, kDiv };
 
 // ---- scalar ----
 
-float scaled(float v, RowScale r) {
-    return r.kind == RowScale::kMul ? v * r.s : r.kind == RowScale::kDiv ? v / r.s : v;
+template <RowScale K>
+float scaled(float v, float s) {
+    if constexpr (K == RowScale::kMul) return v * s;
+    if constexpr (K == RowScale::kDiv) return v / s;
+    return v;
 }
 
 float exp_scalar(float x) {
@@ -203,13 +204,16 @@ PG_AVX2 void tanh_avx2(const float* x, float* y, int64_t n) {
     map8<tanh8>(x, y, n);
 }
 
-PG_AVX2 inline __m256 scaled8(__m256 v, RowScale r) {
-    if (r.kind == RowScale::kNone) return v;
-    const __m256 s = _mm256_set1_ps(r.s);
-    return r.kind == RowScale::kMul ? _mm256_mul_ps(v, s) : _mm256_div_ps(v, s);
+template <RowScale K>
+PG_AVX2 inline __m256 scaled8(__m256 v, __m256 s) {
+    if constexpr (K == RowScale::kMul) return _mm256_mul_ps(v, s);
+    if constexpr (K == RowScale::kDiv) return _mm256_div_ps(v, s);
+    return v;
 }
 
-PG_AVX2 double exp_sub_sum_avx2(const float* x, RowScale sc, float shift, float* y, int64_t n) {
+template <RowScale K>
+PG_AVX2 double exp_sub_sum_avx2(const float* x, float scale, float shift, float* y, int64_t n) {
+    const __m256 sc = _mm256_set1_ps(scale);
     const __m256 s = _mm256_set1_ps(shift);
     __m256d acc[4] = {_mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(),
                       _mm256_setzero_pd()};
@@ -221,7 +225,7 @@ PG_AVX2 double exp_sub_sum_avx2(const float* x, RowScale sc, float shift, float*
     int64_t i = 0;
     for (; i + 16 <= n; i += 16)
         for (int h = 0; h < 2; ++h) {
-            const __m256 e = exp8(_mm256_sub_ps(scaled8(_mm256_loadu_ps(x + i + 8 * h), sc), s));
+            const __m256 e = exp8(_mm256_sub_ps(scaled8<K>(_mm256_loadu_ps(x + i + 8 * h), sc), s));
             _mm256_storeu_ps(y + i + 8 * h, e);
             add(e, h);
         }
@@ -229,7 +233,7 @@ PG_AVX2 double exp_sub_sum_avx2(const float* x, RowScale sc, float shift, float*
         float buf[16] = {};
         std::memcpy(buf, x + i, static_cast<size_t>(n - i) * sizeof(float));
         for (int h = 0; h < 2; ++h) {
-            __m256 e = exp8(_mm256_sub_ps(scaled8(_mm256_loadu_ps(buf + 8 * h), sc), s));
+            __m256 e = exp8(_mm256_sub_ps(scaled8<K>(_mm256_loadu_ps(buf + 8 * h), sc), s));
             const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
             const __m256i left = _mm256_set1_epi32(static_cast<int32_t>(n - i - 8 * h));
             e = _mm256_and_ps(e, _mm256_castsi256_ps(_mm256_cmpgt_epi32(left, lane)));
@@ -244,19 +248,21 @@ PG_AVX2 double exp_sub_sum_avx2(const float* x, RowScale sc, float shift, float*
     return sum_lanes(lanes);
 }
 
-PG_AVX2 float max_avx2(const float* x, RowScale sc, int64_t n) {
+template <RowScale K>
+PG_AVX2 float max_avx2(const float* x, float scale, int64_t n) {
+    const __m256 sc = _mm256_set1_ps(scale);
     int64_t i = 0;
-    float m = scaled(x[0], sc);
+    float m = scaled<K>(x[0], scale);
     if (n >= 8) {
-        __m256 acc = scaled8(_mm256_loadu_ps(x), sc);
+        __m256 acc = scaled8<K>(_mm256_loadu_ps(x), sc);
         for (i = 8; i + 8 <= n; i += 8)
-            acc = _mm256_max_ps(acc, scaled8(_mm256_loadu_ps(x + i), sc));
+            acc = _mm256_max_ps(acc, scaled8<K>(_mm256_loadu_ps(x + i), sc));
         float buf[8];
         _mm256_storeu_ps(buf, acc);
         for (float v : buf) m = v > m ? v : m;
     }
     for (; i < n; ++i) {
-        const float v = scaled(x[i], sc);
+        const float v = scaled<K>(x[i], scale);
         m = v > m ? v : m;
     }
     return m;
@@ -353,15 +359,16 @@ PG_AVX512 void tanh_avx512(const float* x, float* y, int64_t n) {
     map16<tanh16>(x, y, n);
 }
 
-PG_AVX512 inline __m512 scaled16(__m512 v, RowScale r) {
-    if (r.kind == RowScale::kNone) return v;
-    const __m512 s = _mm512_set1_ps(r.s);
-    return r.kind == RowScale::kMul ? _mm512_mul_ps(v, s) : _mm512_div_ps(v, s);
+template <RowScale K>
+PG_AVX512 inline __m512 scaled16(__m512 v, __m512 s) {
+    if constexpr (K == RowScale::kMul) return _mm512_mul_ps(v, s);
+    if constexpr (K == RowScale::kDiv) return _mm512_div_ps(v, s);
+    return v;
 }
 
-PG_AVX512 double exp_sub_sum_avx512(const float* x, RowScale sc, float shift, float* y,
-                                    int64_t n) {
-    const __m512 s = _mm512_set1_ps(shift);
+template <RowScale K>
+PG_AVX512 double exp_sub_sum_avx512(const float* x, float scale, float shift, float* y, int64_t n) {
+    const __m512 s = _mm512_set1_ps(shift), sc = _mm512_set1_ps(scale);
     __m512d acc0 = _mm512_setzero_pd(), acc1 = _mm512_setzero_pd();
     auto add = [&](__m512 e) PG_AVX512 {
         acc0 = _mm512_add_pd(acc0, _mm512_cvtps_pd(_mm512_castps512_ps256(e)));
@@ -371,14 +378,14 @@ PG_AVX512 double exp_sub_sum_avx512(const float* x, RowScale sc, float shift, fl
     };
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
-        const __m512 e = exp16(_mm512_sub_ps(scaled16(_mm512_loadu_ps(x + i), sc), s));
+        const __m512 e = exp16(_mm512_sub_ps(scaled16<K>(_mm512_loadu_ps(x + i), sc), s));
         _mm512_storeu_ps(y + i, e);
         add(e);
     }
     if (i < n) {
         const __mmask16 m = tail_mask(n - i);
-        const __m512 e =
-            _mm512_maskz_mov_ps(m, exp16(_mm512_sub_ps(scaled16(_mm512_maskz_loadu_ps(m, x + i), sc), s)));
+        const __m512 v = scaled16<K>(_mm512_maskz_loadu_ps(m, x + i), sc);
+        const __m512 e = _mm512_maskz_mov_ps(m, exp16(_mm512_sub_ps(v, s)));
         _mm512_mask_storeu_ps(y + i, m, e);
         add(e);
     }
@@ -387,13 +394,15 @@ PG_AVX512 double exp_sub_sum_avx512(const float* x, RowScale sc, float shift, fl
     return sum_lanes(lanes);
 }
 
-PG_AVX512 float max_avx512(const float* x, RowScale sc, int64_t n) {
-    __m512 acc = _mm512_set1_ps(scaled(x[0], sc));
+template <RowScale K>
+PG_AVX512 float max_avx512(const float* x, float scale, int64_t n) {
+    const __m512 sc = _mm512_set1_ps(scale);
+    __m512 acc = _mm512_set1_ps(scaled<K>(x[0], scale));
     int64_t i = 0;
-    for (; i + 16 <= n; i += 16) acc = _mm512_max_ps(acc, scaled16(_mm512_loadu_ps(x + i), sc));
+    for (; i + 16 <= n; i += 16) acc = _mm512_max_ps(acc, scaled16<K>(_mm512_loadu_ps(x + i), sc));
     if (i < n)
         acc = _mm512_mask_max_ps(acc, tail_mask(n - i), acc,
-                                 scaled16(_mm512_maskz_loadu_ps(tail_mask(n - i), x + i), sc));
+                                 scaled16<K>(_mm512_maskz_loadu_ps(tail_mask(n - i), x + i), sc));
     return _mm512_reduce_max_ps(acc);
 }
 
@@ -479,60 +488,59 @@ void vec_tanh(const float* x, float* y, int64_t n) {
 
 namespace {
 
-float max_of(const float* x, RowScale sc, int64_t n) {
+template <RowScale K>
+float max_of(const float* x, float s, int64_t n) {
     switch (vec_current_isa()) {
         case VecIsa::kAvx512:
-            return max_avx512(x, sc, n);
+            return max_avx512<K>(x, s, n);
         case VecIsa::kAvx2:
-            return max_avx2(x, sc, n);
+            return max_avx2<K>(x, s, n);
         case VecIsa::kScalar:
             break;
     }
-    float m = scaled(x[0], sc);
+    float m = scaled<K>(x[0], s);
     for (int64_t i = 1; i < n; ++i) {
-        const float v = scaled(x[i], sc);
+        const float v = scaled<K>(x[i], s);
         m = v > m ? v : m;
     }
     return m;
 }
 
-double exp_sub_sum_of(const float* x, RowScale sc, float shift, float* y, int64_t n) {
+template <RowScale K>
+double exp_sub_sum_of(const float* x, float s, float shift, float* y, int64_t n) {
     switch (vec_current_isa()) {
         case VecIsa::kAvx512:
-            return exp_sub_sum_avx512(x, sc, shift, y, n);
+            return exp_sub_sum_avx512<K>(x, s, shift, y, n);
         case VecIsa::kAvx2:
-            return exp_sub_sum_avx2(x, sc, shift, y, n);
+            return exp_sub_sum_avx2<K>(x, s, shift, y, n);
         case VecIsa::kScalar:
             break;
     }
     double acc[16] = {};
-    for (int64_t i = 0; i < n; ++i) acc[i % 16] += y[i] = exp_scalar(scaled(x[i], sc) - shift);
+    for (int64_t i = 0; i < n; ++i) acc[i % 16] += y[i] = exp_scalar(scaled<K>(x[i], s) - shift);
     double lanes[8];
     for (int j = 0; j < 8; ++j) lanes[j] = acc[j] + acc[j + 8];
     return sum_lanes(lanes);
 }
 
-RowScale row_scale(float s, bool divide) {
-    return {divide ? RowScale::kDiv : RowScale::kMul, s};
-}
-
 }  // namespace
 
 float vec_max(const float* x, int64_t n) {
-    return max_of(x, {}, n);
+    return max_of<RowScale::kNone>(x, 1.0f, n);
 }
 
 float vec_max_scaled(const float* x, float s, bool divide, int64_t n) {
-    return max_of(x, row_scale(s, divide), n);
+    return divide ? max_of<RowScale::kDiv>(x, s, n) : max_of<RowScale::kMul>(x, s, n);
 }
 
 double vec_exp_sub_sum(const float* x, float shift, float* y, int64_t n) {
-    return exp_sub_sum_of(x, {}, shift, y, n);
+    return exp_sub_sum_of<RowScale::kNone>(x, 1.0f, shift, y, n);
 }
 
 double vec_exp_scaled_sub_sum(const float* x, float s, bool divide, float shift, float* y,
                               int64_t n) {
-    return exp_sub_sum_of(x, row_scale(s, divide), shift, y, n);
+    return divide ? exp_sub_sum_of<RowScale::kDiv>(x, s, shift, y, n)
+                  : exp_sub_sum_of<RowScale::kMul>(x, s, shift, y, n);
 }
 
 __attribute__((target_clones("avx512f", "avx2", "default"))) void vec_scale(float* y, float s,

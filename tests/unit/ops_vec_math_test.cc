@@ -9,8 +9,8 @@
 
 #include <bit>
 #include <cmath>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
